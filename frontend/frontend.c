@@ -1,0 +1,726 @@
+/* libclang stays here. The walk: parse the translation unit (clang's own
+ * errors are reported as ours), collect every function with its aotc
+ * annotations, then hand each annotated function of the main file to ir/
+ * as a kernel. Annotation arguments are re-read from the source text at the
+ * macro's expansion position, so diagnostics point into the argument. */
+#include "frontend.h"
+
+#include <ctype.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include <clang-c/Index.h>
+
+#include "util.h"
+
+/* Embedded at build time (tools/embed.c). */
+extern const char aotc_header_text[];
+extern const size_t aotc_header_text_len;
+extern const char cuda_shim_text[];
+extern const size_t cuda_shim_text_len;
+
+#define VDIR "/__aotc__"
+
+/* ---- CXString at the border --------------------------------------------- */
+
+/* Copies a CXString into the arena and disposes it. */
+static char *take(arena *a, CXString s)
+{
+	const char *c = clang_getCString(s);
+	char *r = arena_strdup(a, c ? c : "");
+	clang_disposeString(s);
+	return r;
+}
+
+const char *frontend_clang_version(void)
+{
+	static char buf[128];
+	if (!buf[0]) {
+		CXString s = clang_getClangVersion();
+		snprintf(buf, sizeof buf, "%s", clang_getCString(s));
+		clang_disposeString(s);
+	}
+	return buf;
+}
+
+static int clang_major(void)
+{
+	const char *v = strstr(frontend_clang_version(), "version ");
+	return v ? atoi(v + 8) : 0;
+}
+
+/* ---- Source positions --------------------------------------------------- */
+
+typedef struct walk {
+	aotc_module *m;
+	diags *d;
+	CXTranslationUnit tu;
+	const char *main_path;  /* as the user gave it */
+	CXFile main_file;
+	struct fn *fns;
+	int nfns;
+	size_t fns_cap;
+	CXCursor *seen;         /* canonical cursors already taken */
+	int nseen;
+	size_t seen_cap;
+} walk;
+
+/* The file name to print for f: the user's spelling for the main file. */
+static const char *file_name(walk *w, CXFile f)
+{
+	if (!f)
+		return w->main_path;
+	if (clang_File_isEqual(f, w->main_file))
+		return w->main_path;
+	return take(&w->m->arena, clang_getFileName(f));
+}
+
+static aotc_loc loc_of(walk *w, CXSourceLocation sl, unsigned *offset, CXFile *file)
+{
+	CXFile f;
+	unsigned line, col, off;
+	clang_getExpansionLocation(sl, &f, &line, &col, &off);
+	if (offset)
+		*offset = off;
+	if (file)
+		*file = f;
+	return (aotc_loc){file_name(w, f), (int)line, (int)col};
+}
+
+static aotc_loc cursor_loc(walk *w, CXCursor c)
+{
+	return loc_of(w, clang_getCursorLocation(c), NULL, NULL);
+}
+
+/* The text of c's extent, from the file buffer (macro uses stay as
+ * written). */
+static char *extent_text(walk *w, CXCursor c)
+{
+	CXSourceRange r = clang_getCursorExtent(c);
+	CXFile f1, f2;
+	unsigned b, e;
+	clang_getExpansionLocation(clang_getRangeStart(r), &f1, NULL, NULL, &b);
+	clang_getExpansionLocation(clang_getRangeEnd(r), &f2, NULL, NULL, &e);
+	size_t size;
+	const char *buf = f1 ? clang_getFileContents(w->tu, f1, &size) : NULL;
+	if (!buf || !clang_File_isEqual(f1, f2) || e < b || e > size)
+		return NULL;
+	return arena_strndup(&w->m->arena, buf + b, e - b);
+}
+
+static char *trim(char *s)
+{
+	while (isspace((unsigned char)*s))
+		s++;
+	size_t n = strlen(s);
+	while (n && isspace((unsigned char)s[n - 1]))
+		s[--n] = 0;
+	return s;
+}
+
+/* ---- Collecting functions ---------------------------------------------- */
+
+typedef struct annotation {
+	const char *kind;       /* "tune", ... */
+	const char *text;
+	size_t len;
+	aotc_loc loc;
+} annotation;
+
+typedef struct fn {
+	CXCursor cursor;
+	const char *name;
+	aotc_loc loc;
+	bool in_main, is_global, is_template;
+	annotation *annots;
+	int nannots;
+	size_t annots_cap;
+	const char **param_types; /* canonical spellings, to compare with the reference */
+	int nparams;
+	size_t params_cap;
+	bool used_as_reference;
+} fn;
+
+/* Finds the argument list of the macro use at offset in the file buffer:
+ * "AOTC_TUNE ( args )". Returns false if the text there is not a call of
+ * macro (the annotation came through another macro). */
+static bool macro_args(const char *buf, size_t size, unsigned offset, const char *macro,
+                       aotc_loc at, const char **text, size_t *len, aotc_loc *loc)
+{
+	size_t n = strlen(macro);
+	if (offset + n > size || memcmp(buf + offset, macro, n) != 0)
+		return false;
+	size_t i = offset + n;
+	aotc_loc l = at;
+	l.col += (int)n;
+	while (i < size && isspace((unsigned char)buf[i])) {
+		if (buf[i] == '\n') {
+			l.line++;
+			l.col = 1;
+		} else {
+			l.col++;
+		}
+		i++;
+	}
+	if (i >= size || buf[i] != '(')
+		return false;
+	i++;
+	l.col++;
+	size_t start = i;
+	int depth = 0;
+	char quote = 0;
+	for (; i < size; i++) {
+		char c = buf[i];
+		if (quote) {
+			if (c == '\\')
+				i++;
+			else if (c == quote)
+				quote = 0;
+		} else if (c == '"' || c == '\'') {
+			quote = c;
+		} else if (c == '(') {
+			depth++;
+		} else if (c == ')') {
+			if (depth-- == 0)
+				break;
+		}
+	}
+	if (i >= size)
+		return false;
+	*text = buf + start;
+	*len = i - start;
+	*loc = l;
+	return true;
+}
+
+static void add_annotation(walk *w, fn *f, CXCursor attr)
+{
+	CXString s = clang_getCursorSpelling(attr);
+	const char *spelling = clang_getCString(s);
+	if (!spelling || strncmp(spelling, "aotc.", 5) != 0) {
+		clang_disposeString(s);
+		return;
+	}
+	const char *colon = strchr(spelling, ':');
+	size_t klen = colon ? (size_t)(colon - spelling - 5) : strlen(spelling + 5);
+	annotation a;
+	a.kind = arena_strndup(&w->m->arena, spelling + 5, klen);
+	unsigned offset;
+	CXFile file;
+	a.loc = loc_of(w, clang_getCursorLocation(attr), &offset, &file);
+
+	char macro[64];
+	snprintf(macro, sizeof macro, "AOTC_%s", a.kind);
+	for (char *p = macro; *p; p++)
+		*p = (char)toupper((unsigned char)*p);
+	size_t size = 0;
+	const char *buf = file ? clang_getFileContents(w->tu, file, &size) : NULL;
+	if (!buf || !macro_args(buf, size, offset, macro, a.loc, &a.text, &a.len, &a.loc)) {
+		/* Reached through another macro: use the stringified arguments,
+		 * positioned at the use. */
+		const char *args = colon ? colon + 1 : "";
+		a.text = arena_strdup(&w->m->arena, args);
+		a.len = strlen(args);
+	}
+	clang_disposeString(s);
+	ARENA_PUSH(&w->m->arena, f->annots, f->nannots, f->annots_cap, a);
+}
+
+static enum CXChildVisitResult visit_fn_child(CXCursor c, CXCursor parent, CXClientData data)
+{
+	(void)parent;
+	void **ctx = data;
+	walk *w = ctx[0];
+	fn *f = ctx[1];
+	switch (clang_getCursorKind(c)) {
+	case CXCursor_AnnotateAttr:
+		add_annotation(w, f, c);
+		break;
+	case CXCursor_CUDAGlobalAttr:
+		f->is_global = true;
+		break;
+	case CXCursor_ParmDecl: {
+		CXType t = clang_getCanonicalType(clang_getCursorType(c));
+		const char *spelling = take(&w->m->arena, clang_getTypeSpelling(t));
+		ARENA_PUSH(&w->m->arena, f->param_types, f->nparams, f->params_cap, spelling);
+		break;
+	}
+	default:
+		break;
+	}
+	return CXChildVisit_Continue;
+}
+
+static bool seen_before(walk *w, CXCursor c)
+{
+	CXCursor canon = clang_getCanonicalCursor(c);
+	for (int i = 0; i < w->nseen; i++)
+		if (clang_equalCursors(w->seen[i], canon))
+			return true;
+	ARENA_PUSH(&w->m->arena, w->seen, w->nseen, w->seen_cap, canon);
+	return false;
+}
+
+static void collect_fn(walk *w, CXCursor c, bool is_template)
+{
+	CXFile file;
+	loc_of(w, clang_getCursorLocation(c), NULL, &file);
+	if (!file || clang_Location_isInSystemHeader(clang_getCursorLocation(c)))
+		return;
+	fn f = {.cursor = c, .is_template = is_template};
+	f.name = take(&w->m->arena, clang_getCursorSpelling(c));
+	f.loc = cursor_loc(w, c);
+	f.in_main = clang_File_isEqual(file, w->main_file);
+	void *ctx[2] = {w, &f};
+	clang_visitChildren(c, visit_fn_child, ctx);
+	/* A redeclaration repeats (or inherits) the annotations of the first
+	 * declaration; only the first annotated one counts. */
+	if (f.nannots && seen_before(w, c))
+		return;
+	ARENA_PUSH(&w->m->arena, w->fns, w->nfns, w->fns_cap, f);
+}
+
+static enum CXChildVisitResult visit_top(CXCursor c, CXCursor parent, CXClientData data)
+{
+	(void)parent;
+	walk *w = data;
+	switch (clang_getCursorKind(c)) {
+	case CXCursor_FunctionDecl:
+		collect_fn(w, c, false);
+		break;
+	case CXCursor_FunctionTemplate:
+		collect_fn(w, c, true);
+		break;
+	case CXCursor_Namespace:
+	case CXCursor_LinkageSpec:
+		return CXChildVisit_Recurse;
+	default:
+		break;
+	}
+	return CXChildVisit_Continue;
+}
+
+/* ---- Building kernels --------------------------------------------------- */
+
+static aotc_dtype dtype_of_name(const char *s)
+{
+	static const struct {
+		const char *name;
+		aotc_dtype t;
+	} names[] = {
+		{"float", DT_F32}, {"double", DT_F64}, {"__half", DT_F16}, {"half", DT_F16},
+		{"_Float16", DT_F16}, {"__nv_bfloat16", DT_BF16}, {"__hip_bfloat16", DT_BF16},
+		{"__bf16", DT_BF16}, {"bool", DT_BOOL}, {"char", DT_I8}, {"signed char", DT_I8},
+		{"int8_t", DT_I8}, {"unsigned char", DT_U8}, {"uint8_t", DT_U8},
+		{"short", DT_I16}, {"int16_t", DT_I16}, {"unsigned short", DT_U16},
+		{"uint16_t", DT_U16}, {"int", DT_I32}, {"int32_t", DT_I32},
+		{"unsigned", DT_U32}, {"unsigned int", DT_U32}, {"uint32_t", DT_U32},
+		{"long", DT_I64}, {"long long", DT_I64}, {"int64_t", DT_I64},
+		{"ptrdiff_t", DT_I64}, {"unsigned long", DT_U64},
+		{"unsigned long long", DT_U64}, {"uint64_t", DT_U64}, {"size_t", DT_U64},
+	};
+	for (size_t i = 0; i < COUNTOF(names); i++)
+		if (strcmp(names[i].name, s) == 0)
+			return names[i].t;
+	return DT_OTHER;
+}
+
+static aotc_dtype dtype_of(CXType t)
+{
+	CXType c = clang_getCanonicalType(t);
+	long long size = clang_Type_getSizeOf(c);
+	switch (c.kind) {
+	case CXType_Bool: return DT_BOOL;
+	case CXType_Char_S: case CXType_SChar: return DT_I8;
+	case CXType_Char_U: case CXType_UChar: return DT_U8;
+	case CXType_Short: return DT_I16;
+	case CXType_UShort: return DT_U16;
+	case CXType_Int: return DT_I32;
+	case CXType_UInt: return DT_U32;
+	case CXType_Long: return size == 4 ? DT_I32 : DT_I64;
+	case CXType_ULong: return size == 4 ? DT_U32 : DT_U64;
+	case CXType_LongLong: return DT_I64;
+	case CXType_ULongLong: return DT_U64;
+	case CXType_Float: return DT_F32;
+	case CXType_Double: return DT_F64;
+	case CXType_Half: case CXType_Float16: return DT_F16;
+	default: break;
+	}
+	return DT_OTHER;
+}
+
+/* "const float" -> "float" */
+static const char *unqualified(arena *a, const char *s)
+{
+	for (;;) {
+		if (strncmp(s, "const ", 6) == 0)
+			s += 6;
+		else if (strncmp(s, "volatile ", 9) == 0)
+			s += 9;
+		else
+			break;
+	}
+	char *r = arena_strdup(a, s);
+	size_t n = strlen(r);
+	while (n > 6 && strcmp(r + n - 6, " const") == 0)
+		r[n -= 6] = 0;
+	return r;
+}
+
+static void add_tparam(walk *w, kernel *k, CXCursor c, size_t *cap)
+{
+	tparam tp = {.tunable = -1};
+	tp.name = take(&w->m->arena, clang_getCursorSpelling(c));
+	tp.loc = cursor_loc(w, c);
+	tp.is_type = clang_getCursorKind(c) == CXCursor_TemplateTypeParameter;
+	if (!tp.is_type)
+		tp.type = take(&w->m->arena, clang_getTypeSpelling(clang_getCursorType(c)));
+	char *text = extent_text(w, c);
+	char *eq = text ? strchr(text, '=') : NULL;
+	if (eq)
+		tp.default_text = trim(eq + 1);
+	ARENA_PUSH(&w->m->arena, k->tparams, k->ntparams, *cap, tp);
+}
+
+static void add_param(walk *w, kernel *k, CXCursor c, size_t *cap)
+{
+	param p = {.buffer = -1, .value = -1, .shape = -1};
+	arena *a = &w->m->arena;
+	p.name = take(a, clang_getCursorSpelling(c));
+	p.loc = cursor_loc(w, c);
+	CXType t = clang_getCursorType(c);
+	p.type = take(a, clang_getTypeSpelling(t));
+	CXType canon = clang_getCanonicalType(t);
+	CXType elem = t;
+	if (canon.kind == CXType_Pointer || t.kind == CXType_Pointer) {
+		p.is_pointer = true;
+		elem = clang_getPointeeType(t);
+		p.is_const = clang_isConstQualifiedType(elem);
+	}
+	p.elem_type = unqualified(a, take(a, clang_getTypeSpelling(elem)));
+	p.dtype = dtype_of(elem);
+	if (p.dtype == DT_OTHER) {
+		/* Named types (__half) and template type parameters (T = float). */
+		const char *name = p.elem_type;
+		int tp = ir_find_tparam(k, name);
+		if (tp >= 0 && k->tparams[tp].is_type && k->tparams[tp].default_text)
+			name = k->tparams[tp].default_text;
+		p.dtype = dtype_of_name(name);
+	}
+	if (!p.name[0]) {
+		diag_error(w->d, p.loc, "parameter %d of '%s' needs a name", k->nparams + 1, k->name);
+		p.name = arena_printf(a, "$%d", k->nparams);
+	}
+	ARENA_PUSH(a, k->params, k->nparams, *cap, p);
+}
+
+static enum CXChildVisitResult visit_decl(CXCursor c, CXCursor parent, CXClientData data)
+{
+	(void)parent;
+	void **ctx = data;
+	walk *w = ctx[0];
+	kernel *k = ctx[1];
+	size_t *caps = ctx[2];
+	switch (clang_getCursorKind(c)) {
+	case CXCursor_TemplateTypeParameter:
+	case CXCursor_NonTypeTemplateParameter:
+		add_tparam(w, k, c, &caps[0]);
+		break;
+	case CXCursor_TemplateTemplateParameter:
+		diag_error(w->d, cursor_loc(w, c), "template template parameters are not supported");
+		break;
+	case CXCursor_ParmDecl:
+		add_param(w, k, c, &caps[1]);
+		break;
+	default:
+		break;
+	}
+	return CXChildVisit_Continue;
+}
+
+static fn *find_fn(walk *w, const char *name)
+{
+	for (int i = 0; i < w->nfns; i++)
+		if (strcmp(w->fns[i].name, name) == 0)
+			return &w->fns[i];
+	return NULL;
+}
+
+static bool only_launch_annotations(const fn *f)
+{
+	for (int i = 0; i < f->nannots; i++) {
+		const char *k = f->annots[i].kind;
+		if (strcmp(k, "grid") && strcmp(k, "block") && strcmp(k, "smem"))
+			return false;
+	}
+	return true;
+}
+
+/* Checks the reference named by k and copies its launch geometry. */
+static void attach_reference(walk *w, kernel *k)
+{
+	fn *r = find_fn(w, k->reference);
+	if (!r) {
+		diag_error(w->d, k->reference_loc, "AOTC_REFERENCE: no function '%s' in this file",
+		           k->reference);
+		return;
+	}
+	r->used_as_reference = true;
+	if (r->is_template) {
+		diag_error(w->d, k->reference_loc, "AOTC_REFERENCE: '%s' is a template; the reference must be a plain function",
+		           k->reference);
+		return;
+	}
+	if (r->is_global != k->is_global) {
+		diag_error(w->d, k->reference_loc, "AOTC_REFERENCE: '%s' must %sbe __global__ like '%s'",
+		           k->reference, k->is_global ? "" : "not ", k->name);
+		return;
+	}
+	fn *kf = find_fn(w, k->name);
+	bool same = kf && r->nparams == kf->nparams;
+	for (int i = 0; same && i < r->nparams; i++) {
+		/* A dependent type (T *) cannot be compared by spelling; its
+		 * element kind must then agree. */
+		const param *p = &k->params[i];
+		if (strstr(kf->param_types[i], "type-parameter"))
+			same = p->is_pointer == (strchr(r->param_types[i], '*') != NULL);
+		else
+			same = strcmp(r->param_types[i], kf->param_types[i]) == 0;
+	}
+	if (!same) {
+		diag_error(w->d, k->reference_loc, "AOTC_REFERENCE: '%s' must take the same parameters as '%s'",
+		           k->reference, k->name);
+		diag_note(w->d, r->loc, "'%s' declared here", k->reference);
+		return;
+	}
+	/* The reference's own AOTC_GRID/BLOCK/SMEM, resolved against the
+	 * kernel's parameters (they are the same). */
+	kernel scratch = *k;
+	scratch.grid = scratch.block = (launch){0};
+	scratch.smem = (aexpr){0};
+	for (int i = 0; i < r->nannots; i++) {
+		const annotation *a = &r->annots[i];
+		if (!strcmp(a->kind, "grid") || !strcmp(a->kind, "block") || !strcmp(a->kind, "smem"))
+			ir_annotate(w->m, &scratch, a->kind, a->text, a->len, a->loc, w->d);
+	}
+	if (k->is_global && (!scratch.grid.ndims || !scratch.block.ndims)) {
+		diag_error(w->d, r->loc, "reference '%s' needs its own AOTC_GRID and AOTC_BLOCK",
+		           r->name);
+		return;
+	}
+	k->ref_grid = scratch.grid;
+	k->ref_block = scratch.block;
+	k->ref_smem = scratch.smem;
+}
+
+static void build_kernel(walk *w, fn *f)
+{
+	kernel *k = ir_add_kernel(w->m, f->name, f->loc);
+	k->is_global = f->is_global;
+	k->is_template = f->is_template;
+	size_t caps[2] = {0, 0};
+	void *ctx[3] = {w, k, caps};
+	clang_visitChildren(f->cursor, visit_decl, ctx);
+	for (int i = 0; i < f->nannots; i++) {
+		const annotation *a = &f->annots[i];
+		ir_annotate(w->m, k, a->kind, a->text, a->len, a->loc, w->d);
+	}
+	if (k->reference)
+		attach_reference(w, k);
+	ir_check(w->m, k, w->d);
+}
+
+/* ---- Source hash --------------------------------------------------------- */
+
+typedef struct hash_ctx {
+	walk *w;
+	strbuf sb;
+} hash_ctx;
+
+static void visit_inclusion(CXFile f, CXSourceLocation *stack, unsigned depth,
+                            CXClientData data)
+{
+	(void)stack;
+	hash_ctx *h = data;
+	if (depth == 0)
+		return; /* the main file, hashed first */
+	CXSourceLocation at = clang_getLocationForOffset(h->w->tu, f, 0);
+	if (clang_Location_isInSystemHeader(at))
+		return;
+	CXString name = clang_getFileName(f);
+	const char *n = clang_getCString(name);
+	bool virtual = n && strncmp(n, VDIR "/", sizeof VDIR) == 0;
+	clang_disposeString(name);
+	if (virtual)
+		return;
+	size_t size;
+	const char *buf = clang_getFileContents(h->w->tu, f, &size);
+	if (buf)
+		strbuf_putn(&h->sb, buf, size);
+	strbuf_putc(&h->sb, 0);
+}
+
+static void hash_sources(walk *w)
+{
+	hash_ctx h = {w, {0}};
+	strbuf_init(&h.sb);
+	size_t size;
+	const char *buf = clang_getFileContents(w->tu, w->main_file, &size);
+	if (buf)
+		strbuf_putn(&h.sb, buf, size);
+	strbuf_putc(&h.sb, 0);
+	clang_getInclusions(w->tu, visit_inclusion, &h);
+	hash_hex(h.sb.data, h.sb.len, w->m->source_hash);
+	strbuf_finish(&h.sb);
+}
+
+/* ---- Parsing ------------------------------------------------------------- */
+
+static bool has_suffix(const char *s, const char *suffix)
+{
+	size_t n = strlen(s), m = strlen(suffix);
+	return n >= m && strcmp(s + n - m, suffix) == 0;
+}
+
+static const char *find_cuda(const frontend_options *opt)
+{
+	const char *cands[] = {opt->cuda_path, getenv("CUDA_PATH"), getenv("CUDA_HOME"),
+	                       "/usr/local/cuda"};
+	static char buf[4096];
+	for (size_t i = 0; i < COUNTOF(cands); i++) {
+		struct stat st;
+		if (!cands[i] || !cands[i][0])
+			continue;
+		snprintf(buf, sizeof buf, "%s/include/cuda_runtime.h", cands[i]);
+		if (stat(buf, &st) == 0)
+			return cands[i];
+	}
+	return NULL;
+}
+
+static int report_clang_diagnostics(walk *w)
+{
+	int errors = 0;
+	unsigned n = clang_getNumDiagnostics(w->tu);
+	for (unsigned i = 0; i < n; i++) {
+		CXDiagnostic dg = clang_getDiagnostic(w->tu, i);
+		enum CXDiagnosticSeverity sev = clang_getDiagnosticSeverity(dg);
+		if (sev >= CXDiagnostic_Error) {
+			aotc_loc loc = loc_of(w, clang_getDiagnosticLocation(dg), NULL, NULL);
+			CXString msg = clang_getDiagnosticSpelling(dg);
+			diag_error(w->d, loc, "%s", clang_getCString(msg));
+			clang_disposeString(msg);
+			errors++;
+		}
+		clang_disposeDiagnostic(dg);
+	}
+	return errors;
+}
+
+aotc_module *frontend_parse(const char *path, const frontend_options *opt, diags *d)
+{
+	struct stat st;
+	if (stat(path, &st) != 0 || !S_ISREG(st.st_mode)) {
+		diag_plain_error(d, "cannot read '%s'", path);
+		return NULL;
+	}
+	bool host = has_suffix(path, ".cpp") || has_suffix(path, ".cc") ||
+	            has_suffix(path, ".cxx") || has_suffix(path, ".C");
+	const char *mode = getenv("AOTC_FRONTEND"); /* "shim" forces the shim */
+	const char *cuda = host ? NULL : find_cuda(opt);
+	bool real_headers = !host && cuda && clang_major() >= 16 &&
+	                    !(mode && strcmp(mode, "shim") == 0);
+
+	arena args_arena;
+	arena_init(&args_arena);
+	const char **argv = arena_alloc(&args_arena, (size_t)(32 + 2 * (opt->ninclude_dirs + opt->ndefines)) * sizeof *argv);
+	int argc = 0;
+	if (host) {
+		argv[argc++] = "-x";
+		argv[argc++] = "c++";
+	} else {
+		argv[argc++] = "-x";
+		argv[argc++] = "cuda";
+		argv[argc++] = "--cuda-host-only";
+		argv[argc++] = "-nocudalib";
+		if (real_headers) {
+			argv[argc++] = arena_printf(&args_arena, "--cuda-path=%s", cuda);
+			argv[argc++] = "-Wno-unknown-cuda-version";
+			/* CUDA 13 dropped a header clang's wrapper still includes. */
+			argv[argc++] = "-isystem";
+			argv[argc++] = VDIR "/compat";
+		} else {
+			argv[argc++] = "-nocudainc";
+			argv[argc++] = "--cuda-path=/nonexistent";
+			argv[argc++] = "-include";
+			argv[argc++] = VDIR "/cuda_shim.h";
+		}
+	}
+	argv[argc++] = "-std=c++17";
+	argv[argc++] = "-D__AOTC__";
+	argv[argc++] = "-I" VDIR "/include";
+	for (int i = 0; i < opt->ninclude_dirs; i++)
+		argv[argc++] = arena_printf(&args_arena, "-I%s", opt->include_dirs[i]);
+	for (int i = 0; i < opt->ndefines; i++)
+		argv[argc++] = arena_printf(&args_arena, "-D%s", opt->defines[i]);
+
+	struct CXUnsavedFile unsaved[] = {
+		{VDIR "/include/aotc.h", aotc_header_text, aotc_header_text_len},
+		{VDIR "/cuda_shim.h", cuda_shim_text, cuda_shim_text_len},
+		{VDIR "/compat/texture_fetch_functions.h", "", 0},
+	};
+
+	aotc_module *m = ir_module_create(path);
+	walk w = {.m = m, .d = d, .main_path = m->file};
+	int errors_before = d->errors;
+	CXIndex index = clang_createIndex(0, 0);
+	enum CXErrorCode rc = clang_parseTranslationUnit2(
+		index, path, argv, argc, unsaved, COUNTOF(unsaved),
+		CXTranslationUnit_KeepGoing, &w.tu);
+	arena_finish(&args_arena);
+	if (rc != CXError_Success) {
+		diag_plain_error(d, "libclang could not parse '%s' (error %d)", path, (int)rc);
+		goto fail;
+	}
+	w.main_file = clang_getFile(w.tu, path);
+	if (report_clang_diagnostics(&w) > 0)
+		goto fail;
+
+	clang_visitChildren(clang_getTranslationUnitCursor(w.tu), visit_top, &w);
+	hash_sources(&w);
+
+	/* References first, so that a function used only as a reference (its
+	 * own GRID/BLOCK, no TUNE) is not taken for a kernel without tunables. */
+	for (int i = 0; i < w.nfns; i++) {
+		fn *f = &w.fns[i];
+		for (int j = 0; j < f->nannots; j++) {
+			if (strcmp(f->annots[j].kind, "reference") != 0)
+				continue;
+			char *name = trim(arena_strndup(&m->arena, f->annots[j].text,
+			                                f->annots[j].len));
+			fn *r = find_fn(&w, name);
+			if (r)
+				r->used_as_reference = true;
+		}
+	}
+	for (int i = 0; i < w.nfns; i++) {
+		fn *f = &w.fns[i];
+		if (!f->in_main || !f->nannots)
+			continue;
+		if (f->used_as_reference && only_launch_annotations(f))
+			continue;
+		build_kernel(&w, f);
+	}
+	if (d->errors > errors_before)
+		goto fail;
+	clang_disposeTranslationUnit(w.tu);
+	clang_disposeIndex(index);
+	return m;
+fail:
+	if (w.tu)
+		clang_disposeTranslationUnit(w.tu);
+	clang_disposeIndex(index);
+	ir_module_destroy(m);
+	return NULL;
+}

@@ -1,0 +1,26 @@
+/* The only part of aotc that knows libclang: turns an annotated CUDA or C++
+ * source into IR (ir/ir.h). */
+#ifndef AOTC_FRONTEND_H
+#define AOTC_FRONTEND_H
+
+#include "ir.h"
+
+typedef struct frontend_options {
+	const char *const *include_dirs; /* -I, in order */
+	int ninclude_dirs;
+	const char *const *defines;      /* -D NAME[=VALUE] */
+	int ndefines;
+	/* CUDA toolkit root for the real CUDA headers; NULL: $CUDA_PATH,
+	 * $CUDA_HOME, then /usr/local/cuda. */
+	const char *cuda_path;
+} frontend_options;
+
+/* Parses path and returns its tuned kernels, or NULL after reporting every
+ * error in the file to d (clang's own and the annotations'). .cu files are
+ * CUDA, .cpp/.cc/.cxx host C++. */
+aotc_module *frontend_parse(const char *path, const frontend_options *opt, diags *d);
+
+/* "clang version 16.0.6" as libclang reports it; static storage. */
+const char *frontend_clang_version(void);
+
+#endif

@@ -1,0 +1,759 @@
+/* The annotation language (SPEC §2): one parser per macro, then ir_check()
+ * for the rules that need the whole kernel (accounting for parameters,
+ * resolving names, launch-only tunables). Annotations may come in any
+ * order, so parsing records text and positions and checking resolves. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ir.h"
+#include "util.h"
+
+typedef struct aparser {
+	lexer l;
+	aotc_module *m;
+	kernel *k;
+	diags *d;
+	const char *macro;  /* "AOTC_TUNE", for messages */
+	aotc_loc loc;       /* of the annotation */
+	const char *text;   /* whole argument text, for aexpr slices */
+	int errors;
+} aparser;
+
+static int nerrors(aparser *p) { return p->errors + p->l.errors; }
+
+static void error_at(aparser *p, aotc_loc loc, const char *fmt, const char *arg)
+{
+	diag_error(p->d, loc, fmt, arg);
+	p->errors++;
+}
+
+static bool at_end(aparser *p) { return p->l.tok.kind == TOK_EOF; }
+
+/* ident -> NAME; diagnoses anything else. */
+static const char *parse_ident(aparser *p, const char *what)
+{
+	if (p->l.tok.kind != TOK_IDENT) {
+		if (p->l.tok.kind != TOK_ERROR)
+			diag_error(p->d, p->l.tok.loc, "%s: expected %s", p->macro, what);
+		p->errors++;
+		return NULL;
+	}
+	char *s = lexer_text(&p->l);
+	lexer_next(&p->l);
+	return s;
+}
+
+/* An expression, keeping the source text it spans. */
+static bool parse_aexpr(aparser *p, aexpr *out)
+{
+	const char *start = p->l.tok.start;
+	aotc_loc loc = p->l.tok.loc;
+	int before = p->l.errors;
+	expr *e = expr_parse(&p->l);
+	if (!e || p->l.errors != before)
+		return false;
+	/* The expression ends where the next token starts; trim the space. */
+	const char *end = p->l.tok.kind == TOK_EOF ? p->l.end : p->l.tok.start;
+	while (end > start && (end[-1] == ' ' || end[-1] == '\t' || end[-1] == '\n' ||
+	                       end[-1] == '\r' || end[-1] == '\\'))
+		end--;
+	out->e = e;
+	out->text = arena_strndup(&p->m->arena, start, (size_t)(end - start));
+	out->loc = loc;
+	return true;
+}
+
+/* A constant integer expression (no names). */
+static bool parse_const(aparser *p, int64_t *out, bool *is_bool)
+{
+	aotc_loc loc = p->l.tok.loc;
+	if (is_bool)
+		*is_bool = lexer_is_ident(&p->l, "true") || lexer_is_ident(&p->l, "false");
+	aexpr a;
+	if (!parse_aexpr(p, &a))
+		return false;
+	expr_scope none = {0};
+	if (expr_resolve(a.e, &none, p->d) > 0) {
+		p->errors++;
+		return false;
+	}
+	eval_status st = expr_eval(a.e, &(eval_env){0}, out);
+	if (st != EVAL_OK) {
+		diag_error(p->d, loc, "%s: %s in constant", p->macro, eval_status_name(st));
+		p->errors++;
+		return false;
+	}
+	return true;
+}
+
+/* A number: ['-'|'+'] INT | FLOAT. */
+static bool parse_number(aparser *p, double *out)
+{
+	double sign = 1;
+	if (lexer_accept(&p->l, "-"))
+		sign = -1;
+	else
+		lexer_accept(&p->l, "+");
+	if (p->l.tok.kind == TOK_INT)
+		*out = sign * (double)p->l.tok.ival;
+	else if (p->l.tok.kind == TOK_FLOAT)
+		*out = sign * p->l.tok.fval;
+	else {
+		if (p->l.tok.kind != TOK_ERROR)
+			diag_error(p->d, p->l.tok.loc, "%s: expected a number", p->macro);
+		p->errors++;
+		return false;
+	}
+	lexer_next(&p->l);
+	return true;
+}
+
+static bool expect(aparser *p, const char *s)
+{
+	if (lexer_expect(&p->l, s))
+		return true;
+	return false;
+}
+
+static bool expect_end(aparser *p)
+{
+	if (at_end(p))
+		return true;
+	if (p->l.tok.kind != TOK_ERROR)
+		diag_error(p->d, p->l.tok.loc, "%s: unexpected '%.*s'", p->macro,
+		           (int)p->l.tok.len, p->l.tok.start);
+	p->errors++;
+	return false;
+}
+
+/* tune -> NAME (',' const)+ */
+static void parse_tune(aparser *p)
+{
+	aotc_loc nloc = p->l.tok.loc;
+	const char *name = parse_ident(p, "a tunable name");
+	if (!name)
+		return;
+	tunable t = {.name = name, .loc = p->loc, .tparam = -1};
+	size_t cap = 0;
+	bool all_bool = true;
+	while (lexer_accept(&p->l, ",")) {
+		int64_t v;
+		bool b;
+		aotc_loc vloc = p->l.tok.loc;
+		if (!parse_const(p, &v, &b))
+			return;
+		for (int i = 0; i < t.nvalues; i++)
+			if (t.values[i] == v) {
+				diag_error(p->d, vloc, "AOTC_TUNE: value %lld of '%s' given twice",
+				           (long long)v, name);
+				p->errors++;
+				return;
+			}
+		all_bool &= b;
+		ARENA_PUSH(&p->m->arena, t.values, t.nvalues, cap, v);
+	}
+	if (!expect_end(p))
+		return;
+	if (t.nvalues == 0) {
+		error_at(p, nloc, "AOTC_TUNE: '%s' has no values", name);
+		return;
+	}
+	t.is_bool = all_bool;
+	if (ir_find_tunable(p->k, name) >= 0) {
+		error_at(p, nloc, "AOTC_TUNE: '%s' is tuned twice", name);
+		return;
+	}
+	size_t tcap = (size_t)p->k->ntunables;
+	ARENA_PUSH(&p->m->arena, p->k->tunables, p->k->ntunables, tcap, t);
+}
+
+/* require/valid_if -> expr */
+static void parse_constraint(aparser *p, aexpr **list, int *n)
+{
+	aexpr a;
+	if (!parse_aexpr(p, &a) || !expect_end(p))
+		return;
+	size_t cap = (size_t)*n;
+	ARENA_PUSH(&p->m->arena, *list, *n, cap, a);
+}
+
+/* grid/block -> expr (',' expr (',' expr)?)? */
+static void parse_launch(aparser *p, launch *g)
+{
+	if (g->ndims) {
+		diag_error(p->d, p->loc, "%s given twice", p->macro);
+		p->errors++;
+		return;
+	}
+	launch out = {.loc = p->loc};
+	do {
+		if (out.ndims == 3) {
+			diag_error(p->d, p->l.tok.loc, "%s takes at most 3 dimensions", p->macro);
+			p->errors++;
+			return;
+		}
+		if (!parse_aexpr(p, &out.dims[out.ndims]))
+			return;
+		out.ndims++;
+	} while (lexer_accept(&p->l, ","));
+	if (expect_end(p))
+		*g = out;
+}
+
+static void parse_smem(aparser *p, aexpr *smem)
+{
+	if (smem->e) {
+		diag_error(p->d, p->loc, "AOTC_SMEM given twice");
+		p->errors++;
+		return;
+	}
+	aexpr a;
+	if (parse_aexpr(p, &a) && expect_end(p))
+		*smem = a;
+}
+
+/* init -> 'uniform' '(' number ',' number ')' | 'zero' | 'const' '(' number ')' */
+static bool parse_init(aparser *p, buffer_init *init)
+{
+	aotc_loc loc = p->l.tok.loc;
+	const char *kind = parse_ident(p, "an initialiser (uniform(lo, hi), zero or const(v))");
+	if (!kind)
+		return false;
+	if (strcmp(kind, "zero") == 0) {
+		init->kind = INIT_ZERO;
+		return true;
+	}
+	if (strcmp(kind, "uniform") == 0) {
+		init->kind = INIT_UNIFORM;
+		if (!expect(p, "(") || !parse_number(p, &init->lo) || !expect(p, ",") ||
+		    !parse_number(p, &init->hi) || !expect(p, ")"))
+			return false;
+		if (!(init->lo <= init->hi)) {
+			diag_error(p->d, loc, "AOTC_BUFFER: uniform(lo, hi) needs lo <= hi");
+			p->errors++;
+			return false;
+		}
+		return true;
+	}
+	if (strcmp(kind, "const") == 0) {
+		init->kind = INIT_CONST;
+		return expect(p, "(") && parse_number(p, &init->value) && expect(p, ")");
+	}
+	error_at(p, loc, "AOTC_BUFFER: unknown initialiser '%s' (uniform(lo, hi), zero or const(v))",
+	         kind);
+	return false;
+}
+
+/* buffer -> NAME ',' expr ',' ROLE (',' init)? */
+static void parse_buffer(aparser *p)
+{
+	buffer b = {.param = -1, .loc = p->loc};
+	aotc_loc nloc = p->l.tok.loc;
+	const char *name = parse_ident(p, "a parameter name");
+	if (!name || !expect(p, ",") || !parse_aexpr(p, &b.count) || !expect(p, ","))
+		return;
+	aotc_loc rloc = p->l.tok.loc;
+	const char *role = parse_ident(p, "a role (in, out or inout)");
+	if (!role)
+		return;
+	if (strcmp(role, "in") == 0)
+		b.role = ROLE_IN;
+	else if (strcmp(role, "out") == 0)
+		b.role = ROLE_OUT;
+	else if (strcmp(role, "inout") == 0)
+		b.role = ROLE_INOUT;
+	else {
+		error_at(p, rloc, "AOTC_BUFFER: unknown role '%s' (in, out or inout)", role);
+		return;
+	}
+	if (lexer_accept(&p->l, ",") && !parse_init(p, &b.init))
+		return;
+	if (!expect_end(p))
+		return;
+	b.param = ir_find_param(p->k, name);
+	if (b.param < 0) {
+		diag_error(p->d, nloc, "AOTC_BUFFER: '%s' is not a parameter of '%s'", name,
+		           p->k->name);
+		p->errors++;
+		return;
+	}
+	param *pp = &p->k->params[b.param];
+	if (!pp->is_pointer) {
+		diag_error(p->d, nloc, "AOTC_BUFFER: parameter '%s' is not a pointer", name);
+		p->errors++;
+		return;
+	}
+	if (pp->buffer >= 0) {
+		error_at(p, nloc, "AOTC_BUFFER: '%s' already has a buffer", name);
+		return;
+	}
+	if (pp->dtype == DT_OTHER) {
+		diag_error(p->d, nloc, "AOTC_BUFFER: aotc cannot fill elements of type '%s'",
+		           pp->elem_type);
+		p->errors++;
+		return;
+	}
+	if (pp->is_const && b.role != ROLE_IN) {
+		diag_error(p->d, rloc, "AOTC_BUFFER: '%s' points to const, so its role must be 'in'",
+		           name);
+		p->errors++;
+		return;
+	}
+	pp->buffer = p->k->nbuffers;
+	size_t cap = (size_t)p->k->nbuffers;
+	ARENA_PUSH(&p->m->arena, p->k->buffers, p->k->nbuffers, cap, b);
+}
+
+/* value -> NAME ',' (number | expr) */
+static void parse_value(aparser *p)
+{
+	value v = {.param = -1, .loc = p->loc};
+	aotc_loc nloc = p->l.tok.loc;
+	const char *name = parse_ident(p, "a parameter name");
+	if (!name || !expect(p, ","))
+		return;
+	v.param = ir_find_param(p->k, name);
+	param *pp = v.param >= 0 ? &p->k->params[v.param] : NULL;
+	bool floating = pp && !pp->is_pointer && dtype_is_floating(pp->dtype);
+	bool literal = p->l.tok.kind == TOK_INT || p->l.tok.kind == TOK_FLOAT ||
+	               lexer_is(&p->l, "-") || lexer_is(&p->l, "+");
+	if (floating && literal) {
+		v.is_float = true;
+		if (!parse_number(p, &v.fvalue))
+			return;
+	} else if (p->l.tok.kind == TOK_FLOAT) {
+		diag_error(p->d, p->l.tok.loc, "AOTC_VALUE: '%s' is not a floating parameter; its value must be an integer expression",
+		           name);
+		p->errors++;
+		return;
+	} else if (!parse_aexpr(p, &v.iexpr)) {
+		return;
+	}
+	if (!expect_end(p))
+		return;
+	if (!pp) {
+		diag_error(p->d, nloc, "AOTC_VALUE: '%s' is not a parameter of '%s'", name,
+		           p->k->name);
+		p->errors++;
+		return;
+	}
+	if (pp->is_pointer) {
+		diag_error(p->d, nloc, "AOTC_VALUE: '%s' is a pointer; use AOTC_BUFFER", name);
+		p->errors++;
+		return;
+	}
+	if (!floating && !dtype_is_integer(pp->dtype)) {
+		diag_error(p->d, nloc, "AOTC_VALUE: aotc cannot pass a value of type '%s'",
+		           pp->type);
+		p->errors++;
+		return;
+	}
+	if (pp->value >= 0) {
+		error_at(p, nloc, "AOTC_VALUE: '%s' already has a value", name);
+		return;
+	}
+	pp->value = p->k->nvalues;
+	size_t cap = (size_t)p->k->nvalues;
+	ARENA_PUSH(&p->m->arena, p->k->values, p->k->nvalues, cap, v);
+}
+
+/* gen -> 'pow2' '(' const ',' const ')' | 'range' '(' const ',' const ',' const ')'
+ *      | '{' const (',' const)* '}' */
+static bool parse_gen(aparser *p, shape_dim *s)
+{
+	aotc_loc loc = p->l.tok.loc;
+	if (lexer_accept(&p->l, "{")) {
+		s->gen = GEN_LIST;
+		size_t cap = 0;
+		if (lexer_is(&p->l, "}")) {
+			diag_error(p->d, loc, "AOTC_SHAPES: empty list");
+			p->errors++;
+			return false;
+		}
+		do {
+			int64_t v;
+			if (!parse_const(p, &v, NULL))
+				return false;
+			ARENA_PUSH(&p->m->arena, s->list, s->nlist, cap, v);
+		} while (lexer_accept(&p->l, ","));
+		return expect(p, "}");
+	}
+	const char *gen = parse_ident(p, "a generator (pow2(lo, hi), range(lo, hi, step) or {a, b, ...})");
+	if (!gen)
+		return false;
+	if (strcmp(gen, "pow2") == 0) {
+		s->gen = GEN_POW2;
+		if (!expect(p, "(") || !parse_const(p, &s->lo, NULL) || !expect(p, ",") ||
+		    !parse_const(p, &s->hi, NULL) || !expect(p, ")"))
+			return false;
+		if (s->lo <= 0 || s->hi < s->lo) {
+			diag_error(p->d, loc, "AOTC_SHAPES: pow2(lo, hi) needs 0 < lo <= hi");
+			p->errors++;
+			return false;
+		}
+		int64_t v = 1;
+		while (v < s->lo)
+			v <<= 1;
+		if (v > s->hi) {
+			diag_error(p->d, loc, "AOTC_SHAPES: no power of two in pow2(%lld, %lld)",
+			           (long long)s->lo, (long long)s->hi);
+			p->errors++;
+			return false;
+		}
+		return true;
+	}
+	if (strcmp(gen, "range") == 0) {
+		s->gen = GEN_RANGE;
+		if (!expect(p, "(") || !parse_const(p, &s->lo, NULL) || !expect(p, ",") ||
+		    !parse_const(p, &s->hi, NULL) || !expect(p, ",") ||
+		    !parse_const(p, &s->step, NULL) || !expect(p, ")"))
+			return false;
+		if (s->step <= 0 || s->hi < s->lo) {
+			diag_error(p->d, loc, "AOTC_SHAPES: range(lo, hi, step) needs lo <= hi and step > 0");
+			p->errors++;
+			return false;
+		}
+		return true;
+	}
+	error_at(p, loc, "AOTC_SHAPES: unknown generator '%s' (pow2, range or {list})", gen);
+	return false;
+}
+
+/* shapes -> NAME '=' gen (',' NAME '=' gen)* */
+static void parse_shapes(aparser *p)
+{
+	if (p->k->nshapes) {
+		diag_error(p->d, p->loc, "AOTC_SHAPES given twice");
+		p->errors++;
+		return;
+	}
+	shape_dim *dims = NULL;
+	int n = 0;
+	size_t cap = 0;
+	do {
+		shape_dim s = {.param = -1, .loc = p->l.tok.loc};
+		const char *name = parse_ident(p, "a shape argument");
+		if (!name || !expect(p, "=") || !parse_gen(p, &s))
+			return;
+		s.param = ir_find_param(p->k, name);
+		if (s.param < 0) {
+			diag_error(p->d, s.loc, "AOTC_SHAPES: '%s' is not a parameter of '%s'", name,
+			           p->k->name);
+			p->errors++;
+		} else if (!ir_param_is_integer(&p->k->params[s.param])) {
+			diag_error(p->d, s.loc, "AOTC_SHAPES: shape argument '%s' must be an integer parameter",
+			           name);
+			p->errors++;
+		} else if (p->k->params[s.param].shape >= 0) {
+			error_at(p, s.loc, "AOTC_SHAPES: '%s' appears twice", name);
+		} else {
+			p->k->params[s.param].shape = n;
+		}
+		ARENA_PUSH(&p->m->arena, dims, n, cap, s);
+	} while (lexer_accept(&p->l, ","));
+	if (!expect_end(p))
+		return;
+	p->k->shapes = dims;
+	p->k->nshapes = n;
+}
+
+/* features -> expr (',' expr)* */
+static void parse_features(aparser *p)
+{
+	size_t cap = (size_t)p->k->nfeatures;
+	do {
+		aexpr a;
+		if (!parse_aexpr(p, &a))
+			return;
+		ARENA_PUSH(&p->m->arena, p->k->features, p->k->nfeatures, cap, a);
+	} while (lexer_accept(&p->l, ","));
+	expect_end(p);
+}
+
+static void parse_reference(aparser *p)
+{
+	if (p->k->reference) {
+		diag_error(p->d, p->loc, "AOTC_REFERENCE given twice");
+		p->errors++;
+		return;
+	}
+	aotc_loc loc = p->l.tok.loc;
+	const char *name = parse_ident(p, "a function name");
+	if (name && expect_end(p)) {
+		p->k->reference = name;
+		p->k->reference_loc = loc;
+	}
+}
+
+static void parse_tolerance(aparser *p)
+{
+	aotc_loc loc = p->l.tok.loc;
+	double t;
+	if (!parse_number(p, &t) || !expect_end(p))
+		return;
+	if (!(t >= 0) || isinf(t)) {
+		diag_error(p->d, loc, "AOTC_TOLERANCE must be a finite number >= 0");
+		p->errors++;
+		return;
+	}
+	p->k->has_tolerance = true;
+	p->k->tolerance = t;
+}
+
+int ir_annotate(aotc_module *m, kernel *k, const char *kind, const char *text,
+                size_t len, aotc_loc loc, diags *d)
+{
+	static const struct {
+		const char *kind, *macro;
+	} kinds[] = {
+		{"tune", "AOTC_TUNE"},         {"require", "AOTC_REQUIRE"},
+		{"valid_if", "AOTC_VALID_IF"}, {"grid", "AOTC_GRID"},
+		{"block", "AOTC_BLOCK"},       {"smem", "AOTC_SMEM"},
+		{"buffer", "AOTC_BUFFER"},     {"value", "AOTC_VALUE"},
+		{"shapes", "AOTC_SHAPES"},     {"features", "AOTC_FEATURES"},
+		{"reference", "AOTC_REFERENCE"}, {"tolerance", "AOTC_TOLERANCE"},
+	};
+	size_t i = 0;
+	while (i < COUNTOF(kinds) && strcmp(kinds[i].kind, kind) != 0)
+		i++;
+	if (i == COUNTOF(kinds)) {
+		diag_error(d, loc, "unknown annotation 'aotc.%s'", kind);
+		return 1;
+	}
+	aparser p = {.m = m, .k = k, .d = d, .macro = kinds[i].macro, .loc = loc, .text = text};
+	lexer_init(&p.l, &m->arena, d, text, len, loc);
+	if (at_end(&p) && strcmp(kind, "features") != 0) {
+		diag_error(d, loc, "%s needs arguments", p.macro);
+		return 1;
+	}
+	switch (i) {
+	case 0: parse_tune(&p); break;
+	case 1: parse_constraint(&p, &k->requires, &k->nrequires); break;
+	case 2: parse_constraint(&p, &k->valid_ifs, &k->nvalid_ifs); break;
+	case 3: parse_launch(&p, &k->grid); break;
+	case 4: parse_launch(&p, &k->block); break;
+	case 5: parse_smem(&p, &k->smem); break;
+	case 6: parse_buffer(&p); break;
+	case 7: parse_value(&p); break;
+	case 8: parse_shapes(&p); break;
+	case 9: parse_features(&p); break;
+	case 10: parse_reference(&p); break;
+	case 11: parse_tolerance(&p); break;
+	}
+	return nerrors(&p);
+}
+
+/* ---- Whole-kernel checks ------------------------------------------------ */
+
+typedef struct scope_ctx {
+	kernel *k;
+	diags *d;
+	const char *what;   /* "AOTC_REQUIRE", for messages */
+	bool tunables, params, shapes_only;
+} scope_ctx;
+
+static bool lookup(void *ctx, const char *name, aotc_loc loc, name_kind *kind,
+                   int *index, bool *diagnosed)
+{
+	scope_ctx *s = ctx;
+	int t = ir_find_tunable(s->k, name);
+	if (t >= 0) {
+		if (!s->tunables) {
+			diag_error(s->d, loc, "%s cannot use tunable '%s'", s->what, name);
+			*diagnosed = true;
+			return false;
+		}
+		*kind = NAME_TUNABLE;
+		*index = t;
+		return true;
+	}
+	int p = ir_find_param(s->k, name);
+	if (p >= 0) {
+		const param *pp = &s->k->params[p];
+		if (!ir_param_is_integer(pp)) {
+			diag_error(s->d, loc, "%s: parameter '%s' is not an integer", s->what, name);
+		} else if (!s->params) {
+			diag_error(s->d, loc, "%s is over tunables only; '%s' is a parameter (use AOTC_VALID_IF for shape conditions)",
+			           s->what, name);
+		} else if (s->shapes_only && pp->shape < 0) {
+			diag_error(s->d, loc, "%s: '%s' is not a shape argument (see AOTC_SHAPES)",
+			           s->what, name);
+		} else {
+			*kind = NAME_PARAM;
+			*index = p;
+			return true;
+		}
+		*diagnosed = true;
+		return false;
+	}
+	int tp = ir_find_tparam(s->k, name);
+	if (tp >= 0) {
+		diag_error(s->d, loc, "%s: template parameter '%s' is not tuned", s->what, name);
+		*diagnosed = true;
+	}
+	return false;
+}
+
+static int resolve(kernel *k, diags *d, aexpr *a, const char *what, bool tunables,
+                   bool params, bool shapes_only)
+{
+	if (!a->e)
+		return 0;
+	scope_ctx ctx = {k, d, what, tunables, params, shapes_only};
+	expr_scope scope = {lookup, &ctx};
+	return expr_resolve(a->e, &scope, d);
+}
+
+static void mark_used(void *ctx, const expr *name)
+{
+	bool *used = ctx;
+	if (name->name_kind == NAME_TUNABLE)
+		used[name->index] = true;
+}
+
+/* Template tunables in template-parameter order, then launch-only ones in
+ * annotation order: the "declaration order" of variant_params. */
+static void order_tunables(aotc_module *m, kernel *k)
+{
+	if (k->ntunables == 0)
+		return;
+	tunable *sorted = arena_alloc(&m->arena, (size_t)k->ntunables * sizeof *sorted);
+	int n = 0;
+	for (int i = 0; i < k->ntparams; i++) {
+		k->tparams[i].tunable = -1;
+		int t = ir_find_tunable(k, k->tparams[i].name);
+		if (t >= 0 && !k->tparams[i].is_type) {
+			sorted[n] = k->tunables[t];
+			sorted[n].tparam = i;
+			k->tparams[i].tunable = n++;
+		}
+	}
+	for (int t = 0; t < k->ntunables; t++) {
+		int tp = ir_find_tparam(k, k->tunables[t].name);
+		if (tp < 0 || k->tparams[tp].is_type) {
+			sorted[n] = k->tunables[t];
+			sorted[n++].tparam = -1;
+		}
+	}
+	k->tunables = sorted;
+}
+
+static int check_launch(kernel *k, diags *d, launch *g, const char *what, bool tunables)
+{
+	int errors = 0;
+	for (int i = 0; i < g->ndims; i++)
+		errors += resolve(k, d, &g->dims[i], what, tunables, true, false);
+	return errors;
+}
+
+int ir_check(aotc_module *m, kernel *k, diags *d)
+{
+	int errors = 0;
+	order_tunables(m, k);
+
+	for (int i = 0; i < k->ntparams; i++) {
+		tparam *tp = &k->tparams[i];
+		int t = ir_find_tunable(k, tp->name);
+		if (tp->is_type && t >= 0) {
+			diag_error(d, k->tunables[t].loc, "AOTC_TUNE: '%s' is a type parameter; aotc tunes integer and bool parameters",
+			           tp->name);
+			errors++;
+		} else if (tp->is_type && !tp->default_text) {
+			diag_error(d, tp->loc, "type template parameter '%s' needs a default (aotc tunes integer and bool parameters)",
+			           tp->name);
+			errors++;
+		} else if (!tp->is_type && t < 0 && !tp->default_text) {
+			diag_error(d, tp->loc, "template parameter '%s' has no AOTC_TUNE and no default",
+			           tp->name);
+			errors++;
+		}
+	}
+
+	if (k->ntunables == 0) {
+		diag_error(d, k->loc, "kernel '%s' has no tunables (add AOTC_TUNE)", k->name);
+		errors++;
+	}
+
+	for (int i = 0; i < k->nrequires; i++)
+		errors += resolve(k, d, &k->requires[i], "AOTC_REQUIRE", true, false, false);
+	for (int i = 0; i < k->nvalid_ifs; i++)
+		errors += resolve(k, d, &k->valid_ifs[i], "AOTC_VALID_IF", true, true, false);
+	errors += check_launch(k, d, &k->grid, "AOTC_GRID", true);
+	errors += check_launch(k, d, &k->block, "AOTC_BLOCK", true);
+	errors += resolve(k, d, &k->smem, "AOTC_SMEM", true, true, false);
+	errors += check_launch(k, d, &k->ref_grid, "AOTC_GRID of the reference", false);
+	errors += check_launch(k, d, &k->ref_block, "AOTC_BLOCK of the reference", false);
+	errors += resolve(k, d, &k->ref_smem, "AOTC_SMEM of the reference", false, true, false);
+	for (int i = 0; i < k->nbuffers; i++)
+		errors += resolve(k, d, &k->buffers[i].count, "AOTC_BUFFER", true, true, false);
+	for (int i = 0; i < k->nvalues; i++)
+		errors += resolve(k, d, &k->values[i].iexpr, "AOTC_VALUE", false, true, true);
+	for (int i = 0; i < k->nfeatures; i++)
+		errors += resolve(k, d, &k->features[i], "AOTC_FEATURES", false, true, true);
+
+	/* A launch-only tunable nothing launches with is almost always a
+	 * misspelt template parameter. */
+	bool *used = arena_alloc(&m->arena, (size_t)k->ntunables + 1);
+	const launch *launches[] = {&k->grid, &k->block};
+	for (size_t g = 0; g < COUNTOF(launches); g++)
+		for (int i = 0; i < launches[g]->ndims; i++)
+			expr_visit_names(launches[g]->dims[i].e, mark_used, used);
+	if (k->smem.e)
+		expr_visit_names(k->smem.e, mark_used, used);
+	for (int t = 0; t < k->ntunables; t++) {
+		if (k->tunables[t].tparam >= 0 || used[t])
+			continue;
+		if (!k->is_template && !k->is_global)
+			diag_error(d, k->tunables[t].loc, "'%s' is not a template parameter of '%s' (a host kernel has no launch expressions for it)",
+			           k->tunables[t].name, k->name);
+		else
+			diag_error(d, k->tunables[t].loc, "'%s' is not a template parameter of '%s' and no launch expression uses it",
+			           k->tunables[t].name, k->name);
+		errors++;
+	}
+
+	if (k->is_global) {
+		if (!k->grid.ndims) {
+			diag_error(d, k->loc, "kernel '%s' needs AOTC_GRID", k->name);
+			errors++;
+		}
+		if (!k->block.ndims) {
+			diag_error(d, k->loc, "kernel '%s' needs AOTC_BLOCK", k->name);
+			errors++;
+		}
+	} else {
+		const launch *gs[] = {&k->grid, &k->block};
+		for (size_t g = 0; g < COUNTOF(gs); g++)
+			if (gs[g]->ndims) {
+				diag_error(d, gs[g]->loc, "%s does not apply to a host kernel",
+				           g ? "AOTC_BLOCK" : "AOTC_GRID");
+				errors++;
+			}
+		if (k->smem.e) {
+			diag_error(d, k->smem.loc, "AOTC_SMEM does not apply to a host kernel");
+			errors++;
+		}
+	}
+
+	for (int i = 0; i < k->nparams; i++) {
+		param *p = &k->params[i];
+		if (p->shape >= 0 && p->value >= 0) {
+			diag_error(d, k->values[p->value].loc, "AOTC_VALUE: '%s' is already a shape argument",
+			           p->name);
+			errors++;
+		} else if (p->is_pointer && p->buffer < 0) {
+			diag_error(d, p->loc, "pointer parameter '%s' needs AOTC_BUFFER", p->name);
+			errors++;
+		} else if (!p->is_pointer && dtype_is_integer(p->dtype) && p->shape < 0 &&
+		           p->value < 0) {
+			diag_error(d, p->loc, "integer parameter '%s' needs AOTC_SHAPES or AOTC_VALUE",
+			           p->name);
+			errors++;
+		} else if (!p->is_pointer && !dtype_is_integer(p->dtype) && p->value < 0) {
+			diag_error(d, p->loc, "parameter '%s' needs AOTC_VALUE", p->name);
+			errors++;
+		}
+	}
+	return errors;
+}

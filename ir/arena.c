@@ -1,0 +1,94 @@
+#include "arena.h"
+
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util.h"
+
+struct arena_block {
+	arena_block *next;
+	size_t used, size;
+	max_align_t data[];
+};
+
+enum { BLOCK_SIZE = 64 * 1024 };
+
+void arena_init(arena *a) { a->head = NULL; }
+
+void arena_finish(arena *a)
+{
+	arena_block *b = a->head;
+	while (b) {
+		arena_block *next = b->next;
+		free(b);
+		b = next;
+	}
+	a->head = NULL;
+}
+
+void *arena_alloc(arena *a, size_t size)
+{
+	size_t align = sizeof(max_align_t);
+	size = (size + align - 1) / align * align;
+	arena_block *b = a->head;
+	if (!b || b->size - b->used < size) {
+		size_t cap = size > BLOCK_SIZE ? size : BLOCK_SIZE;
+		b = xmalloc(sizeof *b + cap);
+		b->used = 0;
+		b->size = cap;
+		/* A large one-off block goes behind the current one so the
+		 * current block's free space is not wasted. */
+		if (a->head && cap > BLOCK_SIZE) {
+			b->next = a->head->next;
+			a->head->next = b;
+		} else {
+			b->next = a->head;
+			a->head = b;
+		}
+	}
+	void *p = (char *)b->data + b->used;
+	b->used += size;
+	memset(p, 0, size);
+	return p;
+}
+
+char *arena_strndup(arena *a, const char *s, size_t n)
+{
+	char *p = arena_alloc(a, n + 1);
+	memcpy(p, s, n);
+	p[n] = 0;
+	return p;
+}
+
+char *arena_strdup(arena *a, const char *s) { return arena_strndup(a, s, strlen(s)); }
+
+char *arena_printf(arena *a, const char *fmt, ...)
+{
+	va_list ap, ap2;
+	va_start(ap, fmt);
+	va_copy(ap2, ap);
+	int n = vsnprintf(NULL, 0, fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		die("arena_printf: bad format");
+	char *p = arena_alloc(a, (size_t)n + 1);
+	vsnprintf(p, (size_t)n + 1, fmt, ap2);
+	va_end(ap2);
+	return p;
+}
+
+void arena_grow(arena *a, void **items, size_t *cap, size_t n, size_t elem)
+{
+	if (n <= *cap)
+		return;
+	size_t ncap = *cap ? *cap * 2 : 4;
+	while (ncap < n)
+		ncap *= 2;
+	void *p = arena_alloc(a, ncap * elem);
+	if (*items && *cap)
+		memcpy(p, *items, *cap * elem);
+	*items = p;
+	*cap = ncap;
+}

@@ -1,0 +1,51 @@
+/* Diagnostics in the compilers' format:
+ *
+ *   file:line:col: error: message
+ *      12 | AOTC_TUNE(BX, 1, 2)
+ *         |           ^
+ *
+ * Every user error goes through here; the count decides the exit status.
+ * Internal bugs use die() instead. */
+#ifndef AOTC_DIAG_H
+#define AOTC_DIAG_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+/* A position in a source file. line and col count from 1; line 0 means
+ * "the whole file" (no source line or caret is shown). file is borrowed: it
+ * must outlive every diagnostic that uses it. */
+typedef struct aotc_loc {
+	const char *file;
+	int line, col;
+} aotc_loc;
+
+typedef struct diags {
+	FILE *out;          /* default stderr */
+	int errors, warnings;
+	bool quiet_warnings;
+	/* A small cache of source files so the line of each diagnostic can be
+	 * shown; files are read on first use. */
+	struct diag_source *sources;
+} diags;
+
+void diags_init(diags *d);
+void diags_finish(diags *d);
+
+/* Registers the text of file so diagnostics do not re-read it from disk
+ * (and work for in-memory files). text is copied. */
+void diags_add_source(diags *d, const char *file, const char *text, size_t len);
+
+void diag_error(diags *d, aotc_loc loc, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+void diag_warning(diags *d, aotc_loc loc, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+void diag_note(diags *d, aotc_loc loc, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+/* An error with no position, "aotc: error: message" (bad options, missing
+ * files). */
+void diag_plain_error(diags *d, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+#endif

@@ -1,0 +1,184 @@
+#include "ir.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "util.h"
+
+static const struct {
+	const char *name;
+	size_t size;
+} dtypes[] = {
+	[DT_OTHER] = {"other", 0}, [DT_BOOL] = {"bool", 1},
+	[DT_I8] = {"i8", 1},       [DT_U8] = {"u8", 1},
+	[DT_I16] = {"i16", 2},     [DT_U16] = {"u16", 2},
+	[DT_I32] = {"i32", 4},     [DT_U32] = {"u32", 4},
+	[DT_I64] = {"i64", 8},     [DT_U64] = {"u64", 8},
+	[DT_F16] = {"f16", 2},     [DT_BF16] = {"bf16", 2},
+	[DT_F32] = {"f32", 4},     [DT_F64] = {"f64", 8},
+};
+
+const char *dtype_name(aotc_dtype t) { return dtypes[t].name; }
+size_t dtype_size(aotc_dtype t) { return dtypes[t].size; }
+
+aotc_dtype dtype_from_name(const char *name)
+{
+	for (size_t i = 0; i < COUNTOF(dtypes); i++)
+		if (strcmp(dtypes[i].name, name) == 0)
+			return (aotc_dtype)i;
+	return DT_OTHER;
+}
+
+bool dtype_is_integer(aotc_dtype t) { return t >= DT_BOOL && t <= DT_U64; }
+bool dtype_is_floating(aotc_dtype t) { return t >= DT_F16 && t <= DT_F64; }
+
+bool ir_param_is_integer(const param *p)
+{
+	return !p->is_pointer && dtype_is_integer(p->dtype);
+}
+
+aotc_module *ir_module_create(const char *file)
+{
+	arena a;
+	arena_init(&a);
+	aotc_module *m = arena_alloc(&a, sizeof *m);
+	m->arena = a;
+	m->file = arena_strdup(&m->arena, file);
+	return m;
+}
+
+void ir_module_destroy(aotc_module *m)
+{
+	if (!m)
+		return;
+	arena a = m->arena; /* m itself lives in the arena */
+	arena_finish(&a);
+}
+
+kernel *ir_add_kernel(aotc_module *m, const char *name, aotc_loc loc)
+{
+	arena_grow(&m->arena, (void **)&m->kernels, &m->kernels_cap,
+	           (size_t)m->nkernels + 1, sizeof *m->kernels);
+	kernel *k = &m->kernels[m->nkernels++];
+	memset(k, 0, sizeof *k);
+	k->name = arena_strdup(&m->arena, name);
+	k->loc = loc;
+	return k;
+}
+
+int ir_find_param(const kernel *k, const char *name)
+{
+	for (int i = 0; i < k->nparams; i++)
+		if (strcmp(k->params[i].name, name) == 0)
+			return i;
+	return -1;
+}
+
+int ir_find_tunable(const kernel *k, const char *name)
+{
+	for (int i = 0; i < k->ntunables; i++)
+		if (strcmp(k->tunables[i].name, name) == 0)
+			return i;
+	return -1;
+}
+
+int ir_find_tparam(const kernel *k, const char *name)
+{
+	for (int i = 0; i < k->ntparams; i++)
+		if (strcmp(k->tparams[i].name, name) == 0)
+			return i;
+	return -1;
+}
+
+const kernel *ir_find_kernel(const aotc_module *m, const char *name)
+{
+	for (int i = 0; i < m->nkernels; i++)
+		if (strcmp(m->kernels[i].name, name) == 0)
+			return &m->kernels[i];
+	return NULL;
+}
+
+/* ---- Configurations ---------------------------------------------------- */
+
+static bool satisfies_requires(const kernel *k, const int64_t *values)
+{
+	eval_env env = {.tunables = values, .ntunables = k->ntunables};
+	for (int i = 0; i < k->nrequires; i++) {
+		int64_t v;
+		if (expr_eval(k->requires[i].e, &env, &v) != EVAL_OK || v == 0)
+			return false;
+	}
+	return true;
+}
+
+long ir_enumerate(const kernel *k, bool (*fn)(void *ctx, const int64_t *values),
+                  void *ctx)
+{
+	int n = k->ntunables;
+	if (n == 0)
+		return 0;
+	int *pos = xcalloc((size_t)n, sizeof *pos);
+	int64_t *values = xcalloc((size_t)n, sizeof *values);
+	long count = 0;
+	for (;;) {
+		for (int i = 0; i < n; i++)
+			values[i] = k->tunables[i].values[pos[i]];
+		if (satisfies_requires(k, values)) {
+			count++;
+			if (fn && !fn(ctx, values))
+				break;
+		}
+		/* Odometer: the last tunable turns fastest. */
+		int i = n - 1;
+		while (i >= 0 && ++pos[i] == k->tunables[i].nvalues)
+			pos[i--] = 0;
+		if (i < 0)
+			break;
+	}
+	free(pos);
+	free(values);
+	return count;
+}
+
+static void put_value(strbuf *sb, const tunable *t, int64_t v)
+{
+	if (t->is_bool)
+		strbuf_puts(sb, v ? "true" : "false");
+	else
+		strbuf_printf(sb, "%lld", (long long)v);
+}
+
+char *ir_variant_name(arena *a, const kernel *k, const int64_t *values)
+{
+	strbuf sb;
+	strbuf_init(&sb);
+	strbuf_puts(&sb, k->name);
+	if (k->is_template) {
+		strbuf_putc(&sb, '<');
+		for (int i = 0; i < k->ntparams; i++) {
+			const tparam *tp = &k->tparams[i];
+			if (i)
+				strbuf_puts(&sb, ", ");
+			if (tp->tunable >= 0)
+				put_value(&sb, &k->tunables[tp->tunable], values[tp->tunable]);
+			else
+				strbuf_puts(&sb, tp->default_text ? tp->default_text : "?");
+		}
+		strbuf_putc(&sb, '>');
+	}
+	bool first = true;
+	for (int i = 0; i < k->ntunables; i++) {
+		const tunable *t = &k->tunables[i];
+		if (t->tparam >= 0)
+			continue;
+		strbuf_puts(&sb, first ? "[" : ", ");
+		strbuf_printf(&sb, "%s=", t->name);
+		put_value(&sb, t, values[i]);
+		first = false;
+	}
+	if (!first)
+		strbuf_putc(&sb, ']');
+	char *s = arena_strdup(a, sb.data);
+	strbuf_finish(&sb);
+	return s;
+}

@@ -1,0 +1,209 @@
+/* The kernel IR: what aotc knows about one annotated kernel, independent of
+ * libclang. frontend/ builds it from source; ir_json.c writes it as JSON and
+ * reads it back (how a kernel travels to a machine without libclang); every
+ * later stage (enumerate, tune, heuristic, emit) reads only this.
+ *
+ * Ownership: an aotc_module and everything reachable from it live in the
+ * module's arena; ir_module_destroy() frees it all. */
+#ifndef AOTC_IR_H
+#define AOTC_IR_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "arena.h"
+#include "diag.h"
+#include "expr.h"
+
+#define AOTC_IR_VERSION 1
+
+/* Element types of buffers and scalar parameters. */
+typedef enum aotc_dtype {
+	DT_OTHER,      /* a type aotc cannot fill or compare (structs, ...) */
+	DT_BOOL,
+	DT_I8, DT_U8, DT_I16, DT_U16, DT_I32, DT_U32, DT_I64, DT_U64,
+	DT_F16, DT_BF16, DT_F32, DT_F64,
+} aotc_dtype;
+
+const char *dtype_name(aotc_dtype t);            /* "f32", "i32", ... */
+aotc_dtype dtype_from_name(const char *name);     /* DT_OTHER if unknown */
+bool dtype_is_integer(aotc_dtype t);              /* includes bool */
+bool dtype_is_floating(aotc_dtype t);
+size_t dtype_size(aotc_dtype t);                  /* 0 for DT_OTHER */
+
+typedef struct tparam {
+	const char *name;
+	aotc_loc loc;
+	bool is_type;          /* typename/class parameter */
+	const char *type;      /* spelling of a non-type parameter's type */
+	const char *default_text; /* as written, or NULL */
+	int tunable;           /* index into tunables, or -1 */
+} tparam;
+
+typedef struct param {
+	const char *name;
+	aotc_loc loc;
+	const char *type;      /* full spelling, e.g. "const float *__restrict" */
+	bool is_pointer;
+	bool is_const;         /* pointee const for pointers */
+	aotc_dtype dtype;      /* the scalar type, or the pointee's */
+	const char *elem_type; /* spelling of the scalar or pointee type */
+	/* What accounts for it (SPEC §2): at most one is set. */
+	int buffer;            /* index into buffers, or -1 */
+	int value;             /* index into values, or -1 */
+	int shape;             /* index into shapes, or -1 */
+} param;
+
+typedef struct tunable {
+	const char *name;
+	aotc_loc loc;          /* of the AOTC_TUNE */
+	int tparam;            /* template parameter index, or -1: launch-only */
+	bool is_bool;          /* values were written true/false */
+	int64_t *values;
+	int nvalues;
+} tunable;
+
+/* An expression with the text it was parsed from, so that JSON can carry the
+ * text and re-parse it at the same position. */
+typedef struct aexpr {
+	expr *e;
+	const char *text;
+	aotc_loc loc;          /* where text starts */
+} aexpr;
+
+typedef enum buffer_role { ROLE_IN, ROLE_OUT, ROLE_INOUT } buffer_role;
+typedef enum init_kind { INIT_DEFAULT, INIT_UNIFORM, INIT_ZERO, INIT_CONST } init_kind;
+
+typedef struct buffer_init {
+	init_kind kind;        /* INIT_DEFAULT: uniform(-1, 1) / uniform(0, 16) */
+	double lo, hi;         /* INIT_UNIFORM */
+	double value;          /* INIT_CONST */
+} buffer_init;
+
+typedef struct buffer {
+	int param;
+	aotc_loc loc;
+	aexpr count;           /* elements */
+	buffer_role role;
+	buffer_init init;
+} buffer;
+
+typedef struct value {
+	int param;
+	aotc_loc loc;
+	bool is_float;         /* a floating literal for a floating parameter */
+	double fvalue;
+	aexpr iexpr;           /* otherwise: over shape arguments */
+} value;
+
+typedef enum gen_kind { GEN_POW2, GEN_RANGE, GEN_LIST } gen_kind;
+
+typedef struct shape_dim {
+	int param;             /* the shape argument */
+	aotc_loc loc;
+	gen_kind gen;
+	int64_t lo, hi, step;  /* GEN_POW2 / GEN_RANGE */
+	int64_t *list;         /* GEN_LIST */
+	int nlist;
+} shape_dim;
+
+typedef struct launch {
+	aexpr dims[3];         /* e == NULL: absent (1) */
+	int ndims;             /* 0: no AOTC_GRID/AOTC_BLOCK given */
+	aotc_loc loc;
+} launch;
+
+typedef struct kernel {
+	const char *name;
+	aotc_loc loc;
+	bool is_global;        /* __global__ (CUDA/HIP); false: host kernel */
+	bool is_template;
+	tparam *tparams;
+	int ntparams;
+	param *params;
+	int nparams;
+	tunable *tunables;
+	int ntunables;
+	aexpr *requires;
+	int nrequires;
+	aexpr *valid_ifs;
+	int nvalid_ifs;
+	launch grid, block;
+	aexpr smem;            /* e == NULL: 0 */
+	buffer *buffers;
+	int nbuffers;
+	value *values;
+	int nvalues;
+	shape_dim *shapes;
+	int nshapes;
+	aexpr *features;       /* nfeatures == 0: the shape arguments */
+	int nfeatures;
+	const char *reference; /* NULL: first variant that runs */
+	aotc_loc reference_loc;
+	launch ref_grid, ref_block; /* the reference's own geometry */
+	aexpr ref_smem;
+	bool has_tolerance;
+	double tolerance;
+} kernel;
+
+typedef struct aotc_module {
+	arena arena;
+	const char *file;      /* as given on the command line */
+	char source_hash[33];  /* over the file and its non-system includes */
+	kernel *kernels;
+	int nkernels;
+	size_t kernels_cap;
+} aotc_module;
+
+aotc_module *ir_module_create(const char *file);
+void ir_module_destroy(aotc_module *m);      /* accepts NULL */
+
+/* Appends a zeroed kernel (all indices -1 where that means "none"). */
+kernel *ir_add_kernel(aotc_module *m, const char *name, aotc_loc loc);
+
+int ir_find_param(const kernel *k, const char *name);   /* -1 if none */
+int ir_find_tunable(const kernel *k, const char *name); /* -1 if none */
+int ir_find_tparam(const kernel *k, const char *name);  /* -1 if none */
+const kernel *ir_find_kernel(const aotc_module *m, const char *name);
+
+/* True for a scalar parameter of integer type (a possible shape argument). */
+bool ir_param_is_integer(const param *p);
+
+/* ---- Annotations ------------------------------------------------------- */
+
+/* Parses one annotation (kind is "tune", "require", ...; text is its
+ * argument list as written, starting at loc) into k. Errors are diagnosed;
+ * returns the number of errors. Call ir_check() once all are in. */
+int ir_annotate(aotc_module *m, kernel *k, const char *kind, const char *text,
+                size_t len, aotc_loc loc, diags *d);
+
+/* Checks the whole kernel against SPEC §2 once all annotations are added:
+ * every template parameter tuned or defaulted, every parameter accounted
+ * for, launch-only tunables used, names resolved, at least one tunable.
+ * Returns the number of errors. */
+int ir_check(aotc_module *m, kernel *k, diags *d);
+
+/* ---- Configurations ----------------------------------------------------- */
+
+/* Calls fn with each combination of tunable values (in declaration order,
+ * last tunable fastest) that satisfies every REQUIRE; division by zero or
+ * overflow in a REQUIRE rejects the combination. Returns the count.
+ * fn may be NULL (count only) and returns false to stop early. */
+long ir_enumerate(const kernel *k,
+                  bool (*fn)(void *ctx, const int64_t *values), void *ctx);
+
+/* "sgemm<64, 128, 8, 8, 4>" (template arguments in order, defaults as
+ * written) or, for launch-only tunables, "name<...>[LX=1, ...]". */
+char *ir_variant_name(arena *a, const kernel *k, const int64_t *values);
+
+/* ---- JSON --------------------------------------------------------------- */
+
+/* The IR as a JSON document (pretty, keys in a fixed order); malloc'd. */
+char *ir_to_json(const aotc_module *m);
+
+/* Reads ir_to_json's output back. Errors are diagnosed against path.
+ * Returns NULL on error. */
+aotc_module *ir_from_json(const char *text, size_t len, const char *path, diags *d);
+
+#endif

@@ -1,0 +1,542 @@
+/* IR <-> JSON. Expressions travel as their source text and position and are
+ * re-parsed on the way back, so a read IR is the parsed IR: same trees,
+ * same positions, same diagnostics. */
+#include <stdlib.h>
+#include <string.h>
+
+#include <jansson.h>
+
+#include "ir.h"
+#include "util.h"
+
+static const char *role_names[] = {"in", "out", "inout"};
+static const char *init_names[] = {"default", "uniform", "zero", "const"};
+static const char *gen_names[] = {"pow2", "range", "list"};
+
+/* ---- Writing ------------------------------------------------------------ */
+
+static json_t *jloc(aotc_loc l)
+{
+	return json_sprintf("%s:%d:%d", l.file ? l.file : "", l.line, l.col);
+}
+
+static json_t *jexpr(const aexpr *a)
+{
+	if (!a->e)
+		return json_null();
+	return json_pack("{s:s, s:o}", "text", a->text, "loc", jloc(a->loc));
+}
+
+static json_t *jexprs(const aexpr *list, int n)
+{
+	json_t *arr = json_array();
+	for (int i = 0; i < n; i++)
+		json_array_append_new(arr, jexpr(&list[i]));
+	return arr;
+}
+
+static json_t *jlaunch(const launch *g)
+{
+	if (!g->ndims)
+		return json_null();
+	return json_pack("{s:o, s:o}", "loc", jloc(g->loc), "dims", jexprs(g->dims, g->ndims));
+}
+
+static json_t *jints(const int64_t *v, int n)
+{
+	json_t *arr = json_array();
+	for (int i = 0; i < n; i++)
+		json_array_append_new(arr, json_integer(v[i]));
+	return arr;
+}
+
+static json_t *jkernel(const kernel *k)
+{
+	json_t *o = json_object();
+	json_object_set_new(o, "name", json_string(k->name));
+	json_object_set_new(o, "loc", jloc(k->loc));
+	json_object_set_new(o, "global", json_boolean(k->is_global));
+	json_object_set_new(o, "template", json_boolean(k->is_template));
+
+	json_t *tps = json_array();
+	for (int i = 0; i < k->ntparams; i++) {
+		const tparam *t = &k->tparams[i];
+		json_array_append_new(tps, json_pack("{s:s, s:o, s:b, s:o, s:o, s:o}",
+			"name", t->name, "loc", jloc(t->loc), "is_type", t->is_type,
+			"type", t->type ? json_string(t->type) : json_null(),
+			"default", t->default_text ? json_string(t->default_text) : json_null(),
+			"tunable", t->tunable >= 0 ? json_integer(t->tunable) : json_null()));
+	}
+	json_object_set_new(o, "template_params", tps);
+
+	json_t *ps = json_array();
+	for (int i = 0; i < k->nparams; i++) {
+		const param *p = &k->params[i];
+		const char *role = p->buffer >= 0 ? "buffer" : p->value >= 0 ? "value"
+		                   : p->shape >= 0 ? "shape" : "none";
+		json_array_append_new(ps, json_pack("{s:s, s:o, s:s, s:b, s:b, s:s, s:s, s:s}",
+			"name", p->name, "loc", jloc(p->loc), "type", p->type,
+			"pointer", p->is_pointer, "const", p->is_const,
+			"dtype", dtype_name(p->dtype), "elem_type", p->elem_type,
+			"accounted_by", role));
+	}
+	json_object_set_new(o, "params", ps);
+
+	json_t *ts = json_array();
+	for (int i = 0; i < k->ntunables; i++) {
+		const tunable *t = &k->tunables[i];
+		json_array_append_new(ts, json_pack("{s:s, s:o, s:o, s:b, s:o}",
+			"name", t->name, "loc", jloc(t->loc),
+			"template_param", t->tparam >= 0 ? json_integer(t->tparam) : json_null(),
+			"bool", t->is_bool, "values", jints(t->values, t->nvalues)));
+	}
+	json_object_set_new(o, "tunables", ts);
+	json_object_set_new(o, "require", jexprs(k->requires, k->nrequires));
+	json_object_set_new(o, "valid_if", jexprs(k->valid_ifs, k->nvalid_ifs));
+	json_object_set_new(o, "grid", jlaunch(&k->grid));
+	json_object_set_new(o, "block", jlaunch(&k->block));
+	json_object_set_new(o, "smem", jexpr(&k->smem));
+
+	json_t *bs = json_array();
+	for (int i = 0; i < k->nbuffers; i++) {
+		const buffer *b = &k->buffers[i];
+		json_t *init = json_pack("{s:s}", "kind", init_names[b->init.kind]);
+		if (b->init.kind == INIT_UNIFORM) {
+			json_object_set_new(init, "lo", json_real(b->init.lo));
+			json_object_set_new(init, "hi", json_real(b->init.hi));
+		} else if (b->init.kind == INIT_CONST) {
+			json_object_set_new(init, "value", json_real(b->init.value));
+		}
+		json_array_append_new(bs, json_pack("{s:s, s:o, s:o, s:s, s:o}",
+			"param", k->params[b->param].name, "loc", jloc(b->loc),
+			"count", jexpr(&b->count), "role", role_names[b->role], "init", init));
+	}
+	json_object_set_new(o, "buffers", bs);
+
+	json_t *vs = json_array();
+	for (int i = 0; i < k->nvalues; i++) {
+		const value *v = &k->values[i];
+		json_t *jv = json_pack("{s:s, s:o}", "param", k->params[v->param].name,
+		                       "loc", jloc(v->loc));
+		if (v->is_float)
+			json_object_set_new(jv, "float", json_real(v->fvalue));
+		else
+			json_object_set_new(jv, "expr", jexpr(&v->iexpr));
+		json_array_append_new(vs, jv);
+	}
+	json_object_set_new(o, "values", vs);
+
+	json_t *ss = json_array();
+	for (int i = 0; i < k->nshapes; i++) {
+		const shape_dim *s = &k->shapes[i];
+		json_t *js = json_pack("{s:s, s:o, s:s}", "param", k->params[s->param].name,
+		                       "loc", jloc(s->loc), "gen", gen_names[s->gen]);
+		if (s->gen == GEN_LIST) {
+			json_object_set_new(js, "values", jints(s->list, s->nlist));
+		} else {
+			json_object_set_new(js, "lo", json_integer(s->lo));
+			json_object_set_new(js, "hi", json_integer(s->hi));
+			if (s->gen == GEN_RANGE)
+				json_object_set_new(js, "step", json_integer(s->step));
+		}
+		json_array_append_new(ss, js);
+	}
+	json_object_set_new(o, "shapes", ss);
+	json_object_set_new(o, "features", jexprs(k->features, k->nfeatures));
+
+	if (k->reference)
+		json_object_set_new(o, "reference", json_pack("{s:s, s:o, s:o, s:o, s:o}",
+			"name", k->reference, "loc", jloc(k->reference_loc),
+			"grid", jlaunch(&k->ref_grid), "block", jlaunch(&k->ref_block),
+			"smem", jexpr(&k->ref_smem)));
+	else
+		json_object_set_new(o, "reference", json_null());
+	json_object_set_new(o, "tolerance", k->has_tolerance ? json_real(k->tolerance) : json_null());
+	return o;
+}
+
+char *ir_to_json(const aotc_module *m)
+{
+	json_t *ks = json_array();
+	for (int i = 0; i < m->nkernels; i++)
+		json_array_append_new(ks, jkernel(&m->kernels[i]));
+	json_t *root = json_pack("{s:i, s:s, s:s, s:s, s:o}", "aotc_ir", AOTC_IR_VERSION,
+	                         "aotc_version", AOTC_VERSION_STRING, "file", m->file,
+	                         "source_hash", m->source_hash, "kernels", ks);
+	char *s = json_dumps(root, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(17));
+	json_decref(root);
+	if (!s)
+		die("json_dumps failed");
+	/* Jansson's allocator is malloc, so callers free() it; add the newline
+	 * files end with. */
+	size_t n = strlen(s);
+	char *r = xmalloc(n + 2);
+	memcpy(r, s, n);
+	r[n] = '\n';
+	r[n + 1] = 0;
+	free(s);
+	return r;
+}
+
+/* ---- Reading ------------------------------------------------------------ */
+
+typedef struct reader {
+	aotc_module *m;
+	diags *d;
+	const char *path;
+	const char *where;  /* "kernels[0].tunables[2]", for messages */
+	int errors;
+} reader;
+
+static void bad(reader *r, const char *what)
+{
+	diag_error(r->d, (aotc_loc){r->path, 0, 0}, "invalid IR: %s%s%s", r->where,
+	           r->where[0] ? ": " : "", what);
+	r->errors++;
+}
+
+static const json_t *field(reader *r, const json_t *o, const char *key, json_type type,
+                           bool nullable)
+{
+	const json_t *v = json_object_get(o, key);
+	if ((!v || json_is_null(v)) && nullable)
+		return NULL;
+	if (!v || json_typeof(v) != type || (type == JSON_TRUE && !json_is_boolean(v))) {
+		if (!(v && type == JSON_TRUE && json_is_boolean(v))) {
+			char msg[128];
+			snprintf(msg, sizeof msg, "missing or mistyped '%s'", key);
+			bad(r, msg);
+			return NULL;
+		}
+	}
+	return v;
+}
+
+static const char *str(reader *r, const json_t *o, const char *key, bool nullable)
+{
+	const json_t *v = field(r, o, key, JSON_STRING, nullable);
+	return v ? arena_strdup(&r->m->arena, json_string_value(v)) : NULL;
+}
+
+static bool boolean(reader *r, const json_t *o, const char *key)
+{
+	const json_t *v = field(r, o, key, JSON_TRUE, false);
+	return v && json_is_true(v);
+}
+
+static int64_t integer(reader *r, const json_t *o, const char *key)
+{
+	const json_t *v = field(r, o, key, JSON_INTEGER, false);
+	return v ? json_integer_value(v) : 0;
+}
+
+static double number(reader *r, const json_t *o, const char *key)
+{
+	const json_t *v = json_object_get(o, key);
+	if (!json_is_number(v)) {
+		bad(r, key);
+		return 0;
+	}
+	return json_number_value(v);
+}
+
+static aotc_loc rloc(reader *r, const json_t *o, const char *key)
+{
+	aotc_loc l = {r->m->file, 0, 0};
+	const char *s = str(r, o, key, false);
+	if (!s)
+		return l;
+	const char *c2 = strrchr(s, ':');
+	const char *c1 = c2 ? c2 - 1 : NULL;
+	while (c1 && c1 > s && *c1 != ':')
+		c1--;
+	if (!c2 || !c1 || *c1 != ':') {
+		bad(r, "malformed location");
+		return l;
+	}
+	l.line = atoi(c1 + 1);
+	l.col = atoi(c2 + 1);
+	size_t n = (size_t)(c1 - s);
+	l.file = strlen(r->m->file) == n && !strncmp(r->m->file, s, n)
+	                 ? r->m->file : arena_strndup(&r->m->arena, s, n);
+	return l;
+}
+
+static void rexpr(reader *r, const json_t *v, aexpr *out)
+{
+	if (!v || json_is_null(v))
+		return;
+	if (!json_is_object(v)) {
+		bad(r, "expression must be an object");
+		return;
+	}
+	out->text = str(r, v, "text", false);
+	out->loc = rloc(r, v, "loc");
+	if (!out->text)
+		return;
+	out->e = expr_parse_string(&r->m->arena, r->d, out->text, strlen(out->text), out->loc);
+	if (!out->e)
+		r->errors++;
+}
+
+static aexpr *rexprs(reader *r, const json_t *o, const char *key, int *n)
+{
+	const json_t *arr = field(r, o, key, JSON_ARRAY, false);
+	*n = arr ? (int)json_array_size(arr) : 0;
+	aexpr *list = arena_alloc(&r->m->arena, (size_t)*n * sizeof *list + 1);
+	for (int i = 0; i < *n; i++)
+		rexpr(r, json_array_get(arr, (size_t)i), &list[i]);
+	return list;
+}
+
+static void rlaunch(reader *r, const json_t *o, const char *key, launch *g)
+{
+	const json_t *v = field(r, o, key, JSON_OBJECT, true);
+	if (!v)
+		return;
+	g->loc = rloc(r, v, "loc");
+	int n;
+	aexpr *dims = rexprs(r, v, "dims", &n);
+	if (n < 1 || n > 3) {
+		bad(r, "launch needs 1 to 3 dimensions");
+		return;
+	}
+	memcpy(g->dims, dims, (size_t)n * sizeof *dims);
+	g->ndims = n;
+}
+
+static int64_t *rints(reader *r, const json_t *o, const char *key, int *n)
+{
+	const json_t *arr = field(r, o, key, JSON_ARRAY, false);
+	*n = arr ? (int)json_array_size(arr) : 0;
+	int64_t *v = arena_alloc(&r->m->arena, (size_t)*n * sizeof *v + 1);
+	for (int i = 0; i < *n; i++) {
+		const json_t *x = json_array_get(arr, (size_t)i);
+		if (!json_is_integer(x))
+			bad(r, "expected integers");
+		v[i] = json_integer_value(x);
+	}
+	return v;
+}
+
+static int lookup_name(reader *r, const char **names, int n, const char *name)
+{
+	for (int i = 0; name && i < n; i++)
+		if (!strcmp(names[i], name))
+			return i;
+	bad(r, "unknown name");
+	return -1;
+}
+
+static int pick(reader *r, const char *const *names, int n, const char *s)
+{
+	return lookup_name(r, (const char **)names, n, s);
+}
+
+static int param_index(reader *r, kernel *k, const json_t *o)
+{
+	const char *name = str(r, o, "param", false);
+	int p = name ? ir_find_param(k, name) : -1;
+	if (p < 0)
+		bad(r, "unknown parameter");
+	return p;
+}
+
+static void rkernel(reader *r, const json_t *o)
+{
+	arena *a = &r->m->arena;
+	const char *name = str(r, o, "name", false);
+	if (!name)
+		return;
+	kernel *k = ir_add_kernel(r->m, name, rloc(r, o, "loc"));
+	k->is_global = boolean(r, o, "global");
+	k->is_template = boolean(r, o, "template");
+
+	const json_t *arr = field(r, o, "template_params", JSON_ARRAY, false);
+	k->ntparams = arr ? (int)json_array_size(arr) : 0;
+	k->tparams = arena_alloc(a, (size_t)k->ntparams * sizeof *k->tparams + 1);
+	for (int i = 0; i < k->ntparams; i++) {
+		const json_t *t = json_array_get(arr, (size_t)i);
+		tparam *tp = &k->tparams[i];
+		tp->name = str(r, t, "name", false);
+		tp->loc = rloc(r, t, "loc");
+		tp->is_type = boolean(r, t, "is_type");
+		tp->type = str(r, t, "type", true);
+		tp->default_text = str(r, t, "default", true);
+		tp->tunable = -1;
+		if (r->errors)
+			return;
+	}
+
+	arr = field(r, o, "params", JSON_ARRAY, false);
+	k->nparams = arr ? (int)json_array_size(arr) : 0;
+	k->params = arena_alloc(a, (size_t)k->nparams * sizeof *k->params + 1);
+	for (int i = 0; i < k->nparams; i++) {
+		const json_t *t = json_array_get(arr, (size_t)i);
+		param *p = &k->params[i];
+		p->name = str(r, t, "name", false);
+		p->loc = rloc(r, t, "loc");
+		p->type = str(r, t, "type", false);
+		p->is_pointer = boolean(r, t, "pointer");
+		p->is_const = boolean(r, t, "const");
+		const char *dt = str(r, t, "dtype", false);
+		p->dtype = dt ? dtype_from_name(dt) : DT_OTHER;
+		p->elem_type = str(r, t, "elem_type", false);
+		p->buffer = p->value = p->shape = -1;
+		if (r->errors)
+			return;
+	}
+
+	arr = field(r, o, "tunables", JSON_ARRAY, false);
+	k->ntunables = arr ? (int)json_array_size(arr) : 0;
+	k->tunables = arena_alloc(a, (size_t)k->ntunables * sizeof *k->tunables + 1);
+	for (int i = 0; i < k->ntunables; i++) {
+		const json_t *t = json_array_get(arr, (size_t)i);
+		tunable *tu = &k->tunables[i];
+		tu->name = str(r, t, "name", false);
+		tu->loc = rloc(r, t, "loc");
+		tu->is_bool = boolean(r, t, "bool");
+		tu->values = rints(r, t, "values", &tu->nvalues);
+		tu->tparam = -1;
+		if (tu->nvalues == 0)
+			bad(r, "tunable without values");
+		if (r->errors)
+			return;
+	}
+
+	k->requires = rexprs(r, o, "require", &k->nrequires);
+	k->valid_ifs = rexprs(r, o, "valid_if", &k->nvalid_ifs);
+	rlaunch(r, o, "grid", &k->grid);
+	rlaunch(r, o, "block", &k->block);
+	rexpr(r, json_object_get(o, "smem"), &k->smem);
+
+	arr = field(r, o, "buffers", JSON_ARRAY, false);
+	k->nbuffers = arr ? (int)json_array_size(arr) : 0;
+	k->buffers = arena_alloc(a, (size_t)k->nbuffers * sizeof *k->buffers + 1);
+	for (int i = 0; i < k->nbuffers && !r->errors; i++) {
+		const json_t *t = json_array_get(arr, (size_t)i);
+		buffer *b = &k->buffers[i];
+		b->param = param_index(r, k, t);
+		b->loc = rloc(r, t, "loc");
+		rexpr(r, json_object_get(t, "count"), &b->count);
+		b->role = (buffer_role)pick(r, role_names, 3, str(r, t, "role", false));
+		const json_t *init = field(r, t, "init", JSON_OBJECT, false);
+		if (!init)
+			break;
+		b->init.kind = (init_kind)pick(r, init_names, 4, str(r, init, "kind", false));
+		if (b->init.kind == INIT_UNIFORM) {
+			b->init.lo = number(r, init, "lo");
+			b->init.hi = number(r, init, "hi");
+		} else if (b->init.kind == INIT_CONST) {
+			b->init.value = number(r, init, "value");
+		}
+		if (b->param >= 0)
+			k->params[b->param].buffer = i;
+	}
+
+	arr = field(r, o, "values", JSON_ARRAY, false);
+	k->nvalues = arr ? (int)json_array_size(arr) : 0;
+	k->values = arena_alloc(a, (size_t)k->nvalues * sizeof *k->values + 1);
+	for (int i = 0; i < k->nvalues && !r->errors; i++) {
+		const json_t *t = json_array_get(arr, (size_t)i);
+		value *v = &k->values[i];
+		v->param = param_index(r, k, t);
+		v->loc = rloc(r, t, "loc");
+		if (json_object_get(t, "float")) {
+			v->is_float = true;
+			v->fvalue = number(r, t, "float");
+		} else {
+			rexpr(r, json_object_get(t, "expr"), &v->iexpr);
+			if (!v->iexpr.e)
+				bad(r, "value without expression");
+		}
+		if (v->param >= 0)
+			k->params[v->param].value = i;
+	}
+
+	arr = field(r, o, "shapes", JSON_ARRAY, false);
+	k->nshapes = arr ? (int)json_array_size(arr) : 0;
+	k->shapes = arena_alloc(a, (size_t)k->nshapes * sizeof *k->shapes + 1);
+	for (int i = 0; i < k->nshapes && !r->errors; i++) {
+		const json_t *t = json_array_get(arr, (size_t)i);
+		shape_dim *s = &k->shapes[i];
+		s->param = param_index(r, k, t);
+		s->loc = rloc(r, t, "loc");
+		s->gen = (gen_kind)pick(r, gen_names, 3, str(r, t, "gen", false));
+		if (s->gen == GEN_LIST) {
+			s->list = rints(r, t, "values", &s->nlist);
+			if (s->nlist == 0)
+				bad(r, "empty shape list");
+		} else {
+			s->lo = integer(r, t, "lo");
+			s->hi = integer(r, t, "hi");
+			s->step = s->gen == GEN_RANGE ? integer(r, t, "step") : 0;
+			if (s->lo <= 0 && s->gen == GEN_POW2)
+				bad(r, "pow2 needs lo > 0");
+			if (s->gen == GEN_RANGE && s->step <= 0)
+				bad(r, "range needs step > 0");
+		}
+		if (s->param >= 0)
+			k->params[s->param].shape = i;
+	}
+	k->features = rexprs(r, o, "features", &k->nfeatures);
+
+	const json_t *ref = field(r, o, "reference", JSON_OBJECT, true);
+	if (ref) {
+		k->reference = str(r, ref, "name", false);
+		k->reference_loc = rloc(r, ref, "loc");
+		rlaunch(r, ref, "grid", &k->ref_grid);
+		rlaunch(r, ref, "block", &k->ref_block);
+		rexpr(r, json_object_get(ref, "smem"), &k->ref_smem);
+	}
+	const json_t *tol = json_object_get(o, "tolerance");
+	if (tol && !json_is_null(tol)) {
+		k->has_tolerance = true;
+		k->tolerance = number(r, o, "tolerance");
+	}
+	if (!r->errors)
+		r->errors += ir_check(r->m, k, r->d);
+}
+
+aotc_module *ir_from_json(const char *text, size_t len, const char *path, diags *d)
+{
+	json_error_t err;
+	json_t *root = json_loadb(text, len, 0, &err);
+	if (!root) {
+		diag_error(d, (aotc_loc){path, err.line > 0 ? err.line : 0, err.column > 0 ? err.column : 1},
+		           "invalid JSON: %s", err.text);
+		return NULL;
+	}
+	aotc_module *m = NULL;
+	reader r = {.d = d, .path = path, .where = ""};
+	const json_t *ver = json_object_get(root, "aotc_ir");
+	if (!json_is_integer(ver) || json_integer_value(ver) != AOTC_IR_VERSION) {
+		diag_error(d, (aotc_loc){path, 0, 0}, "not an aotc IR document of version %d",
+		           AOTC_IR_VERSION);
+		goto done;
+	}
+	const json_t *file = json_object_get(root, "file");
+	const json_t *hash = json_object_get(root, "source_hash");
+	const json_t *ks = json_object_get(root, "kernels");
+	if (!json_is_string(file) || !json_is_string(hash) || !json_is_array(ks) ||
+	    strlen(json_string_value(hash)) != 32) {
+		diag_error(d, (aotc_loc){path, 0, 0}, "invalid IR: needs 'file', 'source_hash' and 'kernels'");
+		goto done;
+	}
+	m = ir_module_create(json_string_value(file));
+	memcpy(m->source_hash, json_string_value(hash), 33);
+	r.m = m;
+	char where[64];
+	for (size_t i = 0; i < json_array_size(ks) && !r.errors; i++) {
+		snprintf(where, sizeof where, "kernels[%zu]", i);
+		r.where = where;
+		rkernel(&r, json_array_get(ks, i));
+	}
+	if (r.errors) {
+		ir_module_destroy(m);
+		m = NULL;
+	}
+done:
+	json_decref(root);
+	return m;
+}

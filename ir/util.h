@@ -1,0 +1,48 @@
+/* Process-wide helpers: allocation that cannot fail, internal-bug aborts,
+ * growable strings and whole-file I/O with atomic replace. */
+#ifndef AOTC_UTIL_H
+#define AOTC_UTIL_H
+
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define AOTC_VERSION_STRING "0.1.0"
+#define COUNTOF(a) (sizeof(a) / sizeof((a)[0]))
+
+/* For what cannot happen: prints "aotc: internal error: ..." and aborts. */
+_Noreturn void die(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+void *xmalloc(size_t n);
+void *xcalloc(size_t n, size_t size);
+void *xrealloc(void *p, size_t n);
+char *xstrdup(const char *s);
+
+/* Growable, always NUL-terminated string; caller-owned (strbuf_finish). */
+typedef struct strbuf {
+	char *data;
+	size_t len, cap;
+} strbuf;
+
+void strbuf_init(strbuf *sb);
+void strbuf_finish(strbuf *sb);
+void strbuf_putc(strbuf *sb, char c);
+void strbuf_puts(strbuf *sb, const char *s);
+void strbuf_putn(strbuf *sb, const char *s, size_t n);
+void strbuf_printf(strbuf *sb, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void strbuf_vprintf(strbuf *sb, const char *fmt, va_list ap);
+
+/* Reads a whole file into a malloc'd, NUL-terminated buffer; NULL with errno
+ * set on failure. *len (if non-NULL) gets the byte count. */
+char *read_file(const char *path, size_t *len);
+
+/* Writes data to path through a temporary file in the same directory and
+ * rename(2), so readers see the old file or the new one, never a part.
+ * Returns 0, or -1 with errno set (the temporary is removed). */
+int write_file_atomic(const char *path, const void *data, size_t len);
+
+/* 128-bit content hash as 32 lowercase hex digits into out[33]. */
+void hash_hex(const void *data, size_t len, char out[33]);
+
+#endif

@@ -1,0 +1,68 @@
+/*
+ * aotc.h - annotation macros for aotc, the ahead-of-time autotuning compiler.
+ *
+ * Include this in a kernel source and annotate a kernel template (between the
+ * template head and the declaration) or a non-template __global__ function
+ * (in front of it).  The full language is described in docs/annotations.md.
+ *
+ *   AOTC_TUNE(P, v1, v2, ...)    tunable P takes these values
+ *   AOTC_REQUIRE(expr)           constraint over tunables; failing configs are never built
+ *   AOTC_VALID_IF(expr)          constraint over tunables and shapes; checked before running
+ *   AOTC_GRID(x [, y [, z]])     grid dimensions (expressions over tunables and int params)
+ *   AOTC_BLOCK(x [, y [, z]])    block dimensions
+ *   AOTC_SMEM(expr)              dynamic shared memory in bytes (default 0)
+ *   AOTC_BUFFER(P, count, role [, init])  pointer P: element count, in/out/inout, init
+ *   AOTC_VALUE(P, expr)          value of a non-shape parameter during tuning
+ *   AOTC_SHAPES(name = gen, ...) default tuning space: pow2(lo, hi), range(lo, hi, step), {a, ...}
+ *   AOTC_FEATURES(expr, ...)     what the dispatch tree may split on
+ *   AOTC_REFERENCE(fn)           kernel whose output is the truth
+ *   AOTC_TOLERANCE(tol)          accepted relative error per output buffer
+ *
+ * When __AOTC__ is defined (the aotc frontend defines it) each macro becomes
+ * __attribute__((annotate("aotc.<kind>:<arguments as written>"))); otherwise it
+ * expands to nothing, so the same file compiles unchanged with nvcc, hipcc,
+ * clang, gcc.  The arguments are stringified directly in each macro, never
+ * through a helper, so they are not macro-expanded: the frontend sees exactly
+ * what the user wrote (with whitespace normalised by the preprocessor).
+ *
+ * Valid C (C99 and later) and C++; needs no other header.
+ */
+#ifndef AOTC_H
+#define AOTC_H
+
+#define AOTC_VERSION_MAJOR 0
+#define AOTC_VERSION_MINOR 1
+
+#ifdef __AOTC__
+
+#define AOTC_TUNE(...)      __attribute__((annotate("aotc.tune:" #__VA_ARGS__)))
+#define AOTC_REQUIRE(...)   __attribute__((annotate("aotc.require:" #__VA_ARGS__)))
+#define AOTC_VALID_IF(...)  __attribute__((annotate("aotc.valid_if:" #__VA_ARGS__)))
+#define AOTC_GRID(...)      __attribute__((annotate("aotc.grid:" #__VA_ARGS__)))
+#define AOTC_BLOCK(...)     __attribute__((annotate("aotc.block:" #__VA_ARGS__)))
+#define AOTC_SMEM(...)      __attribute__((annotate("aotc.smem:" #__VA_ARGS__)))
+#define AOTC_BUFFER(...)    __attribute__((annotate("aotc.buffer:" #__VA_ARGS__)))
+#define AOTC_VALUE(...)     __attribute__((annotate("aotc.value:" #__VA_ARGS__)))
+#define AOTC_SHAPES(...)    __attribute__((annotate("aotc.shapes:" #__VA_ARGS__)))
+#define AOTC_FEATURES(...)  __attribute__((annotate("aotc.features:" #__VA_ARGS__)))
+#define AOTC_REFERENCE(...) __attribute__((annotate("aotc.reference:" #__VA_ARGS__)))
+#define AOTC_TOLERANCE(...) __attribute__((annotate("aotc.tolerance:" #__VA_ARGS__)))
+
+#else /* !__AOTC__ */
+
+#define AOTC_TUNE(...)
+#define AOTC_REQUIRE(...)
+#define AOTC_VALID_IF(...)
+#define AOTC_GRID(...)
+#define AOTC_BLOCK(...)
+#define AOTC_SMEM(...)
+#define AOTC_BUFFER(...)
+#define AOTC_VALUE(...)
+#define AOTC_SHAPES(...)
+#define AOTC_FEATURES(...)
+#define AOTC_REFERENCE(...)
+#define AOTC_TOLERANCE(...)
+
+#endif /* __AOTC__ */
+
+#endif /* AOTC_H */

@@ -1,0 +1,1 @@
+configs configs_kernel_select.cu --kernel scale

@@ -1,0 +1,1 @@
+configs configs_launch_only.cu

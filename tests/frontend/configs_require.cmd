@@ -1,0 +1,1 @@
+configs configs_require.cu

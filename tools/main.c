@@ -1,0 +1,336 @@
+/* The aotc driver. Each subcommand is one function that runs the pipeline
+ * stages it needs, in order:
+ *
+ *   parse -> enumerate -> compile -> measure -> heuristic -> emit
+ *
+ * `aotc parse` dumps the IR after the first stage and `aotc configs` after
+ * the second. */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "frontend.h"
+#include "ir.h"
+#include "util.h"
+
+enum { EXIT_DIAG = 1, EXIT_USAGE = 2, EXIT_ENV = 3, EXIT_NO_VARIANT = 4 };
+
+typedef struct options {
+	const char *file;
+	const char *arch;
+	const char *kernel;
+	const char *out_dir;
+	const char *db_dir;
+	const char *shapes;
+	const char *budget;
+	int jobs;
+	long seed;
+	bool quiet, verbose;
+	const char **includes;
+	int nincludes;
+	const char **defines;
+	int ndefines;
+	const char **inputs;   /* positional arguments after the first */
+	int ninputs;
+} options;
+
+typedef struct command {
+	const char *name;
+	const char *synopsis;
+	const char *summary;
+	int (*run)(options *o, diags *d);
+	bool needs_arch;
+	const char *later;     /* set while an issue still has to build it */
+} command;
+
+static const char common_help[] =
+	"Options:\n"
+	"  -I DIR             add DIR to the include path (parser and every compiler)\n"
+	"  -D NAME[=VALUE]    define a macro (parser and every compiler)\n"
+	"  --kernel NAME      only this kernel (default: every tuned kernel in FILE)\n"
+	"  --arch ARCH        sm75..sm120 (CUDA), gfx90a, gfx942... (ROCm), host\n"
+	"  -o DIR             output directory (default .)\n"
+	"  --db DIR           tuning database directory (default ./aotc-db)\n"
+	"  --shapes FILE      JSON array of shape objects, replacing AOTC_SHAPES\n"
+	"  --budget DURATION  cap on tuning time (e.g. 90s, 10m, 1h)\n"
+	"  -j N               compile workers (default: all cores)\n"
+	"  --seed N           seed for buffer contents and shape sampling\n"
+	"  --quiet, --verbose less or more output\n"
+	"  --help, --version\n";
+
+/* ---- Shared steps -------------------------------------------------------- */
+
+static aotc_module *load_module(options *o, diags *d)
+{
+	size_t n = strlen(o->file);
+	if (n > 5 && strcmp(o->file + n - 5, ".json") == 0) {
+		size_t len;
+		char *text = read_file(o->file, &len);
+		if (!text) {
+			diag_plain_error(d, "cannot read '%s': %s", o->file, strerror(errno));
+			return NULL;
+		}
+		aotc_module *m = ir_from_json(text, len, o->file, d);
+		free(text);
+		return m;
+	}
+	frontend_options fo = {
+		.include_dirs = o->includes, .ninclude_dirs = o->nincludes,
+		.defines = o->defines, .ndefines = o->ndefines,
+	};
+	return frontend_parse(o->file, &fo, d);
+}
+
+/* Checks --kernel against the module; returns false after a message. */
+static bool kernel_selected(const options *o, const aotc_module *m, diags *d)
+{
+	if (o->kernel && !ir_find_kernel(m, o->kernel)) {
+		diag_plain_error(d, "no tuned kernel '%s' in '%s'", o->kernel, o->file);
+		return false;
+	}
+	if (m->nkernels == 0) {
+		diag_plain_error(d, "no tuned kernels in '%s' (annotate one with AOTC_TUNE)", o->file);
+		return false;
+	}
+	return true;
+}
+
+/* ---- Subcommands --------------------------------------------------------- */
+
+static int cmd_parse(options *o, diags *d)
+{
+	aotc_module *m = load_module(o, d);
+	if (!m)
+		return EXIT_DIAG;
+	char *json = ir_to_json(m);
+	fputs(json, stdout);
+	free(json);
+	ir_module_destroy(m);
+	return 0;
+}
+
+typedef struct print_ctx {
+	const kernel *k;
+	arena *a;
+} print_ctx;
+
+static bool print_config(void *ctx, const int64_t *values)
+{
+	print_ctx *p = ctx;
+	puts(ir_variant_name(p->a, p->k, values));
+	return true;
+}
+
+static int cmd_configs(options *o, diags *d)
+{
+	aotc_module *m = load_module(o, d);
+	if (!m)
+		return EXIT_DIAG;
+	if (!kernel_selected(o, m, d)) {
+		ir_module_destroy(m);
+		return EXIT_USAGE;
+	}
+	for (int i = 0; i < m->nkernels; i++) {
+		const kernel *k = &m->kernels[i];
+		if (o->kernel && strcmp(o->kernel, k->name) != 0)
+			continue;
+		arena scratch;
+		arena_init(&scratch);
+		print_ctx ctx = {k, &scratch};
+		long n = ir_enumerate(k, print_config, &ctx);
+		printf("%s: %ld configuration%s\n", k->name, n, n == 1 ? "" : "s");
+		arena_finish(&scratch);
+	}
+	ir_module_destroy(m);
+	return 0;
+}
+
+static const command commands[] = {
+	{"compile", "compile FILE --arch ARCH [options]",
+	 "parse, tune (or reuse the database), build the heuristic, emit", NULL, true, "issue 5"},
+	{"tune", "tune FILE --arch ARCH [options]", "parse and tune only: fill the database",
+	 NULL, true, "issue 3"},
+	{"emit", "emit FILE --arch ARCH [options]",
+	 "build the heuristic and emit from the database; needs no GPU", NULL, true, "issue 5"},
+	{"eval", "eval FILE --arch ARCH [options]",
+	 "measure the emitted choice against every variant on held-out shapes", NULL, true,
+	 "issue 4"},
+	{"parse", "parse FILE [options]", "print the IR as JSON (FILE may also be IR JSON)",
+	 cmd_parse, false, NULL},
+	{"configs", "configs FILE [--kernel K] [options]", "list the valid configurations",
+	 cmd_configs, false, NULL},
+	{"report", "report DB", "summarise a database: winners, slowdowns, the tree", NULL,
+	 false, "issue 4"},
+	{"link", "link DIR... -o FILE", "one dispatch across architectures, with fallback",
+	 NULL, false, "issue 5"},
+};
+
+static void usage(FILE *f)
+{
+	fputs("usage: aotc COMMAND FILE [options]\n\nCommands:\n", f);
+	for (size_t i = 0; i < COUNTOF(commands); i++)
+		fprintf(f, "  aotc %-38s %s\n", commands[i].synopsis, commands[i].summary);
+	fputs("\nRun 'aotc COMMAND --help' for a command's options.\n", f);
+}
+
+static void command_help(const command *c)
+{
+	printf("usage: aotc %s\n\n%s.\n", c->synopsis, c->summary);
+	if (c->later)
+		printf("(Not in this version of aotc yet: %s builds it.)\n", c->later);
+	printf("\n%s", common_help);
+}
+
+static const char *known_arches[] = {
+	"sm70", "sm75", "sm80", "sm86", "sm87", "sm89", "sm90", "sm90a", "sm100", "sm100a",
+	"sm103", "sm110", "sm120", "gfx908", "gfx90a", "gfx940", "gfx941", "gfx942",
+	"gfx1030", "gfx1100", "host",
+};
+
+static bool arch_known(const char *a)
+{
+	for (size_t i = 0; i < COUNTOF(known_arches); i++)
+		if (strcmp(known_arches[i], a) == 0)
+			return true;
+	return false;
+}
+
+static bool parse_int(const char *s, long lo, long hi, long *out)
+{
+	char *end;
+	errno = 0;
+	long v = strtol(s, &end, 10);
+	if (errno || end == s || *end || v < lo || v > hi)
+		return false;
+	*out = v;
+	return true;
+}
+
+int main(int argc, char **argv)
+{
+	diags d;
+	diags_init(&d);
+	if (argc < 2) {
+		usage(stderr);
+		return EXIT_USAGE;
+	}
+	if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "version")) {
+		printf("aotc %s\nlibclang: %s\n", AOTC_VERSION_STRING, frontend_clang_version());
+		return 0;
+	}
+	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
+		usage(stdout);
+		return 0;
+	}
+	const command *cmd = NULL;
+	for (size_t i = 0; i < COUNTOF(commands); i++)
+		if (!strcmp(commands[i].name, argv[1]))
+			cmd = &commands[i];
+	if (!cmd) {
+		fprintf(stderr, "aotc: unknown command '%s'\n", argv[1]);
+		usage(stderr);
+		return EXIT_USAGE;
+	}
+
+	enum { OPT_KERNEL = 256, OPT_ARCH, OPT_DB, OPT_SHAPES, OPT_BUDGET, OPT_SEED,
+	       OPT_QUIET, OPT_VERBOSE, OPT_HELP, OPT_VERSION };
+	static const struct option longopts[] = {
+		{"kernel", required_argument, NULL, OPT_KERNEL},
+		{"arch", required_argument, NULL, OPT_ARCH},
+		{"db", required_argument, NULL, OPT_DB},
+		{"shapes", required_argument, NULL, OPT_SHAPES},
+		{"budget", required_argument, NULL, OPT_BUDGET},
+		{"seed", required_argument, NULL, OPT_SEED},
+		{"quiet", no_argument, NULL, OPT_QUIET},
+		{"verbose", no_argument, NULL, OPT_VERBOSE},
+		{"help", no_argument, NULL, OPT_HELP},
+		{"version", no_argument, NULL, OPT_VERSION},
+		{0},
+	};
+	options o = {.out_dir = ".", .db_dir = "aotc-db"};
+	o.includes = xcalloc((size_t)argc, sizeof *o.includes);
+	o.defines = xcalloc((size_t)argc, sizeof *o.defines);
+	o.inputs = xcalloc((size_t)argc, sizeof *o.inputs);
+	int status = EXIT_USAGE;
+	long n;
+	int c;
+	optind = 2;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":I:D:o:j:", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'I': o.includes[o.nincludes++] = optarg; break;
+		case 'D': o.defines[o.ndefines++] = optarg; break;
+		case 'o': o.out_dir = optarg; break;
+		case 'j':
+			if (!parse_int(optarg, 1, 1024, &n)) {
+				fprintf(stderr, "aotc: -j needs a number from 1 to 1024, not '%s'\n", optarg);
+				goto out;
+			}
+			o.jobs = (int)n;
+			break;
+		case OPT_KERNEL: o.kernel = optarg; break;
+		case OPT_ARCH: o.arch = optarg; break;
+		case OPT_DB: o.db_dir = optarg; break;
+		case OPT_SHAPES: o.shapes = optarg; break;
+		case OPT_BUDGET: o.budget = optarg; break;
+		case OPT_SEED:
+			if (!parse_int(optarg, 0, 2147483647L, &o.seed)) {
+				fprintf(stderr, "aotc: --seed needs a non-negative number, not '%s'\n", optarg);
+				goto out;
+			}
+			break;
+		case OPT_QUIET: o.quiet = true; break;
+		case OPT_VERBOSE: o.verbose = true; break;
+		case OPT_HELP:
+			command_help(cmd);
+			status = 0;
+			goto out;
+		case OPT_VERSION:
+			printf("aotc %s\nlibclang: %s\n", AOTC_VERSION_STRING, frontend_clang_version());
+			status = 0;
+			goto out;
+		case ':':
+			fprintf(stderr, "aotc %s: option '%s' needs an argument\n", cmd->name, argv[optind - 1]);
+			goto out;
+		default:
+			fprintf(stderr, "aotc %s: unknown option '%s'\n", cmd->name, argv[optind - 1]);
+			goto out;
+		}
+	}
+	for (int i = optind; i < argc; i++)
+		o.inputs[o.ninputs++] = argv[i];
+	d.quiet_warnings = o.quiet;
+
+	if (cmd->later) {
+		fprintf(stderr, "aotc %s: not in this version of aotc yet (%s builds it)\n",
+		        cmd->name, cmd->later);
+		goto out;
+	}
+	if (o.ninputs != 1) {
+		fprintf(stderr, "aotc %s: %s\nusage: aotc %s\n", cmd->name,
+		        o.ninputs ? "takes one FILE" : "needs a FILE", cmd->synopsis);
+		goto out;
+	}
+	o.file = o.inputs[0];
+	if (cmd->needs_arch && !o.arch) {
+		fprintf(stderr, "aotc %s: needs --arch (e.g. --arch sm90 or --arch host)\n", cmd->name);
+		goto out;
+	}
+	if (o.arch && !arch_known(o.arch)) {
+		fprintf(stderr, "aotc %s: unknown architecture '%s'\n", cmd->name, o.arch);
+		goto out;
+	}
+	status = cmd->run(&o, &d);
+	if (d.errors && status == 0)
+		status = EXIT_DIAG;
+	if (status == EXIT_DIAG && d.errors)
+		fprintf(stderr, "%d error%s generated.\n", d.errors, d.errors == 1 ? "" : "s");
+out:
+	free(o.includes);
+	free(o.defines);
+	free(o.inputs);
+	diags_finish(&d);
+	return status;
+}
