@@ -194,6 +194,37 @@ static bool macro_args(const char *buf, size_t size, unsigned offset, const char
 	return true;
 }
 
+/* Whether raw source text and the preprocessor's stringification of it
+ * hold the same tokens: comments and whitespace runs count as one space. */
+static bool same_tokens(const char *raw, size_t len, const char *str)
+{
+	strbuf sb;
+	strbuf_init(&sb);
+	bool space = false;
+	for (size_t i = 0; i < len; i++) {
+		if (raw[i] == '/' && i + 1 < len && raw[i + 1] == '/') {
+			while (i < len && raw[i] != '\n')
+				i++;
+			space = true;
+		} else if (raw[i] == '/' && i + 1 < len && raw[i + 1] == '*') {
+			for (i += 2; i + 1 < len && !(raw[i] == '*' && raw[i + 1] == '/'); i++)
+				;
+			i++;
+			space = true;
+		} else if (isspace((unsigned char)raw[i]) || raw[i] == '\\') {
+			space = true;
+		} else {
+			if (space && sb.len)
+				strbuf_putc(&sb, ' ');
+			space = false;
+			strbuf_putc(&sb, raw[i]);
+		}
+	}
+	bool same = strcmp(sb.data, str) == 0;
+	strbuf_finish(&sb);
+	return same;
+}
+
 static void add_annotation(walk *w, fn *f, CXCursor attr)
 {
 	CXString s = clang_getCursorSpelling(attr);
@@ -214,17 +245,60 @@ static void add_annotation(walk *w, fn *f, CXCursor attr)
 	snprintf(macro, sizeof macro, "AOTC_%s", a.kind);
 	for (char *p = macro; *p; p++)
 		*p = (char)toupper((unsigned char)*p);
+	/* The preprocessor's text of the arguments (macros in them expanded)
+	 * decides; the source text is used when it holds the same tokens, so
+	 * that positions point into the argument. */
+	const char *args = colon ? colon + 1 : "";
 	size_t size = 0;
 	const char *buf = file ? clang_getFileContents(w->tu, file, &size) : NULL;
-	if (!buf || !macro_args(buf, size, offset, macro, a.loc, &a.text, &a.len, &a.loc)) {
-		/* Reached through another macro: use the stringified arguments,
-		 * positioned at the use. */
-		const char *args = colon ? colon + 1 : "";
+	const char *raw;
+	size_t rawlen;
+	aotc_loc rawloc;
+	if (buf && macro_args(buf, size, offset, macro, a.loc, &raw, &rawlen, &rawloc)) {
+		a.loc = rawloc;
+		if (same_tokens(raw, rawlen, args)) {
+			a.text = raw;
+			a.len = rawlen;
+		} else {
+			a.text = arena_strdup(&w->m->arena, args);
+			a.len = strlen(args);
+		}
+	} else {
 		a.text = arena_strdup(&w->m->arena, args);
 		a.len = strlen(args);
 	}
 	clang_disposeString(s);
 	ARENA_PUSH(&w->m->arena, f->annots, f->nannots, f->annots_cap, a);
+}
+
+/* A parameter's type as a caller sees it: qualifiers of the parameter
+ * itself (`float *__restrict`, `const int`) do not change the signature. */
+static const char *parameter_type_key(arena *a, const char *spelling)
+{
+	strbuf sb;
+	strbuf_init(&sb);
+	strbuf_puts(&sb, spelling);
+	const char *drop[] = {"__restrict", "restrict", "const", "volatile"};
+	bool changed = true;
+	while (changed) {
+		changed = false;
+		while (sb.len && sb.data[sb.len - 1] == ' ')
+			sb.data[--sb.len] = 0;
+		for (size_t i = 0; i < COUNTOF(drop); i++) {
+			size_t n = strlen(drop[i]);
+			if (sb.len > n && strcmp(sb.data + sb.len - n, drop[i]) == 0 &&
+			    (sb.data[sb.len - n - 1] == ' ' || sb.data[sb.len - n - 1] == '*')) {
+				sb.data[sb.len -= n] = 0;
+				changed = true;
+			}
+		}
+	}
+	const char *r = sb.data;
+	if (!strchr(r, '*') && strncmp(r, "const ", 6) == 0)
+		r += 6;
+	char *out = arena_strdup(a, r);
+	strbuf_finish(&sb);
+	return out;
 }
 
 static enum CXChildVisitResult visit_fn_child(CXCursor c, CXCursor parent, CXClientData data)
@@ -242,7 +316,8 @@ static enum CXChildVisitResult visit_fn_child(CXCursor c, CXCursor parent, CXCli
 		break;
 	case CXCursor_ParmDecl: {
 		CXType t = clang_getCanonicalType(clang_getCursorType(c));
-		const char *spelling = take(&w->m->arena, clang_getTypeSpelling(t));
+		const char *spelling = parameter_type_key(&w->m->arena,
+			take(&w->m->arena, clang_getTypeSpelling(t)));
 		ARENA_PUSH(&w->m->arena, f->param_types, f->nparams, f->params_cap, spelling);
 		break;
 	}
@@ -385,7 +460,7 @@ static void add_tparam(walk *w, kernel *k, CXCursor c, size_t *cap)
 
 static void add_param(walk *w, kernel *k, CXCursor c, size_t *cap)
 {
-	param p = {.buffer = -1, .value = -1, .shape = -1};
+	param p = {.buffer = -1, .value = -1, .shape = -1, .vec = 1};
 	arena *a = &w->m->arena;
 	p.name = take(a, clang_getCursorSpelling(c));
 	p.loc = cursor_loc(w, c);
@@ -407,6 +482,8 @@ static void add_param(walk *w, kernel *k, CXCursor c, size_t *cap)
 		if (tp >= 0 && k->tparams[tp].is_type && k->tparams[tp].default_text)
 			name = k->tparams[tp].default_text;
 		p.dtype = dtype_of_name(name);
+		if (p.dtype == DT_OTHER && p.is_pointer)
+			p.dtype = dtype_of_vector(name, &p.vec);
 	}
 	if (!p.name[0]) {
 		diag_error(w->d, p.loc, "parameter %d of '%s' needs a name", k->nparams + 1, k->name);

@@ -22,6 +22,19 @@ typedef struct aparser {
 
 static int nerrors(aparser *p) { return p->errors + p->l.errors; }
 
+static void claim(aotc_module *m, kernel *k, const char *name)
+{
+	ARENA_PUSH(&m->arena, k->claimed, k->nclaimed, k->claimed_cap, name);
+}
+
+static bool claimed(const kernel *k, const char *name)
+{
+	for (int i = 0; i < k->nclaimed; i++)
+		if (strcmp(k->claimed[i], name) == 0)
+			return true;
+	return false;
+}
+
 static void error_at(aparser *p, aotc_loc loc, const char *fmt, const char *arg)
 {
 	diag_error(p->d, loc, fmt, arg);
@@ -134,6 +147,7 @@ static void parse_tune(aparser *p)
 	const char *name = parse_ident(p, "a tunable name");
 	if (!name)
 		return;
+	claim(p->m, p->k, name);
 	tunable t = {.name = name, .loc = p->loc, .tparam = -1};
 	size_t cap = 0;
 	bool all_bool = true;
@@ -251,7 +265,10 @@ static void parse_buffer(aparser *p)
 	buffer b = {.param = -1, .loc = p->loc};
 	aotc_loc nloc = p->l.tok.loc;
 	const char *name = parse_ident(p, "a parameter name");
-	if (!name || !expect(p, ",") || !parse_aexpr(p, &b.count) || !expect(p, ","))
+	if (!name)
+		return;
+	claim(p->m, p->k, name);
+	if (!expect(p, ",") || !parse_aexpr(p, &b.count) || !expect(p, ","))
 		return;
 	aotc_loc rloc = p->l.tok.loc;
 	const char *role = parse_ident(p, "a role (in, out or inout)");
@@ -289,8 +306,11 @@ static void parse_buffer(aparser *p)
 		return;
 	}
 	if (pp->dtype == DT_OTHER) {
-		diag_error(p->d, nloc, "AOTC_BUFFER: aotc cannot fill elements of type '%s'",
-		           pp->elem_type);
+		/* A type parameter without default has its own diagnostic. */
+		int tp = ir_find_tparam(p->k, pp->elem_type);
+		if (tp < 0 || !p->k->tparams[tp].is_type)
+			diag_error(p->d, nloc, "AOTC_BUFFER: aotc cannot fill elements of type '%s'",
+			           pp->elem_type);
 		p->errors++;
 		return;
 	}
@@ -311,10 +331,19 @@ static void parse_value(aparser *p)
 	value v = {.param = -1, .loc = p->loc};
 	aotc_loc nloc = p->l.tok.loc;
 	const char *name = parse_ident(p, "a parameter name");
-	if (!name || !expect(p, ","))
+	if (!name)
+		return;
+	claim(p->m, p->k, name);
+	if (!expect(p, ","))
 		return;
 	v.param = ir_find_param(p->k, name);
 	param *pp = v.param >= 0 ? &p->k->params[v.param] : NULL;
+	if (!pp) {
+		diag_error(p->d, nloc, "AOTC_VALUE: '%s' is not a parameter of '%s'", name,
+		           p->k->name);
+		p->errors++;
+		return;
+	}
 	bool floating = pp && !pp->is_pointer && dtype_is_floating(pp->dtype);
 	bool literal = p->l.tok.kind == TOK_INT || p->l.tok.kind == TOK_FLOAT ||
 	               lexer_is(&p->l, "-") || lexer_is(&p->l, "+");
@@ -332,12 +361,6 @@ static void parse_value(aparser *p)
 	}
 	if (!expect_end(p))
 		return;
-	if (!pp) {
-		diag_error(p->d, nloc, "AOTC_VALUE: '%s' is not a parameter of '%s'", name,
-		           p->k->name);
-		p->errors++;
-		return;
-	}
 	if (pp->is_pointer) {
 		diag_error(p->d, nloc, "AOTC_VALUE: '%s' is a pointer; use AOTC_BUFFER", name);
 		p->errors++;
@@ -434,8 +457,20 @@ static void parse_shapes(aparser *p)
 	do {
 		shape_dim s = {.param = -1, .loc = p->l.tok.loc};
 		const char *name = parse_ident(p, "a shape argument");
-		if (!name || !expect(p, "=") || !parse_gen(p, &s))
-			return;
+		if (name)
+			claim(p->m, p->k, name);
+		if (!name || !expect(p, "=") || !parse_gen(p, &s)) {
+			/* Skip to the next dimension so that its errors show too. */
+			int depth = 0;
+			while (!at_end(p) && !(depth == 0 && lexer_is(&p->l, ","))) {
+				if (lexer_is(&p->l, "(") || lexer_is(&p->l, "{"))
+					depth++;
+				else if ((lexer_is(&p->l, ")") || lexer_is(&p->l, "}")) && depth > 0)
+					depth--;
+				lexer_next(&p->l);
+			}
+			continue;
+		}
 		s.param = ir_find_param(p->k, name);
 		if (s.param < 0) {
 			diag_error(p->d, s.loc, "AOTC_SHAPES: '%s' is not a parameter of '%s'", name,
@@ -452,6 +487,8 @@ static void parse_shapes(aparser *p)
 		}
 		ARENA_PUSH(&p->m->arena, dims, n, cap, s);
 	} while (lexer_accept(&p->l, ","));
+	if (nerrors(p))
+		return;
 	if (!expect_end(p))
 		return;
 	p->k->shapes = dims;
@@ -523,8 +560,9 @@ int ir_annotate(aotc_module *m, kernel *k, const char *kind, const char *text,
 	}
 	aparser p = {.m = m, .k = k, .d = d, .macro = kinds[i].macro, .loc = loc, .text = text};
 	lexer_init(&p.l, &m->arena, d, text, len, loc);
-	if (at_end(&p) && strcmp(kind, "features") != 0) {
+	if (at_end(&p)) {
 		diag_error(d, loc, "%s needs arguments", p.macro);
+		claim(m, k, arena_printf(&m->arena, "#%s", kind));
 		return 1;
 	}
 	switch (i) {
@@ -541,6 +579,8 @@ int ir_annotate(aotc_module *m, kernel *k, const char *kind, const char *text,
 	case 10: parse_reference(&p); break;
 	case 11: parse_tolerance(&p); break;
 	}
+	if (nerrors(&p))
+		claim(m, k, arena_printf(&m->arena, "#%s", kind));
 	return nerrors(&p);
 }
 
@@ -553,8 +593,29 @@ typedef struct scope_ctx {
 	bool tunables, params, shapes_only;
 } scope_ctx;
 
+/* A defaulted, untuned template parameter whose default is a constant
+ * (`int PAD = 1`) may be used in expressions. */
+static bool tparam_constant(const tparam *tp, int64_t *value)
+{
+	if (tp->is_type || tp->tunable >= 0 || !tp->default_text)
+		return false;
+	arena a;
+	arena_init(&a);
+	diags quiet;
+	diags_init(&quiet);
+	quiet.out = NULL; /* a default like `TILE * 2` is simply not a constant */
+	expr *e = expr_parse_string(&a, &quiet, tp->default_text, strlen(tp->default_text),
+	                            tp->loc);
+	expr_scope none = {0};
+	bool ok = e && expr_resolve(e, &none, &quiet) == 0 &&
+	          expr_eval(e, &(eval_env){0}, value) == EVAL_OK;
+	diags_finish(&quiet);
+	arena_finish(&a);
+	return ok;
+}
+
 static bool lookup(void *ctx, const char *name, aotc_loc loc, name_kind *kind,
-                   int *index, bool *diagnosed)
+                   int *index, int64_t *value, bool *diagnosed)
 {
 	scope_ctx *s = ctx;
 	int t = ir_find_tunable(s->k, name);
@@ -588,8 +649,19 @@ static bool lookup(void *ctx, const char *name, aotc_loc loc, name_kind *kind,
 		return false;
 	}
 	int tp = ir_find_tparam(s->k, name);
+	if (tp >= 0 && tparam_constant(&s->k->tparams[tp], value)) {
+		*kind = NAME_CONST;
+		return true;
+	}
+	if (claimed(s->k, name)) {
+		*diagnosed = true; /* its annotation already failed */
+		return false;
+	}
 	if (tp >= 0) {
-		diag_error(s->d, loc, "%s: template parameter '%s' is not tuned", s->what, name);
+		/* Without a default it has its own error already. */
+		if (s->k->tparams[tp].default_text)
+			diag_error(s->d, loc, "%s: template parameter '%s' is not tuned and its default is not a constant",
+			           s->what, name);
 		*diagnosed = true;
 	}
 	return false;
@@ -663,14 +735,14 @@ int ir_check(aotc_module *m, kernel *k, diags *d)
 			diag_error(d, tp->loc, "type template parameter '%s' needs a default (aotc tunes integer and bool parameters)",
 			           tp->name);
 			errors++;
-		} else if (!tp->is_type && t < 0 && !tp->default_text) {
+		} else if (!tp->is_type && t < 0 && !tp->default_text && !claimed(k, tp->name)) {
 			diag_error(d, tp->loc, "template parameter '%s' has no AOTC_TUNE and no default",
 			           tp->name);
 			errors++;
 		}
 	}
 
-	if (k->ntunables == 0) {
+	if (k->ntunables == 0 && !claimed(k, "#tune")) {
 		diag_error(d, k->loc, "kernel '%s' has no tunables (add AOTC_TUNE)", k->name);
 		errors++;
 	}
@@ -714,11 +786,11 @@ int ir_check(aotc_module *m, kernel *k, diags *d)
 	}
 
 	if (k->is_global) {
-		if (!k->grid.ndims) {
+		if (!k->grid.ndims && !claimed(k, "#grid")) {
 			diag_error(d, k->loc, "kernel '%s' needs AOTC_GRID", k->name);
 			errors++;
 		}
-		if (!k->block.ndims) {
+		if (!k->block.ndims && !claimed(k, "#block")) {
 			diag_error(d, k->loc, "kernel '%s' needs AOTC_BLOCK", k->name);
 			errors++;
 		}
@@ -738,6 +810,8 @@ int ir_check(aotc_module *m, kernel *k, diags *d)
 
 	for (int i = 0; i < k->nparams; i++) {
 		param *p = &k->params[i];
+		if (claimed(k, p->name) && p->buffer < 0 && p->value < 0 && p->shape < 0)
+			continue;
 		if (p->shape >= 0 && p->value >= 0) {
 			diag_error(d, k->values[p->value].loc, "AOTC_VALUE: '%s' is already a shape argument",
 			           p->name);

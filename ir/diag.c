@@ -85,6 +85,8 @@ static void show_line(diags *d, aotc_loc loc)
 static void report(diags *d, aotc_loc loc, const char *kind, const char *fmt,
                    va_list ap)
 {
+	if (!d->out)
+		return;
 	if (loc.file && loc.line > 0)
 		fprintf(d->out, "%s:%d:%d: %s: ", loc.file, loc.line, loc.col, kind);
 	else if (loc.file)

@@ -21,7 +21,7 @@ typedef struct aotc_loc {
 } aotc_loc;
 
 typedef struct diags {
-	FILE *out;          /* default stderr */
+	FILE *out;          /* default stderr; NULL: count, print nothing */
 	int errors, warnings;
 	bool quiet_warnings;
 	/* A small cache of source files so the line of each diagnostic can be

@@ -516,12 +516,14 @@ int expr_resolve(expr *e, const expr_scope *scope, diags *d)
 	if (e->kind == EXPR_NAME) {
 		name_kind kind = NAME_UNRESOLVED;
 		int index = -1;
+		int64_t value = 0;
 		bool diagnosed = false;
 		if (scope && scope->lookup
 		    && scope->lookup(scope->ctx, e->name, e->loc, &kind, &index,
-		                     &diagnosed)) {
+		                     &value, &diagnosed)) {
 			e->name_kind = kind;
 			e->index = index;
+			e->value = value;
 			return 0;
 		}
 		e->name_kind = NAME_UNRESOLVED;
@@ -663,6 +665,10 @@ eval_status expr_eval(const expr *e, const eval_env *env, int64_t *out)
 	case EXPR_NAME: {
 		const int64_t *vals = NULL;
 		int n = 0;
+		if (e->name_kind == NAME_CONST) {
+			*out = e->value;
+			return EVAL_OK;
+		}
 		if (env && e->name_kind == NAME_TUNABLE) {
 			vals = env->tunables;
 			n = env->ntunables;
@@ -868,7 +874,9 @@ static void print_c(strbuf *sb, const expr *e, const expr_c_style *st)
 			strbuf_printf(sb, "INT64_C(%" PRId64 ")", e->value);
 		break;
 	case EXPR_NAME:
-		if (st && st->name)
+		if (e->name_kind == NAME_CONST)
+			strbuf_printf(sb, "INT64_C(%" PRId64 ")", e->value);
+		else if (st && st->name)
 			st->name(st->ctx, sb, e);
 		else
 			strbuf_puts(sb, e->name);

@@ -100,12 +100,13 @@ typedef enum name_kind {
 	NAME_UNRESOLVED,
 	NAME_TUNABLE, /* index into the kernel's tunables */
 	NAME_PARAM,   /* index into the kernel's function parameters */
+	NAME_CONST,   /* a fixed value (a defaulted template parameter), in value */
 } name_kind;
 
 typedef struct expr {
 	expr_kind kind;
 	aotc_loc loc;        /* of the operator, name, literal or function */
-	int64_t value;       /* EXPR_INT */
+	int64_t value;       /* EXPR_INT; EXPR_NAME bound to NAME_CONST */
 	const char *name;    /* EXPR_NAME */
 	name_kind name_kind; /* EXPR_NAME, set by expr_resolve */
 	int index;           /* EXPR_NAME, set by expr_resolve */
@@ -125,12 +126,13 @@ expr *expr_parse_string(arena *a, diags *d, const char *text, size_t len,
 
 /* ---- Names ------------------------------------------------------------- */
 
-/* Maps a name to a tunable or parameter. Returns false for an unknown name;
- * may also reject a known name by returning false after its own diagnostic
+/* Maps a name to a tunable, a parameter (*index) or a constant (*index is
+ * *value). Returns false for an unknown name; may
+ * also reject a known name by returning false after its own diagnostic
  * (then it sets *diagnosed). */
 typedef struct expr_scope {
 	bool (*lookup)(void *ctx, const char *name, aotc_loc loc,
-	               name_kind *kind, int *index, bool *diagnosed);
+	               name_kind *kind, int *index, int64_t *value, bool *diagnosed);
 	void *ctx;
 } expr_scope;
 

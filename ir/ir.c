@@ -32,6 +32,33 @@ aotc_dtype dtype_from_name(const char *name)
 bool dtype_is_integer(aotc_dtype t) { return t >= DT_BOOL && t <= DT_U64; }
 bool dtype_is_floating(aotc_dtype t) { return t >= DT_F16 && t <= DT_F64; }
 
+aotc_dtype dtype_of_vector(const char *name, int *lanes)
+{
+	static const struct {
+		const char *prefix;
+		aotc_dtype t;
+	} bases[] = {
+		/* longest prefixes first: "longlong" before "long", "uchar" before "char" */
+		{"ulonglong", DT_U64}, {"longlong", DT_I64}, {"ulong", DT_U64}, {"long", DT_I64},
+		{"uchar", DT_U8}, {"char", DT_I8}, {"ushort", DT_U16}, {"short", DT_I16},
+		{"uint", DT_U32}, {"int", DT_I32}, {"float", DT_F32}, {"double", DT_F64},
+		{"__half", DT_F16}, {"__nv_bfloat16", DT_BF16}, {"half", DT_F16},
+	};
+	for (size_t i = 0; i < COUNTOF(bases); i++) {
+		size_t n = strlen(bases[i].prefix);
+		if (strncmp(name, bases[i].prefix, n) != 0)
+			continue;
+		const char *d = name + n;
+		bool half = bases[i].t == DT_F16 || bases[i].t == DT_BF16;
+		if (d[0] >= (half ? '2' : '1') && d[0] <= (half ? '2' : '4') && d[1] == 0) {
+			*lanes = d[0] - '0';
+			return bases[i].t;
+		}
+		return DT_OTHER;
+	}
+	return DT_OTHER;
+}
+
 bool ir_param_is_integer(const param *p)
 {
 	return !p->is_pointer && dtype_is_integer(p->dtype);

@@ -48,6 +48,7 @@ typedef struct param {
 	bool is_pointer;
 	bool is_const;         /* pointee const for pointers */
 	aotc_dtype dtype;      /* the scalar type, or the pointee's */
+	int vec;               /* lanes of a vector type (float4: 4), else 1 */
 	const char *elem_type; /* spelling of the scalar or pointee type */
 	/* What accounts for it (SPEC §2): at most one is set. */
 	int buffer;            /* index into buffers, or -1 */
@@ -145,6 +146,11 @@ typedef struct kernel {
 	aexpr ref_smem;
 	bool has_tolerance;
 	double tolerance;
+	/* Names, and annotation kinds as "#grid", that a failed annotation was
+	 * about: checks pile no further errors on them. Not part of the IR. */
+	const char **claimed;
+	int nclaimed;
+	size_t claimed_cap;
 } kernel;
 
 typedef struct aotc_module {
@@ -169,6 +175,10 @@ const kernel *ir_find_kernel(const aotc_module *m, const char *name);
 
 /* True for a scalar parameter of integer type (a possible shape argument). */
 bool ir_param_is_integer(const param *p);
+
+/* Scalar type of a CUDA vector type name ("float4" -> f32, *lanes 4;
+ * "__half2" -> f16, 2); DT_OTHER if name is none. */
+aotc_dtype dtype_of_vector(const char *name, int *lanes);
 
 /* ---- Annotations ------------------------------------------------------- */
 

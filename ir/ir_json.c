@@ -74,10 +74,10 @@ static json_t *jkernel(const kernel *k)
 		const param *p = &k->params[i];
 		const char *role = p->buffer >= 0 ? "buffer" : p->value >= 0 ? "value"
 		                   : p->shape >= 0 ? "shape" : "none";
-		json_array_append_new(ps, json_pack("{s:s, s:o, s:s, s:b, s:b, s:s, s:s, s:s}",
+		json_array_append_new(ps, json_pack("{s:s, s:o, s:s, s:b, s:b, s:s, s:i, s:s, s:s}",
 			"name", p->name, "loc", jloc(p->loc), "type", p->type,
 			"pointer", p->is_pointer, "const", p->is_const,
-			"dtype", dtype_name(p->dtype), "elem_type", p->elem_type,
+			"dtype", dtype_name(p->dtype), "lanes", p->vec, "elem_type", p->elem_type,
 			"accounted_by", role));
 	}
 	json_object_set_new(o, "params", ps);
@@ -195,19 +195,22 @@ static void bad(reader *r, const char *what)
 	r->errors++;
 }
 
+static void mistyped(reader *r, const char *key)
+{
+	char msg[128];
+	snprintf(msg, sizeof msg, "missing or mistyped '%s'", key);
+	bad(r, msg);
+}
+
 static const json_t *field(reader *r, const json_t *o, const char *key, json_type type,
                            bool nullable)
 {
 	const json_t *v = json_object_get(o, key);
 	if ((!v || json_is_null(v)) && nullable)
 		return NULL;
-	if (!v || json_typeof(v) != type || (type == JSON_TRUE && !json_is_boolean(v))) {
-		if (!(v && type == JSON_TRUE && json_is_boolean(v))) {
-			char msg[128];
-			snprintf(msg, sizeof msg, "missing or mistyped '%s'", key);
-			bad(r, msg);
-			return NULL;
-		}
+	if (!v || json_typeof(v) != type) {
+		mistyped(r, key);
+		return NULL;
 	}
 	return v;
 }
@@ -220,8 +223,10 @@ static const char *str(reader *r, const json_t *o, const char *key, bool nullabl
 
 static bool boolean(reader *r, const json_t *o, const char *key)
 {
-	const json_t *v = field(r, o, key, JSON_TRUE, false);
-	return v && json_is_true(v);
+	const json_t *v = json_object_get(o, key);
+	if (!json_is_boolean(v))
+		mistyped(r, key);
+	return json_is_true(v);
 }
 
 static int64_t integer(reader *r, const json_t *o, const char *key)
@@ -234,7 +239,7 @@ static double number(reader *r, const json_t *o, const char *key)
 {
 	const json_t *v = json_object_get(o, key);
 	if (!json_is_number(v)) {
-		bad(r, key);
+		mistyped(r, key);
 		return 0;
 	}
 	return json_number_value(v);
@@ -382,6 +387,9 @@ static void rkernel(reader *r, const json_t *o)
 		const char *dt = str(r, t, "dtype", false);
 		p->dtype = dt ? dtype_from_name(dt) : DT_OTHER;
 		p->elem_type = str(r, t, "elem_type", false);
+		p->vec = (int)integer(r, t, "lanes");
+		if (p->vec < 1 || p->vec > 4)
+			bad(r, "lanes must be 1 to 4");
 		p->buffer = p->value = p->shape = -1;
 		if (r->errors)
 			return;

@@ -303,11 +303,6 @@ int main(int argc, char **argv)
 		o.inputs[o.ninputs++] = argv[i];
 	d.quiet_warnings = o.quiet;
 
-	if (cmd->later) {
-		fprintf(stderr, "aotc %s: not in this version of aotc yet (%s builds it)\n",
-		        cmd->name, cmd->later);
-		goto out;
-	}
 	if (o.ninputs != 1) {
 		fprintf(stderr, "aotc %s: %s\nusage: aotc %s\n", cmd->name,
 		        o.ninputs ? "takes one FILE" : "needs a FILE", cmd->synopsis);
@@ -320,6 +315,11 @@ int main(int argc, char **argv)
 	}
 	if (o.arch && !arch_known(o.arch)) {
 		fprintf(stderr, "aotc %s: unknown architecture '%s'\n", cmd->name, o.arch);
+		goto out;
+	}
+	if (cmd->later) {
+		fprintf(stderr, "aotc %s: not in this version of aotc yet (%s builds it)\n",
+		        cmd->name, cmd->later);
 		goto out;
 	}
 	status = cmd->run(&o, &d);

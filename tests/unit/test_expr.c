@@ -53,10 +53,11 @@ static const char *const tunable_names[] = {
 static const char *const param_names[] = { "M", "N", "K", "MIN", "MAX" };
 
 static bool lookup(void *ctx, const char *name, aotc_loc loc, name_kind *kind,
-                   int *index, bool *diagnosed)
+                   int *index, int64_t *value, bool *diagnosed)
 {
 	(void)ctx;
 	(void)loc;
+	(void)value;
 	(void)diagnosed;
 	for (size_t i = 0; i < COUNTOF(tunable_names); i++)
 		if (strcmp(name, tunable_names[i]) == 0) {
@@ -540,9 +541,10 @@ static void test_eval_errors(void)
 /* A scope with BM, BN (tunables) and M, N, K (parameters) that rejects K
  * itself, with its own diagnostic. */
 static bool small_lookup(void *ctx, const char *name, aotc_loc loc,
-                         name_kind *kind, int *index, bool *diagnosed)
+                         name_kind *kind, int *index, int64_t *value, bool *diagnosed)
 {
 	diags *d = ctx;
+	(void)value;
 	const char *names[] = { "BM", "BN", "M", "N", "K" };
 	for (int i = 0; i < 5; i++) {
 		if (strcmp(name, names[i]) != 0)

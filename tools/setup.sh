@@ -1,0 +1,23 @@
+#!/bin/sh
+# Installs what aotc needs to build and test on Debian 12 / Ubuntu 24.04 and
+# builds it into ./build. Run as root (or with sudo available).
+set -eu
+cd "$(dirname "$0")/.."
+
+pkgs="meson ninja-build pkg-config gcc g++ libclang-16-dev libjansson-dev libxxhash-dev"
+missing=
+for p in $pkgs; do
+	dpkg -s "$p" >/dev/null 2>&1 || missing="$missing $p"
+done
+if [ -n "$missing" ]; then
+	sudo=
+	[ "$(id -u)" -eq 0 ] || sudo=sudo
+	echo "setup: installing$missing"
+	$sudo apt-get update -qq
+	DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends $missing
+fi
+
+if [ ! -f build/build.ninja ]; then
+	meson setup build
+fi
+meson compile -C build

@@ -1,0 +1,16 @@
+#!/bin/sh
+# Builds aotc twice, normally and under AddressSanitizer + UBSan, and runs the
+# whole test suite on both. Exits non-zero if anything fails.
+set -eu
+cd "$(dirname "$0")/.."
+
+[ -f build/build.ninja ] || meson setup build
+meson compile -C build
+meson test -C build --print-errorlogs
+
+[ -f build-asan/build.ninja ] || meson setup build-asan -Db_sanitize=address,undefined -Db_lundef=false
+meson compile -C build-asan
+ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
+UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
+LSAN_OPTIONS=suppressions=$(pwd)/tests/lsan.supp \
+	meson test -C build-asan --print-errorlogs
