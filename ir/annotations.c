@@ -757,8 +757,13 @@ int ir_check(aotc_module *m, kernel *k, diags *d)
 	errors += check_launch(k, d, &k->ref_grid, "AOTC_GRID of the reference", false);
 	errors += check_launch(k, d, &k->ref_block, "AOTC_BLOCK of the reference", false);
 	errors += resolve(k, d, &k->ref_smem, "AOTC_SMEM of the reference", false, true, false);
+	/* Outputs are compared with the reference element by element, so their
+	 * size cannot depend on the variant; inputs (per-block tables) may. */
 	for (int i = 0; i < k->nbuffers; i++)
-		errors += resolve(k, d, &k->buffers[i].count, "AOTC_BUFFER", true, true, false);
+		errors += resolve(k, d, &k->buffers[i].count,
+		                  k->buffers[i].role == ROLE_IN ? "AOTC_BUFFER"
+		                                                : "AOTC_BUFFER of an output",
+		                  k->buffers[i].role == ROLE_IN, true, false);
 	for (int i = 0; i < k->nvalues; i++)
 		errors += resolve(k, d, &k->values[i].iexpr, "AOTC_VALUE", false, true, true);
 	for (int i = 0; i < k->nfeatures; i++)

@@ -19,11 +19,12 @@
  *   AOTC_TOLERANCE(tol)          accepted relative error per output buffer
  *
  * When __AOTC__ is defined (the aotc frontend defines it) each macro becomes
- * __attribute__((annotate("aotc.<kind>:<arguments as written>"))); otherwise it
+ * __attribute__((annotate("aotc.<kind>:" "<arguments>"))); otherwise it
  * expands to nothing, so the same file compiles unchanged with nvcc, hipcc,
- * clang, gcc.  The arguments are stringified directly in each macro, never
- * through a helper, so they are not macro-expanded: the frontend sees exactly
- * what the user wrote (with whitespace normalised by the preprocessor).
+ * clang, gcc.  The arguments are stringified through a helper, so macros in
+ * them are expanded first (AOTC_TUNE(BM, 64, WIDE) with -DWIDE=128); the
+ * frontend reads the source text instead wherever it holds the same tokens,
+ * for exact positions in diagnostics.
  *
  * Valid C (C99 and later) and C++; needs no other header.
  */
@@ -35,18 +36,21 @@
 
 #ifdef __AOTC__
 
-#define AOTC_TUNE(...)      __attribute__((annotate("aotc.tune:" #__VA_ARGS__)))
-#define AOTC_REQUIRE(...)   __attribute__((annotate("aotc.require:" #__VA_ARGS__)))
-#define AOTC_VALID_IF(...)  __attribute__((annotate("aotc.valid_if:" #__VA_ARGS__)))
-#define AOTC_GRID(...)      __attribute__((annotate("aotc.grid:" #__VA_ARGS__)))
-#define AOTC_BLOCK(...)     __attribute__((annotate("aotc.block:" #__VA_ARGS__)))
-#define AOTC_SMEM(...)      __attribute__((annotate("aotc.smem:" #__VA_ARGS__)))
-#define AOTC_BUFFER(...)    __attribute__((annotate("aotc.buffer:" #__VA_ARGS__)))
-#define AOTC_VALUE(...)     __attribute__((annotate("aotc.value:" #__VA_ARGS__)))
-#define AOTC_SHAPES(...)    __attribute__((annotate("aotc.shapes:" #__VA_ARGS__)))
-#define AOTC_FEATURES(...)  __attribute__((annotate("aotc.features:" #__VA_ARGS__)))
-#define AOTC_REFERENCE(...) __attribute__((annotate("aotc.reference:" #__VA_ARGS__)))
-#define AOTC_TOLERANCE(...) __attribute__((annotate("aotc.tolerance:" #__VA_ARGS__)))
+#define AOTC__STRING(...) #__VA_ARGS__
+#define AOTC__ANNOTATE(kind, ...) __attribute__((annotate(kind AOTC__STRING(__VA_ARGS__))))
+
+#define AOTC_TUNE(...)      AOTC__ANNOTATE("aotc.tune:", __VA_ARGS__)
+#define AOTC_REQUIRE(...)   AOTC__ANNOTATE("aotc.require:", __VA_ARGS__)
+#define AOTC_VALID_IF(...)  AOTC__ANNOTATE("aotc.valid_if:", __VA_ARGS__)
+#define AOTC_GRID(...)      AOTC__ANNOTATE("aotc.grid:", __VA_ARGS__)
+#define AOTC_BLOCK(...)     AOTC__ANNOTATE("aotc.block:", __VA_ARGS__)
+#define AOTC_SMEM(...)      AOTC__ANNOTATE("aotc.smem:", __VA_ARGS__)
+#define AOTC_BUFFER(...)    AOTC__ANNOTATE("aotc.buffer:", __VA_ARGS__)
+#define AOTC_VALUE(...)     AOTC__ANNOTATE("aotc.value:", __VA_ARGS__)
+#define AOTC_SHAPES(...)    AOTC__ANNOTATE("aotc.shapes:", __VA_ARGS__)
+#define AOTC_FEATURES(...)  AOTC__ANNOTATE("aotc.features:", __VA_ARGS__)
+#define AOTC_REFERENCE(...) AOTC__ANNOTATE("aotc.reference:", __VA_ARGS__)
+#define AOTC_TOLERANCE(...) AOTC__ANNOTATE("aotc.tolerance:", __VA_ARGS__)
 
 #else /* !__AOTC__ */
 

@@ -1,0 +1,130 @@
+/* The one interface between the tuner and a kind of device. A backend
+ * compiles variants (in the tuner process, from many threads, without a
+ * device) and runs them (in a worker process that owns the device). Nothing
+ * outside runtime/ knows which backend it talks to: it asks rt_backend_for()
+ * and calls through the table.
+ *
+ * Device pointers are opaque 64-bit handles (rt_ptr). All functions return
+ * RT_OK or an rt_status and, on failure, put a one-line reason in err. */
+#ifndef AOTC_BACKEND_H
+#define AOTC_BACKEND_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "util.h"
+
+typedef enum rt_status {
+	RT_OK,
+	RT_ERR_COMPILE,   /* the variant does not compile */
+	RT_ERR_RESOURCES, /* cannot launch: too many threads, registers, shared memory */
+	RT_ERR_FAULT,     /* the kernel faulted (illegal address, trap); the device
+	                     context is unusable: the worker must exit */
+	RT_ERR_ENV,       /* no driver, no device, no compiler */
+	RT_ERR_OTHER,
+} rt_status;
+
+const char *rt_status_name(rt_status s); /* "ok", "compile_error", ... */
+
+typedef uint64_t rt_ptr;
+
+typedef struct rt_device_info {
+	char backend[16];          /* "cuda", "host" */
+	char name[128];            /* "NVIDIA H200" */
+	char arch[16];             /* "sm90", "host" */
+	char hardware_id[192];     /* SPEC §4: cuda_NVIDIA_H200_13.0 */
+	int sm_count;              /* multiprocessors (host: cores) */
+	uint64_t memory_bytes;
+	uint64_t l2_bytes;         /* last-level cache, flushed before timing */
+	int max_threads_per_block;
+	int max_block_dims[3];
+	int64_t max_grid_dims[3];
+	uint64_t smem_per_block;        /* without opt-in */
+	uint64_t smem_per_block_optin;  /* with cudaFuncAttributeMaxDynamicSharedMemorySize */
+	int clock_mhz;
+	char driver_version[32];   /* "13.0" / "580.159.04" as the driver reports */
+	char runtime_version[32];  /* "13.0" */
+} rt_device_info;
+
+/* What to compile: one instantiation of a kernel. */
+typedef struct rt_compile_request {
+	const char *source_path;   /* the kernel file (absolute) */
+	const char *instance;      /* C++ expression naming it: "sgemm<64, 128, 8, 8, 4>" */
+	const char *arch;          /* "sm90", "host" */
+	const char *const *include_dirs;
+	int ninclude_dirs;
+	const char *const *defines;
+	int ndefines;
+} rt_compile_request;
+
+/* A compiled variant: bytes to hand to load() (a CUBIN; the host backend's
+ * shared object), and the symbol to look up in it. malloc'd; rt_blob_finish
+ * frees. */
+typedef struct rt_blob {
+	void *data;
+	size_t size;
+	char *symbol;
+} rt_blob;
+
+void rt_blob_finish(rt_blob *b);
+
+typedef struct rt_launch {
+	uint32_t grid[3], block[3];
+	uint32_t smem;             /* dynamic shared memory bytes */
+} rt_launch;
+
+typedef struct rt_device rt_device;   /* an open device (worker side) */
+typedef struct rt_function rt_function;
+
+typedef struct rt_ops {
+	const char *name;
+
+	/* ---- Compile side: thread-safe, no device needed ---- */
+
+	/* The compiler's identity for the compile cache ("nvrtc 13.0",
+	 * "g++ 12.2.0"); NULL with err set when the compiler is missing. */
+	const char *(*compiler_id)(strbuf *err);
+	/* Compiles one instantiation. On RT_ERR_COMPILE err holds the log. */
+	rt_status (*compile)(const rt_compile_request *req, rt_blob *out, strbuf *err);
+
+	/* ---- Device side: one thread, in the worker ---- */
+
+	rt_status (*open)(rt_device **out, const char *arch, strbuf *err);
+	void (*close)(rt_device *d);                 /* accepts NULL */
+	void (*describe)(rt_device *d, rt_device_info *info);
+
+	/* Loads a blob and finds its symbol. */
+	rt_status (*load)(rt_device *d, const rt_blob *blob, rt_function **out, strbuf *err);
+	void (*unload)(rt_device *d, rt_function *f);
+
+	rt_status (*alloc)(rt_device *d, size_t bytes, rt_ptr *out, strbuf *err);
+	void (*release)(rt_device *d, rt_ptr p);
+	rt_status (*upload)(rt_device *d, rt_ptr dst, const void *src, size_t bytes, strbuf *err);
+	rt_status (*download)(rt_device *d, void *dst, rt_ptr src, size_t bytes, strbuf *err);
+	rt_status (*copy)(rt_device *d, rt_ptr dst, rt_ptr src, size_t bytes, strbuf *err);
+
+	/* Runs f once. args[i] points to the value of parameter i (an rt_ptr
+	 * for pointer parameters, the scalar otherwise), as cuLaunchKernel
+	 * takes them. If ms is non-NULL the launch is timed with device events
+	 * (host: a monotonic clock) and waited for; otherwise it is only
+	 * queued. Opting in to more than the default shared memory is the
+	 * backend's business. */
+	rt_status (*launch)(rt_device *d, rt_function *f, const rt_launch *dims, void **args,
+	                    double *ms, strbuf *err);
+	/* Evicts the last-level cache (writes a buffer larger than it). */
+	rt_status (*flush_cache)(rt_device *d, strbuf *err);
+	/* Waits for all queued work; reports faults of queued launches. */
+	rt_status (*sync)(rt_device *d, strbuf *err);
+} rt_ops;
+
+/* The backend for an --arch ("sm90" -> cuda, "gfx90a" -> hip, "host");
+ * NULL if this build has none for it. */
+const rt_ops *rt_backend_for(const char *arch);
+
+extern const rt_ops rt_host_ops;
+#ifdef AOTC_HAVE_CUDA
+extern const rt_ops rt_cuda_ops;
+#endif
+
+#endif

@@ -1,0 +1,56 @@
+/* Shared by the two halves of the CUDA backend: nvrtc.c (the compile side,
+ * any thread, no device) and driver.c (the device side, in the worker).
+ * Neither libcuda nor libnvrtc is linked: both are dlopen'ed on first use,
+ * so the same aotc binary runs (and compiles for the host backend) on a
+ * machine without either. <cuda.h> and <nvrtc.h> supply only the types. */
+#ifndef AOTC_CUDA_INTERNAL_H
+#define AOTC_CUDA_INTERNAL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include <cuda.h>
+#include <nvrtc.h>
+
+#include "backend.h"
+
+/* One symbol to resolve: the name to try first (the versioned one where
+ * cuda.h renames the entry point), an optional fallback with the same
+ * signature, and where to store it. */
+typedef struct cuda_sym {
+	const char *name;
+	const char *fallback;
+	void **slot;
+} cuda_sym;
+
+/* dlsyms every entry of syms[0..n); false with the first missing name in
+ * *missing. */
+bool cuda_resolve(void *lib, const cuda_sym *syms, size_t n, const char **missing);
+
+/* "sm90" / "sm_90a" -> major 9, minor 0, suffix "a"; false if arch is not an
+ * sm architecture. name (if non-NULL) gets "sm_90a", the -arch spelling. */
+bool cuda_parse_arch(const char *arch, int *major, int *minor, char *name, size_t n);
+
+/* The NVRTC version; false (and *why, if non-NULL, the reason) when NVRTC
+ * cannot be loaded. Thread-safe. */
+bool cuda_nvrtc_version(int *major, int *minor, const char **why);
+
+const char *cuda_compiler_id(strbuf *err);
+rt_status cuda_compile(const rt_compile_request *req, rt_blob *out, strbuf *err);
+
+rt_status cuda_open(rt_device **out, const char *arch, strbuf *err);
+void cuda_close(rt_device *d);
+void cuda_describe(rt_device *d, rt_device_info *info);
+rt_status cuda_load(rt_device *d, const rt_blob *blob, rt_function **out, strbuf *err);
+void cuda_unload(rt_device *d, rt_function *f);
+rt_status cuda_alloc(rt_device *d, size_t bytes, rt_ptr *out, strbuf *err);
+void cuda_release(rt_device *d, rt_ptr p);
+rt_status cuda_upload(rt_device *d, rt_ptr dst, const void *src, size_t bytes, strbuf *err);
+rt_status cuda_download(rt_device *d, void *dst, rt_ptr src, size_t bytes, strbuf *err);
+rt_status cuda_copy(rt_device *d, rt_ptr dst, rt_ptr src, size_t bytes, strbuf *err);
+rt_status cuda_launch(rt_device *d, rt_function *f, const rt_launch *dims, void **args,
+                      double *ms, strbuf *err);
+rt_status cuda_flush_cache(rt_device *d, strbuf *err);
+rt_status cuda_sync(rt_device *d, strbuf *err);
+
+#endif

@@ -1,0 +1,792 @@
+/* The host (CPU) backend: variants are C++ function templates compiled by the
+ * system C++ compiler into shared objects, loaded with dlopen and called
+ * directly. The "device" is this process; device pointers are addresses. */
+#include "backend.h"
+
+#include <ctype.h>
+#include <dirent.h>
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/utsname.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+extern char **environ;
+
+/* ------------------------------------------------------------------ */
+/* Running the compiler                                               */
+/* ------------------------------------------------------------------ */
+
+enum { MAX_CXX_WORDS = 16 };
+
+/* The compiler, resolved once for the process: its command words and the
+ * first line of its --version. */
+static struct {
+	pthread_once_t once;
+	char *words[MAX_CXX_WORDS + 1];
+	int nwords;
+	char *id;          /* NULL when no compiler was found */
+	char version[32];  /* "12.2.0" */
+	char *error;       /* why none was found */
+} cxx = {.once = PTHREAD_ONCE_INIT};
+
+static const char *tmp_root(void)
+{
+	const char *t = getenv("TMPDIR");
+	return t && *t ? t : "/tmp";
+}
+
+/* Spawns argv with stdin from /dev/null. If out_fd >= 0 it becomes the
+ * child's stdout and stderr; if log_path is set, both go to that file (opened
+ * in the child, so no descriptor of ours can leak into other threads'
+ * children). Returns the pid, or -1 with errno set. */
+static pid_t spawn(char *const argv[], int out_fd, const char *log_path)
+{
+	posix_spawn_file_actions_t fa;
+	if (posix_spawn_file_actions_init(&fa) != 0)
+		return -1;
+	int rc = posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+	if (rc == 0 && out_fd >= 0) {
+		rc = posix_spawn_file_actions_adddup2(&fa, out_fd, 1);
+		if (rc == 0)
+			rc = posix_spawn_file_actions_adddup2(&fa, out_fd, 2);
+		if (rc == 0)
+			rc = posix_spawn_file_actions_addclose(&fa, out_fd);
+	} else if (rc == 0 && log_path) {
+		rc = posix_spawn_file_actions_addopen(&fa, 2, log_path,
+		                                      O_WRONLY | O_CREAT | O_TRUNC, 0600);
+		if (rc == 0)
+			rc = posix_spawn_file_actions_adddup2(&fa, 2, 1);
+	}
+	pid_t pid = -1;
+	if (rc == 0)
+		rc = posix_spawnp(&pid, argv[0], &fa, NULL, argv, environ);
+	posix_spawn_file_actions_destroy(&fa);
+	if (rc != 0) {
+		errno = rc;
+		return -1;
+	}
+	return pid;
+}
+
+/* Waits for pid; returns its exit status, or -1 if it died of a signal. */
+static int wait_exit(pid_t pid)
+{
+	int st;
+	while (waitpid(pid, &st, 0) < 0)
+		if (errno != EINTR)
+			return -1;
+	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+/* Runs `words... --version` and returns its first line (malloc'd), or NULL
+ * with a reason in err. */
+static char *version_line(char **words, int nwords, strbuf *err)
+{
+	char *argv[MAX_CXX_WORDS + 2];
+	for (int i = 0; i < nwords; i++)
+		argv[i] = words[i];
+	argv[nwords] = "--version";
+	argv[nwords + 1] = NULL;
+
+	int p[2];
+	if (pipe(p) < 0) {
+		strbuf_printf(err, "pipe: %s", strerror(errno));
+		return NULL;
+	}
+	/* The read end is ours alone; keep it out of every child. */
+	fcntl(p[0], F_SETFD, FD_CLOEXEC);
+	pid_t pid = spawn(argv, p[1], NULL);
+	int e = errno;
+	close(p[1]);
+	if (pid < 0) {
+		close(p[0]);
+		strbuf_printf(err, "cannot run %s: %s", words[0], strerror(e));
+		return NULL;
+	}
+	strbuf out;
+	strbuf_init(&out);
+	char buf[4096];
+	for (;;) {
+		ssize_t n = read(p[0], buf, sizeof buf);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		strbuf_putn(&out, buf, (size_t)n);
+	}
+	close(p[0]);
+	int status = wait_exit(pid);
+	out.data[strcspn(out.data, "\r\n")] = 0;
+	if (status != 0 || !out.data[0]) {
+		strbuf_printf(err, "%s --version failed (exit status %d)", words[0], status);
+		strbuf_finish(&out);
+		return NULL;
+	}
+	return out.data;
+}
+
+/* "c++ (Debian 12.2.0-14+deb12u1) 12.2.0" -> "12.2.0": the first token outside
+ * parentheses shaped like a dotted version. */
+static void short_version(const char *line, char out[32])
+{
+	int depth = 0;
+	const char *p = line;
+	while (*p) {
+		if (*p == '(' || *p == ')') {
+			depth += *p == '(' ? 1 : (depth > 0 ? -1 : 0);
+			p++;
+			continue;
+		}
+		if (isspace((unsigned char)*p)) {
+			p++;
+			continue;
+		}
+		const char *s = p;
+		while (*p && !isspace((unsigned char)*p) && *p != '(' && *p != ')')
+			p++;
+		size_t n = (size_t)(p - s);
+		bool digits = n > 0 && isdigit((unsigned char)s[0]), dot = false;
+		for (size_t i = 0; i < n && digits; i++) {
+			if (s[i] == '.')
+				dot = true;
+			else if (!isdigit((unsigned char)s[i]))
+				digits = false;
+		}
+		if (depth == 0 && digits && dot && n < 32) {
+			memcpy(out, s, n);
+			out[n] = 0;
+			return;
+		}
+	}
+	snprintf(out, 32, "unknown");
+}
+
+/* Splits $CXX on whitespace ("ccache g++" works; quoting does not). */
+static int split_words(const char *s, char **words)
+{
+	int n = 0;
+	while (*s && n < MAX_CXX_WORDS) {
+		while (isspace((unsigned char)*s))
+			s++;
+		const char *b = s;
+		while (*s && !isspace((unsigned char)*s))
+			s++;
+		if (s > b) {
+			char *w = xmalloc((size_t)(s - b) + 1);
+			memcpy(w, b, (size_t)(s - b));
+			w[s - b] = 0;
+			words[n++] = w;
+		}
+	}
+	words[n] = NULL;
+	return n;
+}
+
+static void resolve_cxx(void)
+{
+	strbuf err;
+	strbuf_init(&err);
+	const char *env = getenv("CXX");
+	/* An explicit $CXX is used or reported, never silently replaced. */
+	const char *cands[] = {env, NULL};
+	const char *defaults[] = {"c++", "g++", NULL};
+	const char **list = env && *env ? cands : defaults;
+	for (; *list; list++) {
+		char *words[MAX_CXX_WORDS + 1];
+		int n = split_words(*list, words);
+		if (n == 0)
+			continue;
+		if (err.len)
+			strbuf_puts(&err, "; ");
+		char *line = version_line(words, n, &err);
+		if (line) {
+			memcpy(cxx.words, words, sizeof words);
+			cxx.nwords = n;
+			cxx.id = line;
+			short_version(line, cxx.version);
+			strbuf_finish(&err);
+			return;
+		}
+		for (int i = 0; i < n; i++)
+			free(words[i]);
+	}
+	snprintf(cxx.version, sizeof cxx.version, "none");
+	cxx.error = err.data;
+}
+
+static const char *host_compiler_id(strbuf *err)
+{
+	pthread_once(&cxx.once, resolve_cxx);
+	if (!cxx.id)
+		strbuf_printf(err, "no C++ compiler found: %s", cxx.error);
+	return cxx.id;
+}
+
+/* ------------------------------------------------------------------ */
+/* Compiling                                                          */
+/* ------------------------------------------------------------------ */
+
+extern const char aotc_header_text[];
+extern const size_t aotc_header_text_len;
+
+/* The instance is called through a trampoline generic in its parameter
+ * types: each args[i] is an rt_ptr for a pointer parameter and the value
+ * itself otherwise. memcpy, since nothing promises the alignment. */
+static const char trampoline[] =
+	"\n"
+	"#include <cstddef>\n"
+	"#include <cstdint>\n"
+	"#include <cstring>\n"
+	"#include <type_traits>\n"
+	"#include <utility>\n"
+	"template <class T> static T aotc_arg(void *p)\n"
+	"{\n"
+	"\tusing U = std::remove_cv_t<T>;\n"
+	"\tif constexpr (std::is_pointer_v<U>) {\n"
+	"\t\tstd::uint64_t v;\n"
+	"\t\tstd::memcpy(&v, p, sizeof v);\n"
+	"\t\treturn reinterpret_cast<U>(static_cast<std::uintptr_t>(v));\n"
+	"\t} else {\n"
+	"\t\tU v;\n"
+	"\t\tstd::memcpy(&v, p, sizeof v);\n"
+	"\t\treturn v;\n"
+	"\t}\n"
+	"}\n"
+	"template <class R, class... P, std::size_t... I>\n"
+	"static void aotc_call(R (*f)(P...), void **a, std::index_sequence<I...>)\n"
+	"{\n"
+	"\t(void)a;\n"
+	"\tf(aotc_arg<P>(a[I])...);\n"
+	"}\n"
+	"template <class R, class... P> static void aotc_call(R (*f)(P...), void **a)\n"
+	"{\n"
+	"\taotc_call(f, a, std::index_sequence_for<P...>{});\n"
+	"}\n";
+
+static int write_whole(const char *path, const void *data, size_t len)
+{
+	int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+	if (fd < 0)
+		return -1;
+	const char *p = data;
+	while (len > 0) {
+		ssize_t w = write(fd, p, len);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w < 0) {
+			int e = errno;
+			close(fd);
+			errno = e;
+			return -1;
+		}
+		p += w;
+		len -= (size_t)w;
+	}
+	return close(fd);
+}
+
+/* Removes dir and whatever is in it (one level: all we ever create). */
+static void remove_dir(const char *dir)
+{
+	DIR *d = opendir(dir);
+	if (d) {
+		strbuf path;
+		strbuf_init(&path);
+		struct dirent *e;
+		while ((e = readdir(d))) {
+			if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
+				continue;
+			path.len = 0;
+			strbuf_printf(&path, "%s/%s", dir, e->d_name);
+			unlink(path.data);
+		}
+		strbuf_finish(&path);
+		closedir(d);
+	}
+	rmdir(dir);
+}
+
+static rt_status host_compile(const rt_compile_request *req, rt_blob *out, strbuf *err)
+{
+	memset(out, 0, sizeof *out);
+	if (!host_compiler_id(err))
+		return RT_ERR_ENV;
+	if (strpbrk(req->source_path, "\"\n")) {
+		strbuf_printf(err, "%s: cannot #include a path with '\"' or a newline",
+		              req->source_path);
+		return RT_ERR_COMPILE;
+	}
+	/* The generated file lives elsewhere, so the source must be named
+	 * absolutely (the caller should already have done so). */
+	char *src = req->source_path[0] == '/' ? xstrdup(req->source_path)
+	                                       : realpath(req->source_path, NULL);
+	if (!src) {
+		strbuf_printf(err, "%s: %s", req->source_path, strerror(errno));
+		return RT_ERR_COMPILE;
+	}
+	char *src_dir = xstrdup(src);
+	char *slash = strrchr(src_dir, '/');
+	if (slash == src_dir)
+		slash[1] = 0;
+	else
+		*slash = 0;
+
+	strbuf dir, path, gen;
+	strbuf_init(&dir);
+	strbuf_init(&path);
+	strbuf_init(&gen);
+	strbuf_printf(&dir, "%s/aotc-host-XXXXXX", tmp_root());
+	rt_status st = RT_ERR_OTHER;
+	char **argv = NULL;
+	if (!mkdtemp(dir.data)) {
+		strbuf_printf(err, "mkdtemp %s: %s", dir.data, strerror(errno));
+		st = RT_ERR_ENV;
+		dir.len = 0;
+		goto done;
+	}
+
+	strbuf_printf(&path, "%s/aotc.h", dir.data);
+	if (write_whole(path.data, aotc_header_text, aotc_header_text_len) < 0) {
+		strbuf_printf(err, "%s: %s", path.data, strerror(errno));
+		goto done;
+	}
+	strbuf_printf(&gen, "#include \"%s\"\n%s", src, trampoline);
+	strbuf_printf(&gen, "extern \"C\" void aotc_entry(void **a)\n{\n"
+	                    "\taotc_call(&%s, a);\n}\n", req->instance);
+	path.len = 0;
+	strbuf_printf(&path, "%s/gen.cpp", dir.data);
+	if (write_whole(path.data, gen.data, gen.len) < 0) {
+		strbuf_printf(err, "%s: %s", path.data, strerror(errno));
+		goto done;
+	}
+
+	/* cxx... -std=c++17 -O3 -march=native -fPIC -shared -w -I tmp -I srcdir
+	 * -I... -D... gen.cpp -o gen.so */
+	int nargs = cxx.nwords + 12 + req->ninclude_dirs + req->ndefines;
+	argv = xcalloc((size_t)nargs + 1, sizeof *argv);
+	int n = 0;
+	for (int i = 0; i < cxx.nwords; i++)
+		argv[n++] = xstrdup(cxx.words[i]);
+	const char *fixed[] = {"-std=c++17", "-O3", "-march=native", "-fPIC", "-shared", "-w"};
+	for (size_t i = 0; i < COUNTOF(fixed); i++)
+		argv[n++] = xstrdup(fixed[i]);
+	strbuf a;
+	strbuf_init(&a);
+	strbuf_printf(&a, "-I%s", dir.data);
+	argv[n++] = a.data;
+	strbuf_init(&a);
+	strbuf_printf(&a, "-I%s", src_dir);
+	argv[n++] = a.data;
+	for (int i = 0; i < req->ninclude_dirs; i++) {
+		strbuf_init(&a);
+		strbuf_printf(&a, "-I%s", req->include_dirs[i]);
+		argv[n++] = a.data;
+	}
+	for (int i = 0; i < req->ndefines; i++) {
+		strbuf_init(&a);
+		strbuf_printf(&a, "-D%s", req->defines[i]);
+		argv[n++] = a.data;
+	}
+	argv[n++] = xstrdup(path.data);
+	argv[n++] = xstrdup("-o");
+	path.len = 0;
+	strbuf_printf(&path, "%s/gen.so", dir.data);
+	argv[n++] = xstrdup(path.data);
+	argv[n] = NULL;
+
+	strbuf log;
+	strbuf_init(&log);
+	strbuf_printf(&log, "%s/log", dir.data);
+	pid_t pid = spawn(argv, -1, log.data);
+	if (pid < 0) {
+		strbuf_printf(err, "cannot run %s: %s", argv[0], strerror(errno));
+		strbuf_finish(&log);
+		st = RT_ERR_ENV;
+		goto done;
+	}
+	int status = wait_exit(pid);
+	size_t size;
+	void *so = status == 0 ? read_file(path.data, &size) : NULL;
+	if (!so) {
+		char *text = read_file(log.data, NULL);
+		if (text && text[0]) {
+			strbuf_puts(err, text);
+			/* One trailing newline at most: callers add their own. */
+			while (err->len && err->data[err->len - 1] == '\n')
+				err->data[--err->len] = 0;
+		} else if (status == 0) {
+			strbuf_printf(err, "%s: %s", path.data, strerror(errno));
+		} else {
+			strbuf_printf(err, "%s %s", argv[0],
+			              status < 0 ? "was killed by a signal"
+			                         : "failed with no message");
+		}
+		free(text);
+		strbuf_finish(&log);
+		st = RT_ERR_COMPILE;
+		goto done;
+	}
+	strbuf_finish(&log);
+	out->data = so;
+	out->size = size;
+	out->symbol = xstrdup("aotc_entry");
+	st = RT_OK;
+
+done:
+	if (argv) {
+		for (int i = 0; argv[i]; i++)
+			free(argv[i]);
+		free(argv);
+	}
+	if (dir.len)
+		remove_dir(dir.data);
+	strbuf_finish(&dir);
+	strbuf_finish(&path);
+	strbuf_finish(&gen);
+	free(src_dir);
+	free(src);
+	return st;
+}
+
+/* ------------------------------------------------------------------ */
+/* The device: this process                                           */
+/* ------------------------------------------------------------------ */
+
+struct rt_device {
+	rt_device_info info;
+	unsigned char *flush;
+	size_t flush_size;
+	unsigned char flush_byte;
+};
+
+struct rt_function {
+	void *handle;
+	void (*entry)(void **);
+};
+
+/* "32768K" -> bytes; 0 if unreadable. */
+static uint64_t read_size(const char *path)
+{
+	char *s = read_file(path, NULL);
+	if (!s)
+		return 0;
+	char *end;
+	unsigned long long v = strtoull(s, &end, 10);
+	switch (*end) {
+	case 'K': v <<= 10; break;
+	case 'M': v <<= 20; break;
+	case 'G': v <<= 30; break;
+	default: break;
+	}
+	free(s);
+	return v;
+}
+
+/* The largest cache of the highest level cpu0 sees. */
+static uint64_t llc_bytes(void)
+{
+	uint64_t best = 0;
+	long best_level = 0;
+	char path[96];
+	for (int i = 0; i < 32; i++) {
+		snprintf(path, sizeof path, "/sys/devices/system/cpu/cpu0/cache/index%d/level", i);
+		char *s = read_file(path, NULL);
+		if (!s)
+			break;
+		long level = strtol(s, NULL, 10);
+		free(s);
+		snprintf(path, sizeof path, "/sys/devices/system/cpu/cpu0/cache/index%d/size", i);
+		uint64_t size = read_size(path);
+		if (level > best_level || (level == best_level && size > best)) {
+			best_level = level;
+			best = size;
+		}
+	}
+	return best ? best : 32u << 20;
+}
+
+/* The value of the first "key<spaces>: value" line of /proc/cpuinfo. */
+static bool cpuinfo_field(const char *key, char *out, size_t cap)
+{
+	char *s = read_file("/proc/cpuinfo", NULL);
+	if (!s)
+		return false;
+	bool found = false;
+	size_t klen = strlen(key);
+	for (char *line = s; line && *line; ) {
+		char *nl = strchr(line, '\n');
+		if (nl)
+			*nl = 0;
+		if (strncmp(line, key, klen) == 0 && (line[klen] == '\t' || line[klen] == ' ' ||
+		                                      line[klen] == ':')) {
+			char *v = strchr(line, ':');
+			if (v) {
+				v++;
+				while (*v == ' ' || *v == '\t')
+					v++;
+				snprintf(out, cap, "%s", v);
+				found = true;
+				break;
+			}
+		}
+		line = nl ? nl + 1 : NULL;
+	}
+	free(s);
+	return found;
+}
+
+static void fill_info(rt_device_info *info, uint64_t llc)
+{
+	memset(info, 0, sizeof *info);
+	snprintf(info->backend, sizeof info->backend, "host");
+	snprintf(info->arch, sizeof info->arch, "host");
+	if (!cpuinfo_field("model name", info->name, sizeof info->name) || !info->name[0])
+		snprintf(info->name, sizeof info->name, "unknown CPU");
+	long cores = sysconf(_SC_NPROCESSORS_ONLN);
+	info->sm_count = cores > 0 ? (int)cores : 1;
+	long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+	info->memory_bytes = pages > 0 && page > 0 ? (uint64_t)pages * (uint64_t)page : 0;
+	info->l2_bytes = llc;
+	/* Host kernels are called once per launch: no blocks, no grid. */
+	info->max_threads_per_block = 1;
+	for (int i = 0; i < 3; i++) {
+		info->max_block_dims[i] = 1;
+		info->max_grid_dims[i] = 1;
+	}
+	uint64_t khz = read_size("/sys/devices/system/cpu/cpu0/cpufreq/cpuinfo_max_freq");
+	char mhz[32];
+	if (khz)
+		info->clock_mhz = (int)(khz / 1000);
+	else if (cpuinfo_field("cpu MHz", mhz, sizeof mhz))
+		info->clock_mhz = (int)strtod(mhz, NULL);
+	struct utsname u;
+	if (uname(&u) == 0)
+		snprintf(info->driver_version, sizeof info->driver_version, "%s", u.release);
+	strbuf ignored;
+	strbuf_init(&ignored);
+	host_compiler_id(&ignored);
+	strbuf_finish(&ignored);
+	snprintf(info->runtime_version, sizeof info->runtime_version, "%s", cxx.version);
+
+	/* host_<name>_<compiler version>, with anything unusual as '_'. */
+	char name[sizeof info->name];
+	size_t n = 0;
+	for (const char *p = info->name; *p && n + 1 < sizeof name; p++)
+		name[n++] = isalnum((unsigned char)*p) || *p == '.' || *p == '_' || *p == '-'
+		                    ? *p : '_';
+	name[n] = 0;
+	snprintf(info->hardware_id, sizeof info->hardware_id, "host_%s_%s", name,
+	         info->runtime_version);
+}
+
+static rt_status host_open(rt_device **out, const char *arch, strbuf *err)
+{
+	*out = NULL;
+	if (strcmp(arch, "host") != 0) {
+		strbuf_printf(err, "the host backend cannot run --arch %s", arch);
+		return RT_ERR_ENV;
+	}
+	rt_device *d = xcalloc(1, sizeof *d);
+	fill_info(&d->info, llc_bytes());
+	d->flush_size = (size_t)d->info.l2_bytes * 2;
+	d->flush = aligned_alloc(64, d->flush_size);
+	if (!d->flush) {
+		strbuf_printf(err, "cannot allocate a %zu-byte cache-flush buffer", d->flush_size);
+		free(d);
+		return RT_ERR_ENV;
+	}
+	memset(d->flush, 0, d->flush_size);
+	*out = d;
+	return RT_OK;
+}
+
+static void host_close(rt_device *d)
+{
+	if (!d)
+		return;
+	free(d->flush);
+	free(d);
+}
+
+static void host_describe(rt_device *d, rt_device_info *info) { *info = d->info; }
+
+static rt_status host_load(rt_device *d, const rt_blob *blob, rt_function **out, strbuf *err)
+{
+	(void)d;
+	*out = NULL;
+	strbuf path;
+	strbuf_init(&path);
+	strbuf_printf(&path, "%s/aotc-host-XXXXXX.so", tmp_root());
+	int fd = mkstemps(path.data, 3);
+	if (fd < 0) {
+		strbuf_printf(err, "mkstemps %s: %s", path.data, strerror(errno));
+		strbuf_finish(&path);
+		return RT_ERR_ENV;
+	}
+	const char *p = blob->data;
+	size_t left = blob->size;
+	while (left > 0) {
+		ssize_t w = write(fd, p, left);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w < 0) {
+			strbuf_printf(err, "%s: %s", path.data, strerror(errno));
+			close(fd);
+			unlink(path.data);
+			strbuf_finish(&path);
+			return RT_ERR_ENV;
+		}
+		p += w;
+		left -= (size_t)w;
+	}
+	close(fd);
+	/* Each load is a fresh file, so dlopen never hands back an earlier
+	 * variant; the mapping keeps the inode alive once the name is gone. */
+	void *h = dlopen(path.data, RTLD_NOW | RTLD_LOCAL);
+	unlink(path.data);
+	strbuf_finish(&path);
+	if (!h) {
+		const char *m = dlerror();
+		strbuf_printf(err, "dlopen: %s", m ? m : "failed");
+		return RT_ERR_OTHER;
+	}
+	dlerror();
+	void *sym = dlsym(h, blob->symbol);
+	if (!sym) {
+		const char *m = dlerror();
+		strbuf_printf(err, "dlsym %s: %s", blob->symbol, m ? m : "not found");
+		dlclose(h);
+		return RT_ERR_OTHER;
+	}
+	rt_function *f = xmalloc(sizeof *f);
+	f->handle = h;
+	f->entry = (void (*)(void **))sym;
+	*out = f;
+	return RT_OK;
+}
+
+static void host_unload(rt_device *d, rt_function *f)
+{
+	(void)d;
+	if (!f)
+		return;
+	dlclose(f->handle);
+	free(f);
+}
+
+static rt_status host_alloc(rt_device *d, size_t bytes, rt_ptr *out, strbuf *err)
+{
+	(void)d;
+	/* aligned_alloc wants a multiple of the alignment; 64 keeps buffers on
+	 * their own cache lines and suits any vector width up to AVX-512. */
+	size_t rounded = bytes ? (bytes + 63) / 64 * 64 : 64;
+	void *p = rounded >= bytes ? aligned_alloc(64, rounded) : NULL;
+	if (!p) {
+		strbuf_printf(err, "cannot allocate %zu bytes of host memory", bytes);
+		*out = 0;
+		return RT_ERR_OTHER;
+	}
+	*out = (rt_ptr)(uintptr_t)p;
+	return RT_OK;
+}
+
+static void host_release(rt_device *d, rt_ptr p)
+{
+	(void)d;
+	free((void *)(uintptr_t)p);
+}
+
+static rt_status host_upload(rt_device *d, rt_ptr dst, const void *src, size_t bytes,
+                             strbuf *err)
+{
+	(void)d;
+	(void)err;
+	memcpy((void *)(uintptr_t)dst, src, bytes);
+	return RT_OK;
+}
+
+static rt_status host_download(rt_device *d, void *dst, rt_ptr src, size_t bytes, strbuf *err)
+{
+	(void)d;
+	(void)err;
+	memcpy(dst, (const void *)(uintptr_t)src, bytes);
+	return RT_OK;
+}
+
+static rt_status host_copy(rt_device *d, rt_ptr dst, rt_ptr src, size_t bytes, strbuf *err)
+{
+	(void)d;
+	(void)err;
+	memmove((void *)(uintptr_t)dst, (const void *)(uintptr_t)src, bytes);
+	return RT_OK;
+}
+
+static double now_ms(void)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (double)t.tv_sec * 1e3 + (double)t.tv_nsec / 1e6;
+}
+
+static rt_status host_launch(rt_device *d, rt_function *f, const rt_launch *dims, void **args,
+                             double *ms, strbuf *err)
+{
+	(void)d;
+	(void)dims;
+	(void)err;
+	/* A crash here takes the worker down, which is how the tuner learns
+	 * of it: no signal handling on purpose. */
+	if (!ms) {
+		f->entry(args);
+		return RT_OK;
+	}
+	double t0 = now_ms();
+	f->entry(args);
+	*ms = now_ms() - t0;
+	return RT_OK;
+}
+
+static rt_status host_flush_cache(rt_device *d, strbuf *err)
+{
+	(void)err;
+	/* A new byte each time so no level can keep a line as already-equal;
+	 * the volatile read keeps the stores from being dropped. */
+	memset(d->flush, ++d->flush_byte, d->flush_size);
+	volatile unsigned char sink = d->flush[d->flush_size - 1];
+	(void)sink;
+	return RT_OK;
+}
+
+static rt_status host_sync(rt_device *d, strbuf *err)
+{
+	(void)d;
+	(void)err;
+	return RT_OK;
+}
+
+const rt_ops rt_host_ops = {
+	.name = "host",
+	.compiler_id = host_compiler_id,
+	.compile = host_compile,
+	.open = host_open,
+	.close = host_close,
+	.describe = host_describe,
+	.load = host_load,
+	.unload = host_unload,
+	.alloc = host_alloc,
+	.release = host_release,
+	.upload = host_upload,
+	.download = host_download,
+	.copy = host_copy,
+	.launch = host_launch,
+	.flush_cache = host_flush_cache,
+	.sync = host_sync,
+};

@@ -1,0 +1,189 @@
+#include "shapes.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <jansson.h>
+
+#include "util.h"
+
+void shape_set_init(shape_set *s, const kernel *k)
+{
+	memset(s, 0, sizeof *s);
+	s->params = xcalloc((size_t)k->nparams + 1, sizeof *s->params);
+	for (int i = 0; i < k->nparams; i++)
+		if (k->params[i].shape >= 0)
+			s->params[s->nargs++] = i;
+}
+
+void shape_set_finish(shape_set *s)
+{
+	free(s->params);
+	free(s->values);
+	memset(s, 0, sizeof *s);
+}
+
+const int64_t *shape_row(const shape_set *s, int i) { return s->values + (size_t)i * s->nargs; }
+
+int shape_set_add(shape_set *s, const int64_t *row)
+{
+	size_t w = (size_t)s->nargs;
+	for (int i = 0; i < s->count; i++)
+		if (memcmp(shape_row(s, i), row, w * sizeof *row) == 0)
+			return i;
+	if ((size_t)s->count == s->cap) {
+		s->cap = s->cap ? s->cap * 2 : 64;
+		s->values = xrealloc(s->values, s->cap * (w ? w : 1) * sizeof *row);
+	}
+	memcpy(s->values + (size_t)s->count * w, row, w * sizeof *row);
+	return s->count++;
+}
+
+/* The values one generator produces, malloc'd. */
+static int64_t *gen_values(const shape_dim *g, int *n)
+{
+	int64_t *v = NULL;
+	size_t cap = 0;
+	*n = 0;
+	if (g->gen == GEN_LIST) {
+		v = xmalloc((size_t)g->nlist * sizeof *v);
+		memcpy(v, g->list, (size_t)g->nlist * sizeof *v);
+		*n = g->nlist;
+		return v;
+	}
+	int64_t x = g->gen == GEN_POW2 ? 1 : g->lo;
+	if (g->gen == GEN_POW2)
+		while (x < g->lo)
+			x <<= 1;
+	while (x <= g->hi) {
+		if ((size_t)*n == cap) {
+			cap = cap ? cap * 2 : 16;
+			v = xrealloc(v, cap * sizeof *v);
+		}
+		v[(*n)++] = x;
+		int64_t next;
+		if (g->gen == GEN_POW2 ? __builtin_mul_overflow(x, 2, &next)
+		                       : __builtin_add_overflow(x, g->step, &next))
+			break;
+		x = next;
+	}
+	return v;
+}
+
+bool shapes_from_ir(const kernel *k, shape_set *s, diags *d)
+{
+	if (k->nshapes == 0) {
+		diag_error(d, k->loc, "kernel '%s' has no AOTC_SHAPES; give --shapes FILE", k->name);
+		return false;
+	}
+	/* Generators by shape argument, in parameter order. */
+	int n = s->nargs;
+	int64_t **vals = xcalloc((size_t)n, sizeof *vals);
+	int *counts = xcalloc((size_t)n, sizeof *counts);
+	int *pos = xcalloc((size_t)n, sizeof *pos);
+	int64_t *row = xcalloc((size_t)n + 1, sizeof *row);
+	bool empty = false;
+	for (int a = 0; a < n; a++) {
+		const shape_dim *g = &k->shapes[k->params[s->params[a]].shape];
+		vals[a] = gen_values(g, &counts[a]);
+		empty |= counts[a] == 0;
+	}
+	while (!empty) {
+		for (int a = 0; a < n; a++)
+			row[a] = vals[a][pos[a]];
+		shape_set_add(s, row);
+		int a = n - 1;
+		while (a >= 0 && ++pos[a] == counts[a])
+			pos[a--] = 0;
+		if (a < 0)
+			break;
+	}
+	for (int a = 0; a < n; a++)
+		free(vals[a]);
+	free(vals);
+	free(counts);
+	free(pos);
+	free(row);
+	return true;
+}
+
+bool shapes_from_file(const kernel *k, const char *path, shape_set *s, diags *d)
+{
+	json_error_t err;
+	json_t *root = json_load_file(path, 0, &err);
+	aotc_loc at = {path, 0, 0};
+	if (!root) {
+		if (err.line > 0)
+			at = (aotc_loc){path, err.line, err.column > 0 ? err.column : 1};
+		diag_error(d, at, "cannot read shapes: %s", err.text);
+		return false;
+	}
+	bool ok = false;
+	int64_t *row = xcalloc((size_t)s->nargs + 1, sizeof *row);
+	if (!json_is_array(root) || json_array_size(root) == 0) {
+		diag_error(d, at, "shapes file must be a non-empty JSON array of objects");
+		goto done;
+	}
+	for (size_t i = 0; i < json_array_size(root); i++) {
+		json_t *o = json_array_get(root, i);
+		if (!json_is_object(o)) {
+			diag_error(d, at, "shape %zu is not an object", i);
+			goto done;
+		}
+		for (int a = 0; a < s->nargs; a++) {
+			const char *name = k->params[s->params[a]].name;
+			json_t *v = json_object_get(o, name);
+			if (!json_is_integer(v)) {
+				diag_error(d, at, "shape %zu: '%s' is %s", i, name,
+				           v ? "not an integer" : "missing");
+				goto done;
+			}
+			row[a] = json_integer_value(v);
+		}
+		if (json_object_size(o) != (size_t)s->nargs) {
+			const char *key;
+			json_t *v;
+			json_object_foreach(o, key, v) {
+				int p = ir_find_param(k, key);
+				if (p < 0 || k->params[p].shape < 0) {
+					diag_error(d, at, "shape %zu: '%s' is not a shape argument of '%s'", i,
+					           key, k->name);
+					goto done;
+				}
+			}
+		}
+		shape_set_add(s, row);
+	}
+	ok = true;
+done:
+	free(row);
+	json_decref(root);
+	return ok;
+}
+
+void shape_format(strbuf *sb, const kernel *k, const shape_set *s, int i)
+{
+	const int64_t *row = shape_row(s, i);
+	for (int a = 0; a < s->nargs; a++)
+		strbuf_printf(sb, "%s%s=%lld", a ? " " : "", k->params[s->params[a]].name,
+		              (long long)row[a]);
+}
+
+eval_status shape_param_values(const kernel *k, const shape_set *s, const int64_t *row,
+                               int64_t *params)
+{
+	memset(params, 0, (size_t)k->nparams * sizeof *params);
+	for (int a = 0; a < s->nargs; a++)
+		params[s->params[a]] = row[a];
+	eval_env env = {.params = params, .nparams = k->nparams};
+	for (int i = 0; i < k->nvalues; i++) {
+		const value *v = &k->values[i];
+		if (v->is_float)
+			continue;
+		eval_status st = expr_eval(v->iexpr.e, &env, &params[v->param]);
+		if (st != EVAL_OK)
+			return st;
+	}
+	return EVAL_OK;
+}
