@@ -66,16 +66,14 @@ char *arena_strdup(arena *a, const char *s) { return arena_strndup(a, s, strlen(
 
 char *arena_printf(arena *a, const char *fmt, ...)
 {
-	va_list ap, ap2;
+	strbuf sb;
+	strbuf_init(&sb);
+	va_list ap;
 	va_start(ap, fmt);
-	va_copy(ap2, ap);
-	int n = vsnprintf(NULL, 0, fmt, ap);
+	strbuf_vprintf(&sb, fmt, ap);
 	va_end(ap);
-	if (n < 0)
-		die("arena_printf: bad format");
-	char *p = arena_alloc(a, (size_t)n + 1);
-	vsnprintf(p, (size_t)n + 1, fmt, ap2);
-	va_end(ap2);
+	char *p = arena_strndup(a, sb.data, sb.len);
+	strbuf_finish(&sb);
 	return p;
 }
 

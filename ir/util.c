@@ -88,14 +88,18 @@ void strbuf_puts(strbuf *sb, const char *s) { strbuf_putn(sb, s, strlen(s)); }
 
 void strbuf_vprintf(strbuf *sb, const char *fmt, va_list ap)
 {
+	/* Print into the spare room first; grow and print again if short. */
 	va_list ap2;
 	va_copy(ap2, ap);
-	int n = vsnprintf(NULL, 0, fmt, ap2);
+	size_t room = sb->cap - sb->len;
+	int n = vsnprintf(sb->data + sb->len, room, fmt, ap2);
 	va_end(ap2);
 	if (n < 0)
 		die("strbuf_printf: bad format '%s'", fmt);
-	strbuf_reserve(sb, (size_t)n);
-	vsnprintf(sb->data + sb->len, (size_t)n + 1, fmt, ap);
+	if ((size_t)n >= room) {
+		strbuf_reserve(sb, (size_t)n);
+		vsnprintf(sb->data + sb->len, (size_t)n + 1, fmt, ap);
+	}
 	sb->len += (size_t)n;
 }
 

@@ -569,7 +569,7 @@ static void fill_info(rt_device_info *info, uint64_t llc)
 		info->clock_mhz = (int)strtod(mhz, NULL);
 	struct utsname u;
 	if (uname(&u) == 0)
-		snprintf(info->driver_version, sizeof info->driver_version, "%s", u.release);
+		snprintf(info->driver_version, sizeof info->driver_version, "%.31s", u.release);
 	strbuf ignored;
 	strbuf_init(&ignored);
 	host_compiler_id(&ignored);
