@@ -1,6 +1,7 @@
 #include "util.h"
 
 #include <errno.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -135,6 +136,17 @@ char *read_file(const char *path, size_t *len)
 	return sb.data;
 }
 
+/* umask(2) can only be read by setting it, which races with other threads:
+ * read it once. */
+static pthread_once_t umask_once = PTHREAD_ONCE_INIT;
+static mode_t process_umask;
+
+static void read_umask(void)
+{
+	process_umask = umask(022);
+	umask(process_umask);
+}
+
 int write_file_atomic(const char *path, const void *data, size_t len)
 {
 	size_t n = strlen(path);
@@ -159,9 +171,8 @@ int write_file_atomic(const char *path, const void *data, size_t len)
 	}
 	/* mkstemp creates 0600; emitted sources and databases are ordinary
 	 * files, so honour the umask like fopen would. */
-	mode_t mask = umask(0);
-	umask(mask);
-	if (fchmod(fd, 0666 & ~mask) < 0 || fsync(fd) < 0)
+	pthread_once(&umask_once, read_umask);
+	if (fchmod(fd, 0666 & ~process_umask) < 0 || fsync(fd) < 0)
 		goto fail;
 	if (close(fd) < 0) {
 		fd = -1;

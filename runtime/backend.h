@@ -13,6 +13,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "ir.h"
 #include "util.h"
 
 typedef enum rt_status {
@@ -74,6 +75,16 @@ typedef struct rt_launch {
 	uint32_t smem;             /* dynamic shared memory bytes */
 } rt_launch;
 
+/* Result of comparing an output with the reference, element by element,
+ * accumulated in double. */
+typedef struct rt_compare {
+	double diff_sq;    /* sum of (out - ref)^2 (floats) */
+	double ref_sq;     /* sum of ref^2 (floats) */
+	uint64_t bad;      /* floats: out NaN or infinite where ref is finite;
+	                      integers: out != ref */
+	uint64_t first_bad; /* index of the first bad element (if bad > 0) */
+} rt_compare;
+
 typedef struct rt_device rt_device;   /* an open device (worker side) */
 typedef struct rt_function rt_function;
 
@@ -112,6 +123,12 @@ typedef struct rt_ops {
 	 * backend's business. */
 	rt_status (*launch)(rt_device *d, rt_function *f, const rt_launch *dims, void **args,
 	                    double *ms, strbuf *err);
+	/* Sets bytes bytes at dst to value (poisoning outputs). */
+	rt_status (*memset8)(rt_device *d, rt_ptr dst, uint8_t value, size_t bytes, strbuf *err);
+	/* Compares count scalars of type t at out and ref (see rt_compare);
+	 * on the device, so outputs need not be copied back. */
+	rt_status (*compare)(rt_device *d, rt_ptr out, rt_ptr ref, aotc_dtype t, size_t count,
+	                     rt_compare *res, strbuf *err);
 	/* Evicts the last-level cache (writes a buffer larger than it). */
 	rt_status (*flush_cache)(rt_device *d, strbuf *err);
 	/* Waits for all queued work; reports faults of queued launches. */

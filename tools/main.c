@@ -13,7 +13,9 @@
 
 #include "frontend.h"
 #include "ir.h"
+#include "tune.h"
 #include "util.h"
+#include "worker.h"
 
 enum { EXIT_DIAG = 1, EXIT_USAGE = 2, EXIT_ENV = 3, EXIT_NO_VARIANT = 4 };
 
@@ -147,11 +149,48 @@ static int cmd_configs(options *o, diags *d)
 	return 0;
 }
 
+static int cmd_tune(options *o, diags *d)
+{
+	double budget = 0;
+	if (o->budget && (budget = parse_duration(o->budget)) <= 0) {
+		fprintf(stderr, "aotc tune: --budget needs a duration like 90s, 10m or 1h, not '%s'\n",
+		        o->budget);
+		return EXIT_USAGE;
+	}
+	aotc_module *m = load_module(o, d);
+	if (!m)
+		return EXIT_DIAG;
+	if (!kernel_selected(o, m, d)) {
+		ir_module_destroy(m);
+		return EXIT_USAGE;
+	}
+	tune_options to = {
+		.arch = o->arch, .db_dir = o->db_dir, .shapes_file = o->shapes,
+		.budget_s = budget, .jobs = o->jobs, .seed = (uint64_t)o->seed,
+		.quiet = o->quiet, .verbose = o->verbose,
+		.include_dirs = o->includes, .ninclude_dirs = o->nincludes,
+		.defines = o->defines, .ndefines = o->ndefines,
+	};
+	int status = 0;
+	for (int i = 0; i < m->nkernels && status == 0; i++) {
+		const kernel *k = &m->kernels[i];
+		if (o->kernel && strcmp(o->kernel, k->name) != 0)
+			continue;
+		/* Without --kernel, a file with CUDA and host kernels tunes those
+		 * that fit the architecture. */
+		if (!o->kernel && k->is_global != (strcmp(o->arch, "host") != 0))
+			continue;
+		status = tune_kernel(m, k, &to, d);
+	}
+	ir_module_destroy(m);
+	return status;
+}
+
 static const command commands[] = {
 	{"compile", "compile FILE --arch ARCH [options]",
 	 "parse, tune (or reuse the database), build the heuristic, emit", NULL, true, "issue 5"},
 	{"tune", "tune FILE --arch ARCH [options]", "parse and tune only: fill the database",
-	 NULL, true, "issue 3"},
+	 cmd_tune, true, NULL},
 	{"emit", "emit FILE --arch ARCH [options]",
 	 "build the heuristic and emit from the database; needs no GPU", NULL, true, "issue 5"},
 	{"eval", "eval FILE --arch ARCH [options]",
@@ -216,6 +255,8 @@ int main(int argc, char **argv)
 		usage(stderr);
 		return EXIT_USAGE;
 	}
+	if (!strcmp(argv[1], "__worker"))
+		return worker_main(); /* tuner.c starts us so */
 	if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "version")) {
 		printf("aotc %s\nlibclang: %s\n", AOTC_VERSION_STRING, frontend_clang_version());
 		return 0;
@@ -249,7 +290,7 @@ int main(int argc, char **argv)
 		{"version", no_argument, NULL, OPT_VERSION},
 		{0},
 	};
-	options o = {.out_dir = ".", .db_dir = "aotc-db"};
+	options o = {.out_dir = ".", .db_dir = "aotc-db", .seed = 1};
 	o.includes = xcalloc((size_t)argc, sizeof *o.includes);
 	o.defines = xcalloc((size_t)argc, sizeof *o.defines);
 	o.inputs = xcalloc((size_t)argc, sizeof *o.inputs);

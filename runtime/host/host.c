@@ -2,6 +2,7 @@
  * system C++ compiler into shared objects, loaded with dlopen and called
  * directly. The "device" is this process; device pointers are addresses. */
 #include "backend.h"
+#include "elements.h"
 
 #include <ctype.h>
 #include <dirent.h>
@@ -765,6 +766,24 @@ static rt_status host_flush_cache(rt_device *d, strbuf *err)
 	return RT_OK;
 }
 
+static rt_status host_memset8(rt_device *d, rt_ptr dst, uint8_t value, size_t bytes,
+                              strbuf *err)
+{
+	(void)d;
+	(void)err;
+	memset((void *)(uintptr_t)dst, value, bytes);
+	return RT_OK;
+}
+
+static rt_status host_compare(rt_device *d, rt_ptr out, rt_ptr ref, aotc_dtype t,
+                              size_t count, rt_compare *res, strbuf *err)
+{
+	(void)d;
+	(void)err;
+	elem_compare((const void *)(uintptr_t)out, (const void *)(uintptr_t)ref, t, count, res);
+	return RT_OK;
+}
+
 static rt_status host_sync(rt_device *d, strbuf *err)
 {
 	(void)d;
@@ -787,6 +806,8 @@ const rt_ops rt_host_ops = {
 	.download = host_download,
 	.copy = host_copy,
 	.launch = host_launch,
+	.memset8 = host_memset8,
+	.compare = host_compare,
 	.flush_cache = host_flush_cache,
 	.sync = host_sync,
 };

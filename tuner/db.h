@@ -1,0 +1,106 @@
+/* The tuning database (SPEC §6; docs/database.md): one JSON document per
+ * kernel and hardware id, <db>/<kernel>.<hardware id>.json, plus a journal
+ * beside it (<file>.journal, one JSON measurement a line, fsync'd) so that a
+ * crash or kill loses at most the measurement in flight. db_save() folds the
+ * journal into the document (atomic rename) and removes it.
+ *
+ * Ownership: a tune_db owns everything in it; db_close() frees it. */
+#ifndef AOTC_DB_H
+#define AOTC_DB_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <jansson.h>
+
+#include "diag.h"
+#include "util.h"
+
+#define AOTC_DB_VERSION 1
+
+typedef enum meas_status {
+	MS_OK,            /* correct; time_ms is the median */
+	MS_WRONG,         /* ran, output differs from the reference */
+	MS_FAULT,         /* illegal address, trap, or the worker died */
+	MS_TIMEOUT,       /* did not finish in time */
+	MS_RESOURCES,     /* cannot launch: threads, registers, shared memory */
+	MS_COMPILE_ERROR,
+	MS_INVALID,       /* AOTC_VALID_IF false, or a launch expression failed */
+	MS_SKIPPED,       /* exceeds the device's limits, decided before launching */
+	MS_COUNT,
+} meas_status;
+
+const char *meas_status_name(meas_status s);
+bool meas_status_parse(const char *name, meas_status *out);
+
+typedef struct measurement {
+	int config, shape;     /* indices into the db's configs and shapes */
+	meas_status status;
+	double time_ms;        /* MS_OK: median of samples */
+	double *samples;       /* ms, in launch order */
+	int nsamples;
+	double error;          /* max over outputs of |out - ref| / |ref| (or NaN) */
+	bool screened;         /* stopped early: clearly slower than the best */
+	char *note;            /* why it failed, or NULL */
+} measurement;
+
+typedef struct db_entry {
+	char *name;            /* "sgemm<64, 128, 8, 8, 4>" */
+	int64_t *values;       /* ntunables */
+} db_entry;
+
+typedef struct tune_db {
+	char *path, *journal_path;
+	char *kernel, *source, *source_hash;
+	json_t *hardware;      /* SPEC §6 hardware description */
+	json_t *method;        /* timing method */
+	char **tunables;       /* names */
+	int ntunables;
+	char **shape_args;
+	int nshape_args;
+	db_entry *configs;
+	int nconfigs;
+	int64_t *shapes;       /* nshapes rows of nshape_args */
+	int nshapes;
+	measurement *meas;
+	int nmeas;
+	int *cell;             /* [config * shapes_cap + shape] -> meas index or -1 */
+	int configs_cap, shapes_cap, meas_cap;
+	FILE *journal;
+	int unsaved;           /* journal entries not yet in the document */
+} tune_db;
+
+/* "<dir>/<kernel>.<hwid>.json", malloc'd. */
+char *db_path(const char *dir, const char *kernel, const char *hardware_id);
+
+/* Opens (creating the directory if needed) or loads the database for this
+ * kernel and hardware. Existing measurements, from the document and its
+ * journal, are kept if source_hash matches; otherwise they are dropped and
+ * *invalidated says how many. Returns NULL after a diagnostic (unreadable,
+ * malformed, another kernel's database). hardware and method are
+ * borrowed-and-copied JSON objects. */
+tune_db *db_open(const char *path, const char *kernel, const char *source,
+                 const char *source_hash, const char *const *tunables, int ntunables,
+                 const char *const *shape_args, int nshape_args, json_t *hardware,
+                 json_t *method, int *invalidated, diags *d);
+
+/* Loads a database read-only (for emit/report); NULL after a diagnostic. */
+tune_db *db_load(const char *path, diags *d);
+
+void db_close(tune_db *db); /* accepts NULL; does not save */
+
+int db_config(tune_db *db, const char *name, const int64_t *values); /* find or add */
+int db_shape(tune_db *db, const int64_t *row);                         /* find or add */
+int db_find_config(const tune_db *db, const char *name);               /* -1 if none */
+int db_find_shape(const tune_db *db, const int64_t *row);              /* -1 if none */
+const measurement *db_get(const tune_db *db, int config, int shape);  /* NULL if none */
+
+/* Records m (copied; config and shape must exist) in memory and appends it
+ * to the journal, flushed and fsync'd before returning. Returns -1 with
+ * errno on I/O failure. */
+int db_record(tune_db *db, const measurement *m);
+
+/* Writes the whole document atomically and removes the journal. */
+int db_save(tune_db *db);
+
+#endif

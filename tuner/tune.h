@@ -1,0 +1,33 @@
+/* `aotc tune`: compile every configuration, run and check each on every
+ * shape in a worker process, and record the measurements in the database
+ * (SPEC §5, §6; docs/database.md). */
+#ifndef AOTC_TUNE_H
+#define AOTC_TUNE_H
+
+#include <stdbool.h>
+
+#include "ir.h"
+
+typedef struct tune_options {
+	const char *arch;
+	const char *db_dir;
+	const char *shapes_file;    /* NULL: AOTC_SHAPES */
+	double budget_s;            /* <= 0: no cap */
+	int jobs;                   /* compile threads; 0: all cores */
+	uint64_t seed;
+	bool quiet, verbose;
+	const char *const *include_dirs;
+	int ninclude_dirs;
+	const char *const *defines;
+	int ndefines;
+} tune_options;
+
+/* Tunes kernel k of m. Returns an exit status of SPEC §3: 0, 1 (bad input,
+ * diagnosed), 3 (environment: no device, no compiler, unreadable
+ * database), 4 (no variant ran correctly). */
+int tune_kernel(const aotc_module *m, const kernel *k, const tune_options *o, diags *d);
+
+/* "90s", "10m", "1h30m", "2.5h" or plain seconds; -1 if malformed. */
+double parse_duration(const char *s);
+
+#endif

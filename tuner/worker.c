@@ -1,0 +1,767 @@
+/* Both ends of the worker protocol (worker.h). The worker side keeps, per
+ * shape, every buffer twice on the device (the working copy and a pristine
+ * one it is restored from before each checked run) and a copy of the
+ * reference outputs, so checking a variant never moves data to the host. */
+#include "worker.h"
+
+#include <errno.h>
+#include <math.h>
+#include <poll.h>
+#include <signal.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "backend.h"
+#include "elements.h"
+#include "ir.h"
+#include "shapes.h"
+
+extern char **environ;
+
+/* ---- Worker side --------------------------------------------------------- */
+
+typedef struct wbuf {
+	const buffer *b;
+	aotc_dtype t;
+	size_t scalars, bytes;
+	rt_ptr cur, pristine, ref;
+	size_t cap;          /* bytes allocated for cur and pristine */
+	bool has_ref;
+} wbuf;
+
+typedef struct loaded {
+	char *path, *symbol;
+	rt_function *f;
+} loaded;
+
+typedef struct wstate {
+	const rt_ops *ops;
+	rt_device *dev;
+	aotc_module *m;
+	const kernel *k;
+	shape_set shapes;     /* only for its parameter map */
+	uint64_t seed;
+	/* method */
+	int warmup, screen, min_samples, max_samples;
+	double screen_factor, budget_ms;
+	/* the current shape */
+	bool have_shape;
+	int64_t *row, *params;
+	uint64_t shape_seed;
+	wbuf *bufs;
+	bool have_ref;        /* reference outputs are in bufs[].ref */
+	uint64_t *slots;      /* argument storage, one 8-byte slot per parameter */
+	void **args;
+	loaded *cache;
+	int ncache;
+	size_t cache_cap;
+	strbuf err;
+} wstate;
+
+static FILE *proto; /* the replies' stream: the real stdout */
+
+static void reply(json_t *o)
+{
+	char *s = json_dumps(o, JSON_COMPACT | JSON_REAL_PRECISION(17));
+	fputs(s, proto);
+	fputc('\n', proto);
+	fflush(proto);
+	free(s);
+	json_decref(o);
+}
+
+static json_t *status_reply(const char *status, const char *note)
+{
+	json_t *o = json_pack("{s:s}", "status", status);
+	if (note && *note)
+		json_object_set_new(o, "note", json_string(note));
+	return o;
+}
+
+static uint64_t mix(uint64_t h, uint64_t v)
+{
+	h ^= v + 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2);
+	return h;
+}
+
+/* Scalars: the value a parameter gets for this shape, in its own type. */
+static void set_scalar_args(wstate *w)
+{
+	const kernel *k = w->k;
+	eval_env env = {.params = w->params, .nparams = k->nparams};
+	for (int i = 0; i < k->nparams; i++) {
+		const param *p = &k->params[i];
+		if (p->is_pointer)
+			continue;
+		double v = (double)w->params[i];
+		if (p->value >= 0 && dtype_is_floating(p->dtype)) {
+			const value *val = &k->values[p->value];
+			int64_t iv = 0;
+			if (val->is_float)
+				v = val->fvalue;
+			else if (expr_eval(val->iexpr.e, &env, &iv) == EVAL_OK)
+				v = (double)iv;
+		}
+		w->slots[i] = 0;
+		if (dtype_is_integer(p->dtype) && p->dtype != DT_U64 && p->dtype != DT_I64) {
+			/* exact for every 32-bit value */
+			int64_t iv = w->params[i];
+			memcpy(&w->slots[i], &iv, dtype_size(p->dtype)); /* little-endian */
+		} else if (p->dtype == DT_I64 || p->dtype == DT_U64) {
+			memcpy(&w->slots[i], &w->params[i], 8);
+		} else {
+			elem_set(&w->slots[i], p->dtype, 0, v);
+		}
+	}
+}
+
+static void free_buffers(wstate *w)
+{
+	if (!w->bufs)
+		return;
+	for (int i = 0; i < w->k->nbuffers; i++) {
+		wbuf *b = &w->bufs[i];
+		if (b->cap) {
+			w->ops->release(w->dev, b->cur);
+			w->ops->release(w->dev, b->pristine);
+		}
+		if (b->has_ref)
+			w->ops->release(w->dev, b->ref);
+	}
+	free(w->bufs);
+	w->bufs = NULL;
+}
+
+/* Sizes (and if needed allocates and fills) every buffer for the given
+ * tunable values (NULL for the reference). */
+static rt_status ensure_buffers(wstate *w, const int64_t *values, const char **why)
+{
+	const kernel *k = w->k;
+	eval_env env = {.tunables = values, .ntunables = values ? k->ntunables : 0,
+	                .params = w->params, .nparams = k->nparams};
+	for (int i = 0; i < k->nbuffers; i++) {
+		wbuf *b = &w->bufs[i];
+		const param *p = &k->params[b->b->param];
+		int64_t count;
+		eval_status st = expr_eval(b->b->count.e, &env, &count);
+		if (st != EVAL_OK || count < 0) {
+			*why = st == EVAL_UNBOUND ? "buffer size depends on tunables the reference does not have"
+			                          : "buffer size expression failed";
+			return RT_ERR_OTHER;
+		}
+		size_t scalars = (size_t)count * (size_t)p->vec;
+		size_t bytes = scalars * dtype_size(p->dtype);
+		if (bytes == 0)
+			bytes = 1;
+		b->scalars = scalars;
+		b->bytes = bytes;
+		b->t = p->dtype;
+		if (bytes <= b->cap)
+			continue;
+		if (b->cap) {
+			w->ops->release(w->dev, b->cur);
+			w->ops->release(w->dev, b->pristine);
+			b->cap = 0;
+		}
+		rt_status rs;
+		if ((rs = w->ops->alloc(w->dev, bytes, &b->cur, &w->err)) != RT_OK)
+			return rs;
+		if ((rs = w->ops->alloc(w->dev, bytes, &b->pristine, &w->err)) != RT_OK) {
+			w->ops->release(w->dev, b->cur);
+			return rs;
+		}
+		b->cap = bytes;
+		/* Fresh contents, the same for every variant of this shape. */
+		void *host = xmalloc(bytes);
+		elem_fill(host, b->t, scalars, &b->b->init, mix(w->shape_seed, (uint64_t)i));
+		rs = w->ops->upload(w->dev, b->pristine, host, bytes, &w->err);
+		free(host);
+		if (rs != RT_OK)
+			return rs;
+	}
+	for (int i = 0; i < k->nbuffers; i++)
+		w->slots[k->buffers[i].param] = w->bufs[i].cur;
+	return RT_OK;
+}
+
+/* Pristine inputs, poisoned outputs. */
+static rt_status prepare_run(wstate *w)
+{
+	for (int i = 0; i < w->k->nbuffers; i++) {
+		wbuf *b = &w->bufs[i];
+		rt_status rs = b->b->role == ROLE_OUT
+			? w->ops->memset8(w->dev, b->cur, elem_poison_byte(b->t), b->bytes, &w->err)
+			: w->ops->copy(w->dev, b->cur, b->pristine, b->bytes, &w->err);
+		if (rs != RT_OK)
+			return rs;
+	}
+	return RT_OK;
+}
+
+static bool parse_launch(const json_t *o, rt_launch *l)
+{
+	memset(l, 0, sizeof *l);
+	const json_t *g = json_object_get(o, "grid"), *b = json_object_get(o, "block");
+	if (!json_is_array(g) || !json_is_array(b) || json_array_size(g) != 3 ||
+	    json_array_size(b) != 3)
+		return false;
+	for (size_t i = 0; i < 3; i++) {
+		l->grid[i] = (uint32_t)json_integer_value(json_array_get(g, i));
+		l->block[i] = (uint32_t)json_integer_value(json_array_get(b, i));
+	}
+	l->smem = (uint32_t)json_integer_value(json_object_get(o, "smem"));
+	return true;
+}
+
+static rt_function *load_blob(wstate *w, const char *path, const char *symbol, rt_status *rs)
+{
+	for (int i = 0; i < w->ncache; i++)
+		if (!strcmp(w->cache[i].path, path) && !strcmp(w->cache[i].symbol, symbol)) {
+			*rs = RT_OK;
+			return w->cache[i].f;
+		}
+	rt_blob blob = {0};
+	blob.data = read_file(path, &blob.size);
+	if (!blob.data) {
+		strbuf_printf(&w->err, "cannot read %s: %s", path, strerror(errno));
+		*rs = RT_ERR_OTHER;
+		return NULL;
+	}
+	blob.symbol = xstrdup(symbol);
+	rt_function *f = NULL;
+	*rs = w->ops->load(w->dev, &blob, &f, &w->err);
+	rt_blob_finish(&blob);
+	if (*rs != RT_OK)
+		return NULL;
+	if ((size_t)w->ncache == w->cache_cap) {
+		w->cache_cap = w->cache_cap ? 2 * w->cache_cap : 64;
+		w->cache = xrealloc(w->cache, w->cache_cap * sizeof *w->cache);
+	}
+	w->cache[w->ncache++] = (loaded){xstrdup(path), xstrdup(symbol), f};
+	return f;
+}
+
+static const char *rs_status(rt_status rs)
+{
+	switch (rs) {
+	case RT_ERR_FAULT: return "fault";
+	case RT_ERR_RESOURCES: return "resources";
+	case RT_ERR_ENV: return "environment";
+	case RT_ERR_COMPILE: return "compile_error";
+	default: return "error";
+	}
+}
+
+static json_t *failure(wstate *w, rt_status rs)
+{
+	json_t *o = status_reply(rs_status(rs), w->err.data);
+	w->err.len = 0;
+	w->err.data[0] = 0;
+	return o;
+}
+
+static json_t *do_init(wstate *w, const json_t *req)
+{
+	const char *arch = json_string_value(json_object_get(req, "arch"));
+	const char *kname = json_string_value(json_object_get(req, "kernel"));
+	json_t *ir = json_object_get(req, "ir");
+	const json_t *method = json_object_get(req, "method");
+	if (!arch || !kname || !json_is_object(ir) || !json_is_object(method))
+		return status_reply("error", "init needs arch, kernel, ir and method");
+	w->ops = rt_backend_for(arch);
+	if (!w->ops)
+		return status_reply("environment", "this aotc has no backend for that architecture");
+	char *text = json_dumps(ir, JSON_COMPACT);
+	diags d;
+	diags_init(&d);
+	w->m = ir_from_json(text, strlen(text), "<ir>", &d);
+	diags_finish(&d);
+	free(text);
+	w->k = w->m ? ir_find_kernel(w->m, kname) : NULL;
+	if (!w->k)
+		return status_reply("error", "the IR sent to the worker does not hold the kernel");
+	shape_set_init(&w->shapes, w->k);
+	w->seed = (uint64_t)json_integer_value(json_object_get(req, "seed"));
+	w->warmup = (int)json_integer_value(json_object_get(method, "warmup"));
+	w->screen = (int)json_integer_value(json_object_get(method, "screen_samples"));
+	w->min_samples = (int)json_integer_value(json_object_get(method, "min_samples"));
+	w->max_samples = (int)json_integer_value(json_object_get(method, "max_samples"));
+	w->screen_factor = json_number_value(json_object_get(method, "screen_factor"));
+	w->budget_ms = json_number_value(json_object_get(method, "budget_ms"));
+	w->slots = xcalloc((size_t)w->k->nparams + 1, sizeof *w->slots);
+	w->args = xcalloc((size_t)w->k->nparams + 1, sizeof *w->args);
+	for (int i = 0; i < w->k->nparams; i++)
+		w->args[i] = &w->slots[i];
+	w->row = xcalloc((size_t)w->shapes.nargs + 1, sizeof *w->row);
+	w->params = xcalloc((size_t)w->k->nparams + 1, sizeof *w->params);
+	rt_status rs = w->ops->open(&w->dev, arch, &w->err);
+	if (rs != RT_OK)
+		return failure(w, rs);
+	rt_device_info info;
+	w->ops->describe(w->dev, &info);
+	json_t *dev = json_pack("{s:s, s:s, s:s, s:s, s:i, s:I, s:I, s:i, s:[i,i,i], s:[I,I,I], s:I, s:I, s:i, s:s, s:s}",
+		"id", info.hardware_id, "backend", info.backend, "name", info.name,
+		"arch", info.arch, "sm_count", info.sm_count,
+		"memory_bytes", (json_int_t)info.memory_bytes, "l2_bytes", (json_int_t)info.l2_bytes,
+		"max_threads_per_block", info.max_threads_per_block,
+		"max_block_dims", info.max_block_dims[0], info.max_block_dims[1], info.max_block_dims[2],
+		"max_grid_dims", (json_int_t)info.max_grid_dims[0], (json_int_t)info.max_grid_dims[1],
+		(json_int_t)info.max_grid_dims[2],
+		"smem_per_block", (json_int_t)info.smem_per_block,
+		"smem_per_block_optin", (json_int_t)info.smem_per_block_optin,
+		"clock_mhz", info.clock_mhz, "driver_version", info.driver_version,
+		"runtime_version", info.runtime_version);
+	json_t *o = status_reply("ok", NULL);
+	json_object_set_new(o, "device", dev);
+	return o;
+}
+
+static json_t *do_shape(wstate *w, const json_t *req)
+{
+	if (!w->k)
+		return status_reply("error", "shape before init");
+	const json_t *row = json_object_get(req, "row");
+	if (!json_is_array(row) || (int)json_array_size(row) != w->shapes.nargs)
+		return status_reply("error", "shape row has the wrong length");
+	free_buffers(w);
+	w->bufs = xcalloc((size_t)w->k->nbuffers + 1, sizeof *w->bufs);
+	for (int i = 0; i < w->k->nbuffers; i++)
+		w->bufs[i].b = &w->k->buffers[i];
+	w->have_ref = false;
+	w->shape_seed = w->seed;
+	for (int a = 0; a < w->shapes.nargs; a++) {
+		w->row[a] = json_integer_value(json_array_get(row, (size_t)a));
+		w->shape_seed = mix(w->shape_seed, (uint64_t)w->row[a]);
+	}
+	if (shape_param_values(w->k, &w->shapes, w->row, w->params) != EVAL_OK)
+		return status_reply("invalid", "an AOTC_VALUE cannot be evaluated for this shape");
+	set_scalar_args(w);
+	w->have_shape = true;
+
+	const json_t *ref = json_object_get(req, "reference");
+	if (!json_is_object(ref))
+		return status_reply("ok", NULL);
+	rt_launch dims;
+	const char *blob = json_string_value(json_object_get(ref, "blob"));
+	const char *symbol = json_string_value(json_object_get(ref, "symbol"));
+	if (!blob || !symbol || !parse_launch(json_object_get(ref, "launch"), &dims))
+		return status_reply("error", "malformed reference");
+	const char *why = NULL;
+	rt_status rs;
+	rt_function *f = load_blob(w, blob, symbol, &rs);
+	if (!f)
+		return failure(w, rs);
+	if ((rs = ensure_buffers(w, NULL, &why)) != RT_OK)
+		return why ? status_reply("error", why) : failure(w, rs);
+	if ((rs = prepare_run(w)) != RT_OK ||
+	    (rs = w->ops->launch(w->dev, f, &dims, w->args, NULL, &w->err)) != RT_OK ||
+	    (rs = w->ops->sync(w->dev, &w->err)) != RT_OK)
+		return failure(w, rs);
+	for (int i = 0; i < w->k->nbuffers; i++) {
+		wbuf *b = &w->bufs[i];
+		if (b->b->role == ROLE_IN)
+			continue;
+		if ((rs = w->ops->alloc(w->dev, b->bytes, &b->ref, &w->err)) != RT_OK)
+			return failure(w, rs);
+		b->has_ref = true;
+		if ((rs = w->ops->copy(w->dev, b->ref, b->cur, b->bytes, &w->err)) != RT_OK)
+			return failure(w, rs);
+	}
+	w->have_ref = true;
+	return status_reply("ok", NULL);
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return (x > y) - (x < y);
+}
+
+static double median(const double *v, int n)
+{
+	double *s = xmalloc((size_t)n * sizeof *s);
+	memcpy(s, v, (size_t)n * sizeof *s);
+	qsort(s, (size_t)n, sizeof *s, cmp_double);
+	double m = n % 2 ? s[n / 2] : (s[n / 2 - 1] + s[n / 2]) / 2;
+	free(s);
+	return m;
+}
+
+static double now_ms(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
+/* Compares every output with the reference; on a mismatch *note says how. */
+static rt_status check_outputs(wstate *w, double *error, bool *wrong, strbuf *note)
+{
+	const kernel *k = w->k;
+	*error = 0;
+	*wrong = false;
+	for (int i = 0; i < k->nbuffers; i++) {
+		wbuf *b = &w->bufs[i];
+		if (b->b->role == ROLE_IN)
+			continue;
+		rt_compare c;
+		rt_status rs = w->ops->compare(w->dev, b->cur, b->ref, b->t, b->scalars, &c, &w->err);
+		if (rs != RT_OK)
+			return rs;
+		double e = dtype_is_floating(b->t) ? elem_rel_error(&c)
+		           : (b->scalars ? (double)c.bad / (double)b->scalars : 0);
+		double tol = k->has_tolerance ? k->tolerance : elem_default_tolerance(b->t);
+		const char *name = k->params[b->b->param].name;
+		if (c.bad && dtype_is_floating(b->t)) {
+			strbuf_printf(note, "%s: %llu elements NaN, infinite or unwritten (first at %llu)",
+			              name, (unsigned long long)c.bad, (unsigned long long)c.first_bad);
+			*wrong = true;
+			e = INFINITY;
+		} else if (!(e <= tol)) {
+			strbuf_printf(note, "%s: relative error %.3g exceeds %.3g", name, e, tol);
+			*wrong = true;
+		}
+		if (e > *error)
+			*error = e;
+		if (*wrong)
+			break;
+	}
+	return RT_OK;
+}
+
+static json_t *do_measure(wstate *w, const json_t *req)
+{
+	if (!w->have_shape)
+		return status_reply("error", "measure before shape");
+	const char *blob = json_string_value(json_object_get(req, "blob"));
+	const char *symbol = json_string_value(json_object_get(req, "symbol"));
+	const json_t *jv = json_object_get(req, "values");
+	rt_launch dims;
+	if (!blob || !symbol || !json_is_array(jv) ||
+	    (int)json_array_size(jv) != w->k->ntunables ||
+	    !parse_launch(json_object_get(req, "launch"), &dims))
+		return status_reply("error", "malformed measure request");
+	double began = now_ms();
+	int64_t *values = xcalloc((size_t)w->k->ntunables + 1, sizeof *values);
+	for (int i = 0; i < w->k->ntunables; i++)
+		values[i] = json_integer_value(json_array_get(jv, (size_t)i));
+	const json_t *jbest = json_object_get(req, "best_ms");
+	double best = json_is_number(jbest) ? json_number_value(jbest) : 0;
+
+	json_t *out = NULL;
+	double *samples = NULL;
+	strbuf note;
+	strbuf_init(&note);
+	const char *why = NULL;
+	rt_status rs;
+	rt_function *f = load_blob(w, blob, symbol, &rs);
+	if (!f)
+		goto fail;
+	if ((rs = ensure_buffers(w, values, &why)) != RT_OK)
+		goto fail;
+
+	/* The checked run. */
+	if ((rs = prepare_run(w)) != RT_OK ||
+	    (rs = w->ops->launch(w->dev, f, &dims, w->args, NULL, &w->err)) != RT_OK ||
+	    (rs = w->ops->sync(w->dev, &w->err)) != RT_OK)
+		goto fail;
+	double error = NAN;
+	bool became_reference = false;
+	if (w->have_ref) {
+		bool wrong;
+		if ((rs = check_outputs(w, &error, &wrong, &note)) != RT_OK)
+			goto fail;
+		if (wrong) {
+			out = status_reply("wrong", note.data);
+			json_object_set_new(out, "error", isfinite(error) ? json_real(error) : json_null());
+			goto done;
+		}
+	} else {
+		/* No reference kernel: the first variant that runs is the truth. */
+		for (int i = 0; i < w->k->nbuffers; i++) {
+			wbuf *b = &w->bufs[i];
+			if (b->b->role == ROLE_IN)
+				continue;
+			if ((rs = w->ops->alloc(w->dev, b->bytes, &b->ref, &w->err)) != RT_OK)
+				goto fail;
+			b->has_ref = true;
+			if ((rs = w->ops->copy(w->dev, b->ref, b->cur, b->bytes, &w->err)) != RT_OK)
+				goto fail;
+		}
+		w->have_ref = became_reference = true;
+		error = 0;
+	}
+
+	double checked_at = now_ms();
+	/* Timing: warm up, then each launch after an L2 flush; stop early
+	 * when the first few show the variant is far behind the best. */
+	for (int i = 0; i < w->warmup; i++)
+		if ((rs = w->ops->launch(w->dev, f, &dims, w->args, NULL, &w->err)) != RT_OK)
+			goto fail;
+	int max = w->max_samples > 0 ? w->max_samples : 1;
+	samples = xmalloc((size_t)max * sizeof *samples);
+	int n = 0;
+	bool screened = false;
+	double start = now_ms();
+	while (n < max) {
+		if ((rs = w->ops->flush_cache(w->dev, &w->err)) != RT_OK ||
+		    (rs = w->ops->launch(w->dev, f, &dims, w->args, &samples[n], &w->err)) != RT_OK)
+			goto fail;
+		n++;
+		if (n == w->screen && best > 0 && median(samples, n) > w->screen_factor * best) {
+			screened = true;
+			break;
+		}
+		if (n >= w->min_samples && now_ms() - start > w->budget_ms)
+			break;
+	}
+	out = status_reply("ok", NULL);
+	json_t *js = json_array();
+	for (int i = 0; i < n; i++)
+		json_array_append_new(js, json_real(samples[i]));
+	json_object_set_new(out, "samples", js);
+	json_object_set_new(out, "error", json_real(error));
+	if (screened)
+		json_object_set_new(out, "screened", json_true());
+	if (became_reference)
+		json_object_set_new(out, "became_reference", json_true());
+	json_object_set_new(out, "check_ms", json_real(checked_at - began));
+	json_object_set_new(out, "timing_ms", json_real(now_ms() - checked_at));
+	goto done;
+fail:
+	out = why ? status_reply("error", why) : failure(w, rs);
+done:
+	free(samples);
+	free(values);
+	strbuf_finish(&note);
+	return out;
+}
+
+int worker_main(void)
+{
+	/* Replies go to the real stdout; anything a library prints goes to
+	 * stderr instead of corrupting the protocol. */
+	int fd = dup(1);
+	if (fd < 0 || dup2(2, 1) < 0)
+		return 3;
+	proto = fdopen(fd, "w");
+	if (!proto)
+		return 3;
+
+	wstate w = {0};
+	strbuf_init(&w.err);
+	char *line = NULL;
+	size_t cap = 0;
+	ssize_t n;
+	int status = 0;
+	while ((n = getline(&line, &cap, stdin)) > 0) {
+		json_t *req = json_loadb(line, (size_t)n, 0, NULL);
+		const char *op = req ? json_string_value(json_object_get(req, "op")) : NULL;
+		json_t *r;
+		if (!op)
+			r = status_reply("error", "malformed request");
+		else if (!strcmp(op, "init"))
+			r = do_init(&w, req);
+		else if (!strcmp(op, "shape"))
+			r = do_shape(&w, req);
+		else if (!strcmp(op, "measure"))
+			r = do_measure(&w, req);
+		else if (!strcmp(op, "quit")) {
+			json_decref(req);
+			break;
+		} else
+			r = status_reply("error", "unknown op");
+		bool fatal = !strcmp(json_string_value(json_object_get(r, "status")), "fault");
+		reply(r);
+		json_decref(req);
+		if (fatal) {
+			status = 1; /* the context is gone; the tuner starts a new worker */
+			break;
+		}
+	}
+	free(line);
+	if (w.dev) {
+		free_buffers(&w);
+		for (int i = 0; i < w.ncache; i++) {
+			if (!status)
+				w.ops->unload(w.dev, w.cache[i].f);
+			free(w.cache[i].path);
+			free(w.cache[i].symbol);
+		}
+		w.ops->close(w.dev);
+	}
+	free(w.cache);
+	free(w.slots);
+	free(w.args);
+	free(w.row);
+	free(w.params);
+	if (w.k)
+		shape_set_finish(&w.shapes);
+	ir_module_destroy(w.m);
+	strbuf_finish(&w.err);
+	fclose(proto);
+	return status;
+}
+
+/* ---- Tuner side ---------------------------------------------------------- */
+
+struct worker {
+	pid_t pid;
+	int to, from;       /* pipe ends: requests, replies */
+	strbuf in;          /* bytes read but not yet a whole line */
+};
+
+worker *worker_start(const char *exe, strbuf *err)
+{
+	int req[2], rep[2];
+	if (pipe(req) < 0)
+		goto fail_pipe;
+	if (pipe(rep) < 0) {
+		close(req[0]);
+		close(req[1]);
+		goto fail_pipe;
+	}
+	posix_spawn_file_actions_t fa;
+	posix_spawn_file_actions_init(&fa);
+	posix_spawn_file_actions_adddup2(&fa, req[0], 0);
+	posix_spawn_file_actions_adddup2(&fa, rep[1], 1);
+	posix_spawn_file_actions_addclose(&fa, req[1]);
+	posix_spawn_file_actions_addclose(&fa, rep[0]);
+	char *argv[] = {(char *)exe, "__worker", NULL};
+	pid_t pid;
+	int rc = posix_spawn(&pid, exe, &fa, NULL, argv, environ);
+	posix_spawn_file_actions_destroy(&fa);
+	close(req[0]);
+	close(rep[1]);
+	if (rc != 0) {
+		close(req[1]);
+		close(rep[0]);
+		strbuf_printf(err, "cannot start the worker %s: %s", exe, strerror(rc));
+		return NULL;
+	}
+	worker *w = xcalloc(1, sizeof *w);
+	w->pid = pid;
+	w->to = req[1];
+	w->from = rep[0];
+	strbuf_init(&w->in);
+	return w;
+fail_pipe:
+	strbuf_printf(err, "pipe: %s", strerror(errno));
+	return NULL;
+}
+
+static void reap(worker *w, strbuf *why)
+{
+	if (w->pid <= 0)
+		return;
+	int st;
+	while (waitpid(w->pid, &st, 0) < 0 && errno == EINTR)
+		;
+	if (why) {
+		if (WIFSIGNALED(st))
+			strbuf_printf(why, "worker killed by signal %d (%s)", WTERMSIG(st),
+			              strsignal(WTERMSIG(st)));
+		else
+			strbuf_printf(why, "worker exited with status %d", WEXITSTATUS(st));
+	}
+	w->pid = 0;
+}
+
+void worker_stop(worker *w)
+{
+	if (!w)
+		return;
+	/* End of input asks the worker to release the device and exit; one
+	 * that does not within a second is killed. */
+	close(w->to);
+	for (int i = 0; w->pid > 0 && i < 100; i++) {
+		int st;
+		pid_t r = waitpid(w->pid, &st, WNOHANG);
+		if (r == w->pid || (r < 0 && errno != EINTR)) {
+			w->pid = 0;
+			break;
+		}
+		struct timespec ts = {0, 10 * 1000 * 1000};
+		nanosleep(&ts, NULL);
+	}
+	if (w->pid > 0) {
+		kill(w->pid, SIGKILL);
+		reap(w, NULL);
+	}
+	close(w->from);
+	strbuf_finish(&w->in);
+	free(w);
+}
+
+call_result worker_call(worker *w, json_t *request, double timeout_ms, json_t **reply_out,
+                        strbuf *why)
+{
+	*reply_out = NULL;
+	char *s = json_dumps(request, JSON_COMPACT | JSON_REAL_PRECISION(17));
+	size_t len = strlen(s);
+	s = xrealloc(s, len + 2);
+	s[len++] = '\n';
+	const char *p = s;
+	/* SIGPIPE would kill the tuner when the worker is gone. */
+	signal(SIGPIPE, SIG_IGN);
+	while (len > 0) {
+		ssize_t n = write(w->to, p, len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			free(s);
+			reap(w, why);
+			return CALL_DIED;
+		}
+		p += n;
+		len -= (size_t)n;
+	}
+	free(s);
+	double deadline = now_ms() + timeout_ms;
+	for (;;) {
+		char *nl = memchr(w->in.data, '\n', w->in.len);
+		if (nl) {
+			size_t n = (size_t)(nl - w->in.data) + 1;
+			*reply_out = json_loadb(w->in.data, n, 0, NULL);
+			memmove(w->in.data, w->in.data + n, w->in.len - n);
+			w->in.len -= n;
+			w->in.data[w->in.len] = 0;
+			if (!*reply_out) {
+				strbuf_puts(why, "malformed reply from the worker");
+				kill(w->pid, SIGKILL);
+				reap(w, NULL);
+				return CALL_DIED;
+			}
+			return CALL_OK;
+		}
+		double left = deadline - now_ms();
+		if (left <= 0) {
+			kill(w->pid, SIGKILL);
+			reap(w, NULL);
+			strbuf_printf(why, "no answer within %.0f s", timeout_ms / 1e3);
+			return CALL_TIMEOUT;
+		}
+		struct pollfd pfd = {w->from, POLLIN, 0};
+		int rc = poll(&pfd, 1, left > 1e9 ? -1 : (int)left + 1);
+		if (rc < 0 && errno != EINTR) {
+			strbuf_printf(why, "poll: %s", strerror(errno));
+			return CALL_DIED;
+		}
+		if (rc <= 0)
+			continue;
+		char buf[65536];
+		ssize_t n = read(w->from, buf, sizeof buf);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			reap(w, why);
+			return CALL_DIED;
+		}
+		strbuf_putn(&w->in, buf, (size_t)n);
+	}
+}

@@ -1,0 +1,40 @@
+/* Variants run in a worker process (`aotc __worker`) so that a fault or a
+ * hang takes down the worker, never the tuner. The tuner sends one JSON
+ * request a line on the worker's stdin and reads one JSON reply a line from
+ * its stdout:
+ *
+ *   {"op": "init", "arch", "ir", "kernel", "seed", "method"} -> {"status", "device"}
+ *   {"op": "shape", "row", "reference": {"blob", "symbol", "launch"} | null}
+ *                                                         -> {"status", "note"}
+ *   {"op": "measure", "blob", "symbol", "launch", "values", "best_ms"}
+ *       -> {"status", "samples", "error", "screened", "note", "became_reference"}
+ *
+ * where launch is {"grid": [x, y, z], "block": [x, y, z], "smem": n}. After a
+ * "fault" reply the worker exits (the device context is lost). */
+#ifndef AOTC_WORKER_H
+#define AOTC_WORKER_H
+
+#include <jansson.h>
+
+#include "util.h"
+
+/* The worker's main loop on stdin/stdout; returns the exit status. */
+int worker_main(void);
+
+typedef struct worker worker;
+
+/* Starts `exe __worker`. NULL with err set if it cannot be spawned. */
+worker *worker_start(const char *exe, strbuf *err);
+/* Kills (if running) and reaps the worker. Accepts NULL. */
+void worker_stop(worker *w);
+
+typedef enum call_result {
+	CALL_OK,       /* *reply set (caller json_decref's it) */
+	CALL_TIMEOUT,  /* no reply in time: the worker was killed */
+	CALL_DIED,     /* the worker exited or was killed by a signal; why says how */
+} call_result;
+
+call_result worker_call(worker *w, json_t *request, double timeout_ms, json_t **reply,
+                        strbuf *why);
+
+#endif
