@@ -1,7 +1,8 @@
 /* The tuning database (SPEC §6; docs/database.md): one JSON document per
  * kernel and hardware id, <db>/<kernel>.<hardware id>.json, plus a journal
- * beside it (<file>.journal, one JSON measurement a line, fsync'd) so that a
- * crash or kill loses at most the measurement in flight. db_save() folds the
+ * beside it (<file>.journal, one JSON measurement a line, written through
+ * at once and fdatasync'd once a second) so that a crash or kill of aotc
+ * loses at most the measurement in flight. db_save() folds the
  * journal into the document (atomic rename) and removes it.
  *
  * Ownership: a tune_db owns everything in it; db_close() frees it. */
@@ -67,6 +68,7 @@ typedef struct tune_db {
 	int *cell;             /* [config * shapes_cap + shape] -> meas index or -1 */
 	int configs_cap, shapes_cap, meas_cap;
 	FILE *journal;
+	long synced_at;        /* time() of the journal's last fdatasync */
 	int unsaved;           /* journal entries not yet in the document */
 } tune_db;
 
@@ -96,8 +98,7 @@ int db_find_shape(const tune_db *db, const int64_t *row);              /* -1 if 
 const measurement *db_get(const tune_db *db, int config, int shape);  /* NULL if none */
 
 /* Records m (copied; config and shape must exist) in memory and appends it
- * to the journal, flushed and fsync'd before returning. Returns -1 with
- * errno on I/O failure. */
+ * to the journal before returning. Returns -1 with errno on I/O failure. */
 int db_record(tune_db *db, const measurement *m);
 
 /* Writes the whole document atomically and removes the journal. */

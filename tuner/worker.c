@@ -128,7 +128,8 @@ static void free_buffers(wstate *w)
 		wbuf *b = &w->bufs[i];
 		if (b->cap) {
 			w->ops->release(w->dev, b->cur);
-			w->ops->release(w->dev, b->pristine);
+			if (b->b->role != ROLE_OUT)
+				w->ops->release(w->dev, b->pristine);
 		}
 		if (b->has_ref)
 			w->ops->release(w->dev, b->ref);
@@ -165,17 +166,21 @@ static rt_status ensure_buffers(wstate *w, const int64_t *values, const char **w
 			continue;
 		if (b->cap) {
 			w->ops->release(w->dev, b->cur);
-			w->ops->release(w->dev, b->pristine);
+			if (b->b->role != ROLE_OUT)
+				w->ops->release(w->dev, b->pristine);
 			b->cap = 0;
 		}
 		rt_status rs;
 		if ((rs = w->ops->alloc(w->dev, bytes, &b->cur, &w->err)) != RT_OK)
 			return rs;
+		b->cap = bytes;
+		if (b->b->role == ROLE_OUT)
+			continue; /* poisoned before every run: no pristine copy */
 		if ((rs = w->ops->alloc(w->dev, bytes, &b->pristine, &w->err)) != RT_OK) {
 			w->ops->release(w->dev, b->cur);
+			b->cap = 0;
 			return rs;
 		}
-		b->cap = bytes;
 		/* Fresh contents, the same for every variant of this shape. */
 		void *host = xmalloc(bytes);
 		elem_fill(host, b->t, scalars, &b->b->init, mix(w->shape_seed, (uint64_t)i));

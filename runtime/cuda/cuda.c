@@ -60,6 +60,8 @@ const rt_ops rt_cuda_ops = {
 	.download = cuda_download,
 	.copy = cuda_copy,
 	.launch = cuda_launch,
+	.memset8 = cuda_memset8,
+	.compare = cuda_compare,
 	.flush_cache = cuda_flush_cache,
 	.sync = cuda_sync,
 };

@@ -51,6 +51,9 @@ rt_status cuda_copy(rt_device *d, rt_ptr dst, rt_ptr src, size_t bytes, strbuf *
 rt_status cuda_launch(rt_device *d, rt_function *f, const rt_launch *dims, void **args,
                       double *ms, strbuf *err);
 rt_status cuda_flush_cache(rt_device *d, strbuf *err);
+rt_status cuda_memset8(rt_device *d, rt_ptr dst, uint8_t value, size_t bytes, strbuf *err);
+rt_status cuda_compare(rt_device *d, rt_ptr out, rt_ptr ref, aotc_dtype t, size_t count,
+                       rt_compare *res, strbuf *err);
 rt_status cuda_sync(rt_device *d, strbuf *err);
 
 #endif

@@ -207,7 +207,7 @@ rt_status cuda_compile(const rt_compile_request *req, rt_blob *out, strbuf *err)
 	/* sm_XX, not compute_XX: we want SASS in a CUBIN, not PTX. */
 	opts[nopts++] = format("-arch=%s", arch);
 	opts[nopts++] = xstrdup("-std=c++17");
-	/* 1097: "unknown attribute" - the annotate attributes under __AOTC__. */
+	/* Keeps warning 1097 out of the log of every variant. */
 	opts[nopts++] = xstrdup("--diag-suppress=1097");
 	opts[nopts++] = format("-I%s", srcdir);
 	for (int i = 0; i < req->ninclude_dirs; i++)

@@ -1,0 +1,55 @@
+#!/bin/bash
+# The H200 tuning job: run from the repository root on the GPU machine with
+# a build of aotc made on Debian (build/ carried along). Writes the databases
+# and logs to $OUT (default ./device-out). Phases: "smoke" (planted faults,
+# softmax, vendor baselines) and "sgemm" (the SGEMM template); default both.
+#
+#   tools/device-tune.sh [smoke|sgemm|all] [BUDGET]
+set -u
+phase=${1:-all}
+budget=${2:-8m}
+out=${OUT:-device-out}
+mkdir -p "$out"
+exec > >(tee -a "$out/log.txt") 2>&1
+db=/tmp/aotc-db
+mkdir -p "$db"
+export AOTC_CACHE_DIR=/tmp/aotc-cache
+# Databases of an earlier call are resumed from, not re-measured.
+for f in templates/*.cuda_*.json; do [ -f "$f" ] && cp "$f" "$db/"; done
+
+echo "== environment"
+nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem --format=csv
+nproc
+# Debian names libclang-16 by its full version; give the loader that name
+# for whatever libclang-16 this machine has.
+if ldd build/aotc | grep -q 'not found'; then
+	mkdir -p /tmp/aotc-lib
+	for lib in $(ldd build/aotc | awk '/not found/ {print $1}'); do
+		base=${lib%%.so*}
+		cand=$(ls /usr/lib/x86_64-linux-gnu/$base.so* /usr/lib/llvm-16/lib/$base.so* 2>/dev/null | head -1)
+		echo "linking $lib -> $cand"
+		[ -n "$cand" ] && ln -sf "$cand" "/tmp/aotc-lib/$lib"
+	done
+	export LD_LIBRARY_PATH=/tmp/aotc-lib
+fi
+ldd build/aotc | grep -E 'clang|jansson'
+build/aotc --version || exit 1
+
+tune() { /usr/bin/time -f "wall %e s, max RSS %M KiB" build/aotc tune "$@" --arch sm90 --db "$db" -j 16; }
+
+if [ "$phase" = smoke ] || [ "$phase" = all ]; then
+	echo "== planted faults"
+	AOTC_MEASURE_TIMEOUT=5 tune tests/tuner/faulty.cu --verbose
+	cp "$db"/twice.*.json "$out/faulty.json"
+	echo "== softmax"
+	tune templates/softmax.cu --budget "$budget"
+	cp "$db"/softmax.*.json "$out/softmax.json"
+	echo "== baselines"
+	python3 bench/baselines.py templates/sgemm.shapes.json templates/softmax.shapes.json >"$out/baselines.json"
+fi
+if [ "$phase" = sgemm ] || [ "$phase" = all ]; then
+	echo "== sgemm"
+	tune templates/sgemm.cu --shapes templates/sgemm.shapes.json --budget "$budget"
+	cp "$db"/sgemm.*.json "$out/sgemm.json"
+fi
+ls -la "$out" "$db"
