@@ -47,6 +47,11 @@ if [ "$phase" = smoke ] || [ "$phase" = all ]; then
 	echo "== baselines"
 	python3 bench/baselines.py templates/sgemm.shapes.json templates/softmax.shapes.json >"$out/baselines.json"
 fi
+if [ "$phase" = faults ] || [ "$phase" = sgemm ]; then
+	echo "== planted faults"
+	AOTC_MEASURE_TIMEOUT=5 tune tests/tuner/faulty.cu --verbose
+	cp "$db"/twice.*.json "$out/faulty.json"
+fi
 if [ "$phase" = sgemm ] || [ "$phase" = all ]; then
 	echo "== sgemm"
 	tune templates/sgemm.cu --shapes templates/sgemm.shapes.json --budget "$budget"

@@ -171,7 +171,7 @@ static int cmd_tune(options *o, diags *d)
 		.include_dirs = o->includes, .ninclude_dirs = o->nincludes,
 		.defines = o->defines, .ndefines = o->ndefines,
 	};
-	int status = 0;
+	int status = 0, tuned = 0;
 	for (int i = 0; i < m->nkernels && status == 0; i++) {
 		const kernel *k = &m->kernels[i];
 		if (o->kernel && strcmp(o->kernel, k->name) != 0)
@@ -181,6 +181,12 @@ static int cmd_tune(options *o, diags *d)
 		if (!o->kernel && k->is_global != (strcmp(o->arch, "host") != 0))
 			continue;
 		status = tune_kernel(m, k, &to, d);
+		tuned++;
+	}
+	if (tuned == 0) {
+		diag_plain_error(d, "no kernel in '%s' is a %s kernel (use --kernel to name one)", o->file,
+		                 strcmp(o->arch, "host") ? "__global__" : "host");
+		status = EXIT_DIAG;
 	}
 	ir_module_destroy(m);
 	return status;
