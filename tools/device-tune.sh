@@ -14,8 +14,10 @@ exec > >(tee -a "$out/log.txt") 2>&1
 db=/tmp/aotc-db
 mkdir -p "$db"
 export AOTC_CACHE_DIR=/tmp/aotc-cache
-# Databases of an earlier call are resumed from, not re-measured.
-for f in templates/*.cuda_*.json; do [ -f "$f" ] && cp "$f" "$db/"; done
+# Databases of an earlier call are resumed from unless FRESH=1.
+if [ "${FRESH:-0}" != 1 ]; then
+	for f in templates/*.cuda_*.json; do [ -f "$f" ] && cp "$f" "$db/"; done
+fi
 
 echo "== environment"
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem --format=csv
@@ -48,6 +50,7 @@ if [ "$phase" = smoke ] || [ "$phase" = all ]; then
 	python3 bench/baselines.py templates/sgemm.shapes.json templates/softmax.shapes.json >"$out/baselines.json"
 fi
 if [ "$phase" = faults ] || [ "$phase" = sgemm ]; then
+	: # (all runs the faults in the smoke phase)
 	echo "== planted faults"
 	AOTC_MEASURE_TIMEOUT=5 tune tests/tuner/faulty.cu --verbose
 	cp "$db"/twice.*.json "$out/faulty.json"

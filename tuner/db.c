@@ -120,7 +120,8 @@ static void put(tune_db *db, const measurement *m)
 	int *slot = &db->cell[m->config * db->shapes_cap + m->shape];
 	measurement copy = *m;
 	copy.samples = xmalloc((size_t)m->nsamples * sizeof *m->samples + 1);
-	memcpy(copy.samples, m->samples, (size_t)m->nsamples * sizeof *m->samples);
+	if (m->nsamples)
+		memcpy(copy.samples, m->samples, (size_t)m->nsamples * sizeof *m->samples);
 	copy.note = m->note ? xstrdup(m->note) : NULL;
 	if (*slot >= 0) {
 		free_meas(&db->meas[*slot]);

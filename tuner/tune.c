@@ -95,6 +95,7 @@ typedef struct pool {
 	const char *compiler_id;
 	const char *source_hash;
 	double busy_s;
+	double started_at, finished_at; /* first job taken, last job done */
 } pool;
 
 static char *cache_dir(void)
@@ -211,6 +212,7 @@ static void *pool_thread(void *arg)
 		j->state = JOB_DONE;
 		p->done++;
 		p->busy_s += j->seconds;
+		p->finished_at = now_s();
 		pthread_cond_broadcast(&p->cv);
 	}
 	pthread_mutex_unlock(&p->mu);
@@ -233,6 +235,7 @@ static void pool_start(pool *p, int nthreads)
 	pthread_cond_init(&p->cv, NULL);
 	p->nthreads = nthreads < p->njobs ? nthreads : p->njobs;
 	p->threads = xcalloc((size_t)p->nthreads + 1, sizeof *p->threads);
+	p->started_at = now_s();
 	for (int i = 0; i < p->nthreads; i++)
 		if (pthread_create(&p->threads[i], NULL, pool_thread, p) != 0)
 			die("pthread_create failed");
@@ -939,10 +942,12 @@ int tune_kernel(const aotc_module *m, const kernel *k, const tune_options *o, di
 		cached += p.jobs[i].state == JOB_DONE && p.jobs[i].cached;
 	if (!o->quiet) {
 		print_summary(k, db, &cf, &ss, dbc, dbs);
+		double cwall = p.njobs ? p.finished_at - p.started_at : 0;
 		printf("\n%d measurements taken, %d reused, in %.1f s (checking %.1f s, timing %.1f s, shape setup %.1f s); "
-		       "%d compiled (%d from cache) with %.1f s of compile time on %d threads; %d worker restarts\n",
+		       "%d compiled (%d from cache) in %.1f s on %d threads (%.1f variants/s, %.1f s of compile time); %d worker restarts\n",
 		       measured, reused, wall, check_ms / 1e3, timing_ms / 1e3, shape_ms / 1e3,
-		       pool_done(&p), cached, p.busy_s, p.nthreads, s.restarts);
+		       pool_done(&p), cached, cwall, p.nthreads, cwall > 0 ? pool_done(&p) / cwall : 0,
+		       p.busy_s, s.restarts);
 		if (out_of_budget)
 			printf("stopped at the --budget; run again to go on from here\n");
 		printf("database: %s\n", db->path);
