@@ -1,0 +1,35 @@
+#!/bin/sh
+# The H200 run of the planted-fault template (tests/tuner/faulty.cu, committed
+# by tools/device-tune.sh): each failure got its status on the real device,
+# and the committed template databases are complete. CI has no GPU, so it
+# checks the data the GPU produced. Usage: device-results.sh REPO_ROOT
+root=$1
+exec python3 - "$root" <<'PY'
+import json, sys
+root = sys.argv[1]
+fails = []
+db = json.load(open(root + "/tests/tuner/faulty.cuda_NVIDIA_H200_13.0.json"))
+want = {0: "ok", 1: "wrong", 2: "fault", 3: "fault", 4: "timeout", 5: "wrong", 6: "resources"}
+names = [c["name"] for c in db["configs"]]
+for m in db["measurements"]:
+    mode = int(names[m["config"]][len("twice<"):-1])
+    if m["status"] != want[mode]:
+        fails.append("%s: %s, expected %s" % (names[m["config"]], m["status"], want[mode]))
+if len(db["measurements"]) != 14:
+    fails.append("faulty: %d measurements, expected 14" % len(db["measurements"]))
+for name, configs, shapes in (("sgemm", 340, 48), ("softmax", 81, 32)):
+    d = json.load(open("%s/templates/%s.cuda_NVIDIA_H200_13.0.json" % (root, name)))
+    if d["hardware"]["name"] != "NVIDIA H200" or d["hardware"]["arch"] != "sm90":
+        fails.append(name + ": not an H200 database")
+    if len(d["configs"]) != configs or len(d["shapes"]) != shapes:
+        fails.append("%s: %d configs x %d shapes" % (name, len(d["configs"]), len(d["shapes"])))
+    if len(d["measurements"]) != configs * shapes:
+        fails.append("%s: %d measurements" % (name, len(d["measurements"])))
+    ok = [m for m in d["measurements"] if m["status"] == "ok"]
+    if any(not (m["time_ms"] > 0) or len(m["samples"]) < 3 for m in ok):
+        fails.append(name + ": an ok measurement without samples")
+for f in fails:
+    print("FAIL " + f)
+print("%d passed, %d failed" % (1 if not fails else 0, len(fails)))
+sys.exit(1 if fails else 0)
+PY
