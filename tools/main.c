@@ -6,12 +6,16 @@
  * `aotc parse` dumps the IR after the first stage and `aotc configs` after
  * the second. */
 #include <errno.h>
+#include <math.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "db.h"
 #include "frontend.h"
+#include "from_db.h"
+#include "heuristic.h"
 #include "ir.h"
 #include "tune.h"
 #include "util.h"
@@ -29,6 +33,8 @@ typedef struct options {
 	const char *budget;
 	int jobs;
 	long seed;
+	int max_variants;
+	double goal;
 	bool quiet, verbose;
 	const char **includes;
 	int nincludes;
@@ -58,7 +64,9 @@ static const char common_help[] =
 	"  --shapes FILE      JSON array of shape objects, replacing AOTC_SHAPES\n"
 	"  --budget DURATION  cap on tuning time (e.g. 90s, 10m, 1h)\n"
 	"  -j N               compile workers (default: all cores)\n"
-	"  --seed N           seed for buffer contents and shape sampling\n"
+	"  --seed N           seed for buffer contents, shape sampling and folds\n"
+	"  --max-variants N   variants the dispatch may choose among (default 8)\n"
+	"  --goal G           stop adding variants at this geomean slowdown (default 1.02)\n"
 	"  --quiet, --verbose less or more output\n"
 	"  --help, --version\n";
 
@@ -192,6 +200,49 @@ static int cmd_tune(options *o, diags *d)
 	return status;
 }
 
+static int cmd_report(options *o, diags *d)
+{
+	tune_db *db = db_load(o->file, d);
+	if (!db)
+		return EXIT_ENV;
+	hmatrix m;
+	hmatrix_from_db(&m, db, NULL, d);
+	hoptions ho;
+	hoptions_default(&ho);
+	ho.seed = (uint64_t)o->seed;
+	if (o->max_variants)
+		ho.max_variants = o->max_variants;
+	if (o->goal > 0)
+		ho.goal = o->goal;
+	hresult r;
+	h_build(&r, &m, &ho);
+	const char *hw = json_string_value(json_object_get(db->hardware, "id"));
+	printf("%s on %s: %d measurements\n", db->kernel, hw ? hw : "?", db->nmeas);
+	/* Winners: which variants are the per-shape best, how often. */
+	int *wins = xcalloc((size_t)m.nvariants + 1, sizeof *wins);
+	for (int s = 0; s < m.nshapes; s++)
+		for (int v = 0; v < m.nvariants; v++)
+			if (isfinite(m.oracle[s]) && h_time(&m, s, v) == m.oracle[s]) {
+				wins[v]++;
+				break;
+			}
+	printf("per-shape winners:");
+	for (int v = 0, shown = 0; v < m.nvariants; v++)
+		if (wins[v])
+			printf("%s %s x%d", shown++ ? "," : "", m.variant_names[v], wins[v]);
+	printf("\n\n");
+	free(wins);
+	strbuf sb;
+	strbuf_init(&sb);
+	h_print_report(&sb, &r, &m);
+	fputs(sb.data, stdout);
+	strbuf_finish(&sb);
+	hresult_finish(&r);
+	hmatrix_finish(&m);
+	db_close(db);
+	return 0;
+}
+
 static const command commands[] = {
 	{"compile", "compile FILE --arch ARCH [options]",
 	 "parse, tune (or reuse the database), build the heuristic, emit", NULL, true, "issue 5"},
@@ -206,8 +257,8 @@ static const command commands[] = {
 	 cmd_parse, false, NULL},
 	{"configs", "configs FILE [--kernel K] [options]", "list the valid configurations",
 	 cmd_configs, false, NULL},
-	{"report", "report DB", "summarise a database: winners, slowdowns, the tree", NULL,
-	 false, "issue 4"},
+	{"report", "report DB [--max-variants N] [--goal G]",
+	 "summarise a database: winners, slowdowns, the tree", cmd_report, false, NULL},
 	{"link", "link DIR... -o FILE", "one dispatch across architectures, with fallback",
 	 NULL, false, "issue 5"},
 };
@@ -282,7 +333,7 @@ int main(int argc, char **argv)
 	}
 
 	enum { OPT_KERNEL = 256, OPT_ARCH, OPT_DB, OPT_SHAPES, OPT_BUDGET, OPT_SEED,
-	       OPT_QUIET, OPT_VERBOSE, OPT_HELP, OPT_VERSION };
+	       OPT_QUIET, OPT_VERBOSE, OPT_HELP, OPT_VERSION, OPT_MAX_VARIANTS, OPT_GOAL };
 	static const struct option longopts[] = {
 		{"kernel", required_argument, NULL, OPT_KERNEL},
 		{"arch", required_argument, NULL, OPT_ARCH},
@@ -294,6 +345,8 @@ int main(int argc, char **argv)
 		{"verbose", no_argument, NULL, OPT_VERBOSE},
 		{"help", no_argument, NULL, OPT_HELP},
 		{"version", no_argument, NULL, OPT_VERSION},
+		{"max-variants", required_argument, NULL, OPT_MAX_VARIANTS},
+		{"goal", required_argument, NULL, OPT_GOAL},
 		{0},
 	};
 	options o = {.out_dir = ".", .db_dir = "aotc-db", .seed = 1};
@@ -328,6 +381,22 @@ int main(int argc, char **argv)
 				goto out;
 			}
 			break;
+		case OPT_MAX_VARIANTS:
+			if (!parse_int(optarg, 1, 64, &n)) {
+				fprintf(stderr, "aotc: --max-variants needs a number from 1 to 64, not '%s'\n", optarg);
+				goto out;
+			}
+			o.max_variants = (int)n;
+			break;
+		case OPT_GOAL: {
+			char *end;
+			o.goal = strtod(optarg, &end);
+			if (end == optarg || *end || !(o.goal >= 1)) {
+				fprintf(stderr, "aotc: --goal needs a slowdown of at least 1 (e.g. 1.02), not '%s'\n", optarg);
+				goto out;
+			}
+			break;
+		}
 		case OPT_QUIET: o.quiet = true; break;
 		case OPT_VERBOSE: o.verbose = true; break;
 		case OPT_HELP:

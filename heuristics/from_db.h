@@ -1,0 +1,18 @@
+/* The heuristic's matrix from a tuning database. */
+#ifndef AOTC_FROM_DB_H
+#define AOTC_FROM_DB_H
+
+#include "db.h"
+#include "heuristic.h"
+#include "ir.h"
+
+/* Fills m from db: variants are its configurations, shapes its shapes,
+ * times the ok measurements' medians. With the kernel k, features are its
+ * AOTC_FEATURES (default: the shape arguments) and validity its
+ * AOTC_VALID_IFs, evaluated as the emitted code will; without it (aotc report
+ * on a database alone) features are the shape arguments and validity comes
+ * from the "invalid" statuses. Returns false after diagnosing a database
+ * that does not fit k. */
+bool hmatrix_from_db(hmatrix *m, const tune_db *db, const kernel *k, diags *d);
+
+#endif

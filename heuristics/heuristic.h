@@ -1,0 +1,141 @@
+/* The heuristic (SPEC §7): from a matrix of measured times (shapes ×
+ * variants), choose a few variants that together come close to the per-shape
+ * best, and learn a decision tree over shape features that picks among
+ * them, splitting to minimise slowdown (summed log time / best), not
+ * misclassification. Tree size is chosen by k-fold cross-validation over
+ * shapes. Everything is deterministic: ties break by index.
+ *
+ * Ownership: an hmatrix owns its arrays (hmatrix_finish); an htree owns its
+ * nodes (htree_finish). */
+#ifndef AOTC_HEURISTIC_H
+#define AOTC_HEURISTIC_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "util.h"
+
+/* Slowdown charged for a shape where the chosen variant cannot run (no
+ * valid or correct variant): large but finite, so that sums stay finite. */
+#define H_MISS_SLOWDOWN 100.0
+
+typedef struct hmatrix {
+	int nshapes, nvariants, nfeatures;
+	char **variant_names;   /* nvariants */
+	char **feature_names;   /* nfeatures, as C-like text ("M * N") */
+	char **shape_labels;    /* nshapes, "M=128 N=256 K=64" */
+	double *time;           /* [s * nvariants + v] ms; INFINITY unless ok */
+	bool *valid;            /* [s * nvariants + v]: AOTC_VALID_IF holds */
+	double *feat;           /* [s * nfeatures + f] */
+	double *oracle;         /* per shape: the best time (INFINITY: none ran) */
+} hmatrix;
+
+/* Allocates the arrays for the given sizes (names NULL, times INFINITY,
+ * valid true); fill them, then call hmatrix_update_oracle(). */
+void hmatrix_init(hmatrix *m, int nshapes, int nvariants, int nfeatures);
+void hmatrix_finish(hmatrix *m);
+void hmatrix_update_oracle(hmatrix *m);
+
+static inline double h_time(const hmatrix *m, int s, int v) { return m->time[(size_t)s * m->nvariants + v]; }
+static inline bool h_valid(const hmatrix *m, int s, int v) { return m->valid[(size_t)s * m->nvariants + v]; }
+static inline double h_feat(const hmatrix *m, int s, int f) { return m->feat[(size_t)s * m->nfeatures + f]; }
+
+/* Slowdown of variant v at shape s against the oracle, capped at
+ * H_MISS_SLOWDOWN (also for an invalid or failed variant). */
+double h_slowdown(const hmatrix *m, int s, int v);
+
+/* ---- Variant subset ----------------------------------------------------- */
+
+/* Greedy: repeatedly adds the variant that most lowers the geometric-mean
+ * slowdown of the subset's per-shape best over the given shapes, until
+ * max_variants are chosen or the geomean is at most goal. Returns the count;
+ * out[] (max_variants slots) gets variant indices in the order chosen. */
+int h_select_subset(const hmatrix *m, const int *shapes, int nshapes, int max_variants,
+                    double goal, int *out);
+
+/* ---- Tree ---------------------------------------------------------------- */
+
+typedef struct hnode {
+	int feature;            /* -1: leaf */
+	double threshold;       /* left when feature <= threshold (an integer) */
+	int left, right;        /* node indices */
+	int *order;             /* leaf: variants to try in order (the first valid wins) */
+	int norder;
+	int nshapes;            /* training shapes that reached it */
+	double cost;            /* their summed log slowdown with this node's order */
+} hnode;
+
+typedef struct htree {
+	hnode *nodes;           /* nodes[0] is the root */
+	int nnodes;
+	size_t cap;
+	int max_depth, min_leaf;  /* what it was grown with */
+} htree;
+
+typedef struct htree_params {
+	int max_depth;
+	int min_leaf;
+	/* A split must lower the node's geometric-mean slowdown by at least
+	 * this factor (1.005: 0.5%); smaller gains are taken for noise. */
+	double min_gain;
+} htree_params;
+
+/* Grows a tree on the given shapes choosing among subset[] (nsubset). */
+void htree_fit(htree *t, const hmatrix *m, const int *shapes, int nshapes, const int *subset,
+               int nsubset, const htree_params *p);
+void htree_finish(htree *t);
+
+/* The variant the tree picks for feature vector feat (nfeatures values)
+ * given which variants are valid there; -1 if none of its leaf's list is. */
+int htree_choose(const htree *t, const double *feat, const bool *valid);
+
+int htree_depth(const htree *t);
+int htree_leaves(const htree *t);
+
+/* The tree as indented text, variants by name. */
+void htree_print(strbuf *sb, const htree *t, const hmatrix *m);
+
+/* ---- Selectors and evaluation -------------------------------------------- */
+
+/* SEL_HELION is Helion's AOT heuristic, for comparison: variants chosen by
+ * how many shapes they are within 10% of the best on (a 0/1 count), and an
+ * entropy tree to depth 6 fitted to the per-shape best label. */
+typedef enum hselector { SEL_SINGLE, SEL_NEAREST, SEL_HELION, SEL_TREE, SEL_COUNT } hselector;
+
+typedef struct hstats {
+	double geomean, p90, worst;
+	int misses;             /* shapes where the choice could not run */
+	int n;
+} hstats;
+
+typedef struct hoptions {
+	int max_variants;       /* default 8 */
+	double goal;            /* default 1.02 */
+	int folds;              /* default 5 */
+	uint64_t seed;
+	double min_gain;        /* default 1.005 */
+} hoptions;
+
+void hoptions_default(hoptions *o);
+
+typedef struct hresult {
+	int *subset;            /* the chosen variants, in order chosen */
+	int nsubset;
+	htree tree;             /* fitted on every shape with the chosen size */
+	int single;             /* the best single variant */
+	int *single_order;      /* its fallback order: all variants by cost */
+	hstats train[SEL_COUNT], heldout[SEL_COUNT];
+	int uncovered;          /* shapes where no variant at all ran correctly */
+	double cv_geomean;      /* held-out geomean of the chosen tree size */
+} hresult;
+
+/* Chooses the subset and the tree size (k-fold CV over shapes), fits the
+ * final tree on all shapes, and evaluates the three selectors on training
+ * shapes and on cross-validated held-out shapes. */
+void h_build(hresult *r, const hmatrix *m, const hoptions *o);
+void hresult_finish(hresult *r);
+
+/* The table of SPEC §7 / issue 4: selectors × train / held-out. */
+void h_print_report(strbuf *sb, const hresult *r, const hmatrix *m);
+
+#endif

@@ -1,0 +1,40 @@
+#!/bin/sh
+# aotc report on the committed H200 databases: the aotc tree beats the best
+# single variant, nearest neighbour and the Helion-style tree on held-out
+# shapes, stays within --max-variants, and is deterministic.
+# Usage: report.sh AOTC REPO_ROOT
+aotc=$1
+root=$2
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+pass=0
+fail=0
+for k in sgemm softmax; do
+	db=$root/templates/$k.cuda_NVIDIA_H200_13.0.json
+	if ! "$aotc" report "$db" >"$tmp/a" 2>&1; then
+		echo "FAIL $k: aotc report exited non-zero"; sed 's/^/    /' "$tmp/a"; fail=$((fail + 1)); continue
+	fi
+	"$aotc" report "$db" >"$tmp/b" 2>&1
+	if cmp -s "$tmp/a" "$tmp/b"; then pass=$((pass + 1)); else echo "FAIL $k: two reports differ"; fail=$((fail + 1)); fi
+	# held-out geomean: the 5th number on each selector's line
+	held() { grep "^$1" "$tmp/a" | awk '{print $(NF-3)}'; }
+	tree=$(held "aotc decision tree")
+	for other in "best single variant" "nearest neighbour" "Helion-style tree"; do
+		o=$(held "$other")
+		if awk -v t="$tree" -v o="$o" 'BEGIN { exit !(t < o) }'; then
+			pass=$((pass + 1))
+		else
+			echo "FAIL $k: tree held-out $tree not below $other's $o"; fail=$((fail + 1))
+		fi
+	done
+	n=$(sed -n 's/.* variants; \([0-9]*\) chosen for the dispatch/\1/p' "$tmp/a")
+	if [ -n "$n" ] && [ "$n" -ge 1 ] && [ "$n" -le 8 ]; then pass=$((pass + 1)); else echo "FAIL $k: $n variants chosen"; fail=$((fail + 1)); fi
+	"$aotc" report "$db" --max-variants 2 >"$tmp/c" 2>&1
+	n=$(sed -n 's/.* variants; \([0-9]*\) chosen for the dispatch/\1/p' "$tmp/c")
+	if [ "$n" = 2 ]; then pass=$((pass + 1)); else echo "FAIL $k: --max-variants 2 chose $n"; fail=$((fail + 1)); fi
+	grep -q "^  if (" "$tmp/a" && pass=$((pass + 1)) || { echo "FAIL $k: no tree printed"; fail=$((fail + 1)); }
+done
+"$aotc" report "$tmp/missing.json" >"$tmp/d" 2>&1
+[ $? -eq 3 ] && pass=$((pass + 1)) || { echo "FAIL missing database: not exit 3"; fail=$((fail + 1)); }
+echo "$pass passed, $fail failed"
+[ "$fail" -eq 0 ]

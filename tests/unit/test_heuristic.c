@@ -1,0 +1,218 @@
+/* The heuristic on matrices with known answers. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "heuristic.h"
+
+static int passed, failed;
+
+#define CHECK(cond, ...)                                                        \
+	do {                                                                    \
+		if (cond) {                                                     \
+			passed++;                                               \
+		} else {                                                        \
+			failed++;                                               \
+			printf("%s:%d: FAIL %s: ", __FILE__, __LINE__, #cond);  \
+			printf(__VA_ARGS__);                                    \
+			putchar('\n');                                          \
+		}                                                               \
+	} while (0)
+
+static uint64_t rng = 12345;
+
+static double uniform(void)
+{
+	rng = rng * 6364136223846793005ull + 1442695040888963407ull;
+	return (double)(rng >> 11) * 0x1p-53;
+}
+
+static void names(hmatrix *m)
+{
+	char buf[32];
+	for (int v = 0; v < m->nvariants; v++) {
+		snprintf(buf, sizeof buf, "v%d", v);
+		m->variant_names[v] = strdup(buf);
+	}
+	for (int f = 0; f < m->nfeatures; f++) {
+		snprintf(buf, sizeof buf, "f%d", f);
+		m->feature_names[f] = strdup(buf);
+	}
+	for (int s = 0; s < m->nshapes; s++) {
+		snprintf(buf, sizeof buf, "s%d", s);
+		m->shape_labels[s] = strdup(buf);
+	}
+}
+
+static void set(hmatrix *m, int s, int v, double t) { m->time[(size_t)s * m->nvariants + v] = t; }
+
+/* Variant 0 wins for x <= 17 by 2x, variant 1 above; a second feature is
+ * noise. The tree must split once, on x, between 17 and 18. */
+static void test_threshold(void)
+{
+	hmatrix m;
+	hmatrix_init(&m, 40, 3, 2);
+	names(&m);
+	for (int s = 0; s < 40; s++) {
+		int x = s + 1;
+		m.feat[s * 2 + 0] = (double)(1000 + (int)(uniform() * 1000)); /* noise feature first */
+		m.feat[s * 2 + 1] = x;
+		set(&m, s, 0, x <= 17 ? 1.0 : 2.0);
+		set(&m, s, 1, x <= 17 ? 2.0 : 1.0);
+		set(&m, s, 2, 3.0);
+	}
+	hmatrix_update_oracle(&m);
+	hoptions o;
+	hoptions_default(&o);
+	hresult r;
+	h_build(&r, &m, &o);
+	const htree *t = &r.tree;
+	CHECK(htree_leaves(t) == 2, "%d leaves", htree_leaves(t));
+	CHECK(t->nodes[0].feature == 1, "split on feature %d", t->nodes[0].feature);
+	CHECK(t->nodes[0].threshold >= 17 && t->nodes[0].threshold < 18, "threshold %g",
+	      t->nodes[0].threshold);
+	const hnode *l = &t->nodes[t->nodes[0].left], *rr = &t->nodes[t->nodes[0].right];
+	CHECK(l->order[0] == 0 && rr->order[0] == 1, "leaves pick %d and %d", l->order[0], rr->order[0]);
+	CHECK(r.nsubset == 2, "%d variants chosen", r.nsubset);
+	CHECK(fabs(r.train[SEL_TREE].geomean - 1) < 1e-9, "training geomean %g",
+	      r.train[SEL_TREE].geomean);
+	/* Held out, a fold may miss the shapes next to the threshold and put
+	 * it one off: at most a few of the 40 shapes pay 2x. */
+	CHECK(r.heldout[SEL_TREE].geomean < 1.06, "held-out geomean %g", r.heldout[SEL_TREE].geomean);
+	CHECK(r.train[SEL_SINGLE].geomean > 1.3, "single variant geomean %g", r.train[SEL_SINGLE].geomean);
+	hresult_finish(&r);
+	hmatrix_finish(&m);
+}
+
+/* Two variants equal but for 1% noise: nothing to split on. */
+static void test_noise(void)
+{
+	hmatrix m;
+	hmatrix_init(&m, 64, 2, 3);
+	names(&m);
+	for (int s = 0; s < 64; s++) {
+		for (int f = 0; f < 3; f++)
+			m.feat[s * 3 + f] = (double)(1 << (int)(uniform() * 12));
+		set(&m, s, 0, 1 + 0.01 * uniform());
+		set(&m, s, 1, 1 + 0.01 * uniform());
+	}
+	hmatrix_update_oracle(&m);
+	hoptions o;
+	hoptions_default(&o);
+	hresult r;
+	h_build(&r, &m, &o);
+	CHECK(htree_leaves(&r.tree) == 1, "%d leaves from noise", htree_leaves(&r.tree));
+	CHECK(r.heldout[SEL_TREE].geomean < 1.01, "held-out geomean %g", r.heldout[SEL_TREE].geomean);
+	hresult_finish(&r);
+	hmatrix_finish(&m);
+}
+
+/* Variant 0 is fastest but invalid for odd x; variant 1 always valid. The
+ * leaf lists both; odd shapes fall back; with nothing valid, -1. */
+static void test_fallback(void)
+{
+	hmatrix m;
+	hmatrix_init(&m, 20, 2, 1);
+	names(&m);
+	for (int s = 0; s < 20; s++) {
+		m.feat[s] = s;
+		bool odd = s % 2;
+		m.valid[s * 2 + 0] = !odd;
+		set(&m, s, 0, odd ? INFINITY : 1.0);
+		set(&m, s, 1, 1.5);
+	}
+	hmatrix_update_oracle(&m);
+	hoptions o;
+	hoptions_default(&o);
+	hresult r;
+	h_build(&r, &m, &o);
+	int bad = 0;
+	for (int s = 0; s < 20; s++) {
+		int v = htree_choose(&r.tree, &m.feat[s], &m.valid[s * 2]);
+		bad += v < 0 || !m.valid[s * 2 + v] || v != (s % 2 ? 1 : 0);
+	}
+	CHECK(bad == 0, "%d shapes chose wrong or invalid", bad);
+	bool none[2] = {false, false};
+	double x = 3;
+	CHECK(htree_choose(&r.tree, &x, none) == -1, "a choice with nothing valid");
+	CHECK(r.train[SEL_TREE].misses == 0 && r.heldout[SEL_TREE].misses == 0, "misses");
+	hresult_finish(&r);
+	hmatrix_finish(&m);
+}
+
+/* Ten variants, two of which together are the oracle: the greedy subset
+ * stops at them. A shape no variant ran is reported, not trained on. */
+static void test_subset(void)
+{
+	hmatrix m;
+	hmatrix_init(&m, 31, 10, 1);
+	names(&m);
+	for (int s = 0; s < 30; s++) {
+		m.feat[s] = s;
+		for (int v = 0; v < 10; v++)
+			set(&m, s, v, 2 + 0.1 * v);
+		set(&m, s, s < 15 ? 3 : 7, 1);
+	}
+	hmatrix_update_oracle(&m); /* shape 30: nothing ran */
+	int out[8];
+	int all[30];
+	for (int i = 0; i < 30; i++)
+		all[i] = i;
+	int n = h_select_subset(&m, all, 30, 8, 1.0, out);
+	CHECK(n == 2 && ((out[0] == 3 && out[1] == 7) || (out[0] == 7 && out[1] == 3)),
+	      "subset of %d: %d %d", n, out[0], n > 1 ? out[1] : -1);
+	n = h_select_subset(&m, all, 30, 1, 1.0, out);
+	CHECK(n == 1, "max_variants 1 gave %d", n);
+	hoptions o;
+	hoptions_default(&o);
+	hresult r;
+	h_build(&r, &m, &o);
+	CHECK(r.uncovered == 1, "%d uncovered", r.uncovered);
+	CHECK(r.train[SEL_TREE].geomean < 1 + 1e-9, "train geomean %g", r.train[SEL_TREE].geomean);
+	hresult_finish(&r);
+	hmatrix_finish(&m);
+}
+
+/* The same input gives the same tree, node for node. */
+static void test_deterministic(void)
+{
+	strbuf a, b;
+	strbuf_init(&a);
+	strbuf_init(&b);
+	for (int run = 0; run < 2; run++) {
+		rng = 99;
+		hmatrix m;
+		hmatrix_init(&m, 50, 6, 2);
+		names(&m);
+		for (int s = 0; s < 50; s++) {
+			m.feat[s * 2] = (double)(int)(uniform() * 100);
+			m.feat[s * 2 + 1] = (double)(int)(uniform() * 100);
+			for (int v = 0; v < 6; v++)
+				set(&m, s, v, 1 + uniform() + (v == (int)m.feat[s * 2] / 20 ? -0.5 : 0));
+		}
+		hmatrix_update_oracle(&m);
+		hoptions o;
+		hoptions_default(&o);
+		hresult r;
+		h_build(&r, &m, &o);
+		h_print_report(run ? &b : &a, &r, &m);
+		hresult_finish(&r);
+		hmatrix_finish(&m);
+	}
+	CHECK(strcmp(a.data, b.data) == 0, "two runs differ");
+	CHECK(strstr(a.data, "if (f0 <=") != NULL, "no split on the informative feature:\n%s", a.data);
+	strbuf_finish(&a);
+	strbuf_finish(&b);
+}
+
+int main(void)
+{
+	test_threshold();
+	test_noise();
+	test_fallback();
+	test_subset();
+	test_deterministic();
+	printf("%d passed, %d failed\n", passed, failed);
+	return failed != 0;
+}
