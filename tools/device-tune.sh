@@ -4,7 +4,10 @@
 # and logs to $OUT (default ./device-out). Phases: "smoke" (planted faults,
 # softmax, vendor baselines) and "sgemm" (the SGEMM template); default both.
 #
-#   tools/device-tune.sh [smoke|sgemm|all] [BUDGET]
+#   tools/device-tune.sh [smoke|sgemm|all|eval] [BUDGET]
+#
+# "eval" measures the dispatch learnt from the committed databases on the
+# held-out shapes templates/*.heldout.json (aotc eval).
 set -u
 phase=${1:-all}
 budget=${2:-8m}
@@ -59,5 +62,12 @@ if [ "$phase" = sgemm ] || [ "$phase" = all ]; then
 	echo "== sgemm"
 	tune templates/sgemm.cu --shapes templates/sgemm.shapes.json --budget "$budget"
 	cp "$db"/sgemm.*.json "$out/sgemm.json"
+fi
+if [ "$phase" = eval ]; then
+	echo "== eval: the heuristic from the committed databases, on held-out shapes"
+	build/aotc eval templates/sgemm.cu --arch sm90 --db "$db" -j 16 --shapes templates/sgemm.heldout.json
+	cp "$db"/eval/sgemm.*.json "$out/sgemm.heldout.json"
+	build/aotc eval templates/softmax.cu --arch sm90 --db "$db" -j 16 --shapes templates/softmax.heldout.json
+	cp "$db"/eval/softmax.*.json "$out/softmax.heldout.json"
 fi
 ls -la "$out" "$db"

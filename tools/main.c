@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "db.h"
+#include "eval.h"
 #include "frontend.h"
 #include "from_db.h"
 #include "heuristic.h"
@@ -157,11 +158,11 @@ static int cmd_configs(options *o, diags *d)
 	return 0;
 }
 
-static int cmd_tune(options *o, diags *d)
+static int run_per_kernel(options *o, diags *d, bool eval)
 {
 	double budget = 0;
 	if (o->budget && (budget = parse_duration(o->budget)) <= 0) {
-		fprintf(stderr, "aotc tune: --budget needs a duration like 90s, 10m or 1h, not '%s'\n",
+		fprintf(stderr, "aotc: --budget needs a duration like 90s, 10m or 1h, not '%s'\n",
 		        o->budget);
 		return EXIT_USAGE;
 	}
@@ -188,7 +189,18 @@ static int cmd_tune(options *o, diags *d)
 		 * that fit the architecture. */
 		if (!o->kernel && k->is_global != (strcmp(o->arch, "host") != 0))
 			continue;
-		status = tune_kernel(m, k, &to, d);
+		if (eval) {
+			hoptions ho;
+			hoptions_default(&ho);
+			ho.seed = (uint64_t)o->seed;
+			if (o->max_variants)
+				ho.max_variants = o->max_variants;
+			if (o->goal > 0)
+				ho.goal = o->goal;
+			status = eval_kernel(m, k, &to, &ho, d);
+		} else {
+			status = tune_kernel(m, k, &to, d);
+		}
 		tuned++;
 	}
 	if (tuned == 0) {
@@ -199,6 +211,9 @@ static int cmd_tune(options *o, diags *d)
 	ir_module_destroy(m);
 	return status;
 }
+
+static int cmd_tune(options *o, diags *d) { return run_per_kernel(o, d, false); }
+static int cmd_eval(options *o, diags *d) { return run_per_kernel(o, d, true); }
 
 static int cmd_report(options *o, diags *d)
 {
@@ -250,9 +265,9 @@ static const command commands[] = {
 	 cmd_tune, true, NULL},
 	{"emit", "emit FILE --arch ARCH [options]",
 	 "build the heuristic and emit from the database; needs no GPU", NULL, true, "issue 5"},
-	{"eval", "eval FILE --arch ARCH [options]",
-	 "measure the emitted choice against every variant on held-out shapes", NULL, true,
-	 "issue 4"},
+	{"eval", "eval FILE --arch ARCH --shapes HELD_OUT.json [options]",
+	 "measure the emitted choice against every variant on held-out shapes", cmd_eval, true,
+	 NULL},
 	{"parse", "parse FILE [options]", "print the IR as JSON (FILE may also be IR JSON)",
 	 cmd_parse, false, NULL},
 	{"configs", "configs FILE [--kernel K] [options]", "list the valid configurations",

@@ -93,6 +93,16 @@ if len(cells) != len(db["measurements"]) or len(cells) != len(db["configs"]) * l
 if [ -z "$why" ]; then ok "kill: every cell measured exactly once"; else bad "kill: cells" "$why"; fi
 [ ! -e "$journal" ] && ok "kill: journal folded into the document" || bad "kill: journal left behind"
 
+# --- eval: the heuristic from db2, measured on new shapes ---------------------
+echo '[{"M": 96, "N": 96, "K": 48}, {"M": 48, "N": 100, "K": 96}]' >"$tmp/new-shapes.json"
+"$aotc" eval "$tmp/mm.cpp" --arch host --db "$tmp/db2" --shapes "$tmp/new-shapes.json" --quiet \
+	>"$tmp/log" 2>&1
+check "eval: exits 0" $? 0
+grep -q "^aotc decision tree" "$tmp/log" && grep -q "M=48 N=100 K=96" "$tmp/log" &&
+	ok "eval: slowdowns on the new shapes" || bad "eval: output" "$(cat "$tmp/log")"
+[ -f "$(ls "$tmp"/db2/eval/*.json 2>/dev/null | head -1)" ] && ok "eval: held-out database written" ||
+	bad "eval: held-out database"
+
 # --- budget ----------------------------------------------------------------
 "$aotc" tune "$tmp/mm.cpp" --arch host --db "$tmp/db3" --shapes "$here/small_shapes.json" \
 	--budget 1s >"$tmp/log" 2>&1

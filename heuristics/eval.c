@@ -1,0 +1,139 @@
+#include "eval.h"
+
+#include <glob.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "db.h"
+#include "from_db.h"
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return (x > y) - (x < y);
+}
+
+static void stats_line(const char *name, double *sd, int n)
+{
+	double sum = 0;
+	int misses = 0;
+	for (int i = 0; i < n; i++) {
+		sum += log(sd[i]);
+		misses += sd[i] >= H_MISS_SLOWDOWN;
+	}
+	qsort(sd, (size_t)n, sizeof *sd, cmp_double);
+	int k = (int)ceil(0.9 * n) - 1;
+	printf("%-22s %8.3f %8.3f %8.3f %d\n", name, exp(sum / n), sd[k < 0 ? 0 : k], sd[n - 1], misses);
+}
+
+int eval_kernel(const aotc_module *m, const kernel *k, const tune_options *o, const hoptions *ho,
+                diags *d)
+{
+	if (!o->shapes_file) {
+		diag_plain_error(d, "aotc eval needs --shapes FILE: the held-out shapes to measure on");
+		return 2;
+	}
+	strbuf dir;
+	strbuf_init(&dir);
+	strbuf_printf(&dir, "%s/eval", o->db_dir);
+	tune_options eo = *o;
+	eo.db_dir = dir.data;
+	int status = tune_kernel(m, k, &eo, d);
+	tune_db *train = NULL, *test = NULL;
+	hmatrix mt = {0}, me = {0};
+	hresult r = {0};
+	bool built = false;
+	double *sd_tree = NULL, *sd_single = NULL;
+	if (status != 0 && status != 4)
+		goto out;
+	status = 0;
+
+	/* The held-out database just written names the hardware; the training
+	 * one is its namesake one folder up. */
+	strbuf pat;
+	strbuf_init(&pat);
+	strbuf_printf(&pat, "%s/%s.*.json", dir.data, k->name);
+	glob_t g;
+	int gr = glob(pat.data, 0, NULL, &g);
+	strbuf_finish(&pat);
+	if (gr != 0 || g.gl_pathc == 0) {
+		diag_plain_error(d, "no held-out database in %s", dir.data);
+		status = 3;
+		goto out;
+	}
+	const char *evalpath = g.gl_pathv[0];
+	strbuf tp;
+	strbuf_init(&tp);
+	strbuf_printf(&tp, "%s/%s", o->db_dir, strrchr(evalpath, '/') + 1);
+	test = db_load(evalpath, d);
+	train = db_load(tp.data, d);
+	globfree(&g);
+	strbuf_finish(&tp);
+	if (!test || !train) {
+		if (!train)
+			fprintf(stderr, "aotc: eval learns from the training database: run aotc tune first\n");
+		status = 3;
+		goto out;
+	}
+	if (!hmatrix_from_db(&mt, train, k, d) || !hmatrix_from_db(&me, test, k, d)) {
+		status = 1;
+		goto out;
+	}
+	h_build(&r, &mt, ho);
+	built = true;
+
+	/* Variants by name: the held-out database may list them in another
+	 * order. */
+	int *map = xmalloc((size_t)mt.nvariants * sizeof *map + 1);
+	for (int v = 0; v < mt.nvariants; v++)
+		map[v] = db_find_config(test, mt.variant_names[v]);
+	bool *valid = xmalloc((size_t)mt.nvariants * sizeof *valid + 1);
+	sd_tree = xmalloc((size_t)me.nshapes * sizeof *sd_tree + 1);
+	sd_single = xmalloc((size_t)me.nshapes * sizeof *sd_single + 1);
+	int n = 0;
+	printf("\nEVAL %s: the dispatch learnt from %d shapes, on %d new ones\n", k->name, mt.nshapes,
+	       me.nshapes);
+	printf("  %-28s %-34s %10s %10s %9s\n", "shape", "chosen", "ms", "best ms", "slowdown");
+	for (int s = 0; s < me.nshapes; s++) {
+		if (!isfinite(me.oracle[s]))
+			continue;
+		for (int v = 0; v < mt.nvariants; v++)
+			valid[v] = map[v] >= 0 && h_valid(&me, s, map[v]);
+		int v = htree_choose(&r.tree, &me.feat[(size_t)s * me.nfeatures], valid);
+		int sv = -1;
+		for (int i = 0; i < mt.nvariants && sv < 0; i++)
+			if (valid[r.single_order[i]])
+				sv = r.single_order[i];
+		sd_tree[n] = v >= 0 ? h_slowdown(&me, s, map[v]) : H_MISS_SLOWDOWN;
+		sd_single[n] = sv >= 0 ? h_slowdown(&me, s, map[sv]) : H_MISS_SLOWDOWN;
+		printf("  %-28s %-34s %10.4f %10.4f %9.3f\n", me.shape_labels[s],
+		       v >= 0 ? mt.variant_names[v] : "(none valid)",
+		       v >= 0 ? h_time(&me, s, map[v]) : NAN, me.oracle[s], sd_tree[n]);
+		n++;
+	}
+	free(map);
+	free(valid);
+	if (n == 0) {
+		diag_plain_error(d, "no held-out shape has a variant that ran");
+		status = 4;
+		goto out;
+	}
+	printf("\n%-22s %8s %8s %8s %s\n", "slowdown vs oracle", "geomean", "p90", "worst", "misses");
+	stats_line("aotc decision tree", sd_tree, n);
+	stats_line("best single variant", sd_single, n);
+out:
+	free(sd_tree);
+	free(sd_single);
+	if (built)
+		hresult_finish(&r);
+	if (mt.time)
+		hmatrix_finish(&mt);
+	if (me.time)
+		hmatrix_finish(&me);
+	db_close(train);
+	db_close(test);
+	strbuf_finish(&dir);
+	return status;
+}
