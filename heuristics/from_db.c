@@ -23,6 +23,37 @@ static bool row_params(const kernel *k, const tune_db *db, const int64_t *row, i
 	return true;
 }
 
+typedef struct valid_ctx {
+	const kernel *k;
+	const tune_db *db;
+	int64_t *params;
+} valid_ctx;
+
+static bool valid_at(void *ctx, const int64_t *row, int v)
+{
+	valid_ctx *c = ctx;
+	if (!row_params(c->k, c->db, row, c->params))
+		return false;
+	eval_env env = {.tunables = c->db->configs[v].values, .ntunables = c->k->ntunables,
+	                .params = c->params, .nparams = c->k->nparams};
+	for (int i = 0; i < c->k->nvalid_ifs; i++) {
+		int64_t x;
+		if (expr_eval(c->k->valid_ifs[i].e, &env, &x) != EVAL_OK || x == 0)
+			return false;
+	}
+	return true;
+}
+
+void hmatrix_from_db_finish(hmatrix *m)
+{
+	valid_ctx *c = m->valid_ctx;
+	if (c) {
+		free(c->params);
+		free(c);
+	}
+	hmatrix_finish(m);
+}
+
 bool hmatrix_from_db(hmatrix *m, const tune_db *db, const kernel *k, diags *d)
 {
 	int nf = k ? (k->nfeatures ? k->nfeatures : db->nshape_args) : db->nshape_args;
@@ -87,6 +118,17 @@ bool hmatrix_from_db(hmatrix *m, const tune_db *db, const kernel *k, diags *d)
 		}
 	}
 	free(params);
+	m->nargs = db->nshape_args;
+	m->rows = xmalloc((size_t)db->nshapes * (size_t)db->nshape_args * sizeof *m->rows + 1);
+	memcpy(m->rows, db->shapes, (size_t)db->nshapes * (size_t)db->nshape_args * sizeof *m->rows);
+	if (k) {
+		valid_ctx *c = xcalloc(1, sizeof *c);
+		c->k = k;
+		c->db = db;
+		c->params = xcalloc((size_t)k->nparams + 1, sizeof *c->params);
+		m->valid_at = valid_at;
+		m->valid_ctx = c;
+	}
 	hmatrix_update_oracle(m);
 	return true;
 }

@@ -15,4 +15,7 @@
  * that does not fit k. */
 bool hmatrix_from_db(hmatrix *m, const tune_db *db, const kernel *k, diags *d);
 
+/* Frees a matrix made by hmatrix_from_db (db and k must outlive it). */
+void hmatrix_from_db_finish(hmatrix *m);
+
 #endif

@@ -41,6 +41,7 @@ void hmatrix_finish(hmatrix *m)
 	free(m->valid);
 	free(m->feat);
 	free(m->oracle);
+	free(m->rows);
 	memset(m, 0, sizeof *m);
 }
 
@@ -110,6 +111,79 @@ int h_select_subset(const hmatrix *m, const int *shapes, int nshapes, int max_va
 	free(best);
 	free(taken);
 	return n;
+}
+
+int h_cover(const hmatrix *m, const int *shapes, int nshapes, int *subset, int *n)
+{
+	if (!m->valid_at || !m->rows || m->nargs == 0)
+		return 0;
+	/* Probes: each shape, and each with one argument one up or one down. */
+	int per = 1 + 2 * m->nargs;
+	int nprobes = nshapes * per;
+	int64_t *probes = xmalloc((size_t)nprobes * (size_t)m->nargs * sizeof *probes + 1);
+	for (int i = 0; i < nshapes; i++)
+		for (int k = 0; k < per; k++) {
+			int64_t *p = probes + ((size_t)i * per + k) * m->nargs;
+			memcpy(p, m->rows + (size_t)shapes[i] * m->nargs, (size_t)m->nargs * sizeof *p);
+			if (k > 0)
+				p[(k - 1) / 2] += k % 2 ? 1 : -1;
+		}
+	/* valid[p][v] */
+	bool *valid = xmalloc((size_t)nprobes * (size_t)m->nvariants + 1);
+	bool *any = xcalloc((size_t)nprobes + 1, 1);
+	for (int p = 0; p < nprobes; p++)
+		for (int v = 0; v < m->nvariants; v++) {
+			bool ok = m->valid_at(m->valid_ctx, probes + (size_t)p * m->nargs, v);
+			valid[(size_t)p * m->nvariants + v] = ok;
+			any[p] |= ok;
+		}
+	bool *in = xcalloc((size_t)m->nvariants + 1, 1);
+	for (int i = 0; i < *n; i++)
+		in[subset[i]] = true;
+	int added = 0;
+	for (;;) {
+		bool *covered = xcalloc((size_t)nprobes + 1, 1);
+		int open = 0;
+		for (int p = 0; p < nprobes; p++) {
+			for (int i = 0; i < *n && !covered[p]; i++)
+				covered[p] = valid[(size_t)p * m->nvariants + subset[i]];
+			open += any[p] && !covered[p];
+		}
+		if (open == 0) {
+			free(covered);
+			break;
+		}
+		int pick = -1, pick_count = 0;
+		double pick_cost = INFINITY;
+		for (int v = 0; v < m->nvariants; v++) {
+			if (in[v])
+				continue;
+			int count = 0;
+			for (int p = 0; p < nprobes; p++)
+				count += any[p] && !covered[p] && valid[(size_t)p * m->nvariants + v];
+			if (count == 0 || count < pick_count)
+				continue;
+			double cost = 0;
+			for (int i = 0; i < nshapes; i++)
+				cost += lsd(m, shapes[i], v);
+			if (count > pick_count || cost < pick_cost) {
+				pick = v;
+				pick_count = count;
+				pick_cost = cost;
+			}
+		}
+		free(covered);
+		if (pick < 0)
+			break;
+		in[pick] = true;
+		subset[(*n)++] = pick;
+		added++;
+	}
+	free(probes);
+	free(valid);
+	free(any);
+	free(in);
+	return added;
 }
 
 /* ---- Tree ------------------------------------------------------------------- */
@@ -611,7 +685,7 @@ static void helion_fit(htree *t, const hmatrix *m, const int *shapes, int n, int
 
 typedef struct model {
 	int *subset;
-	int nsubset;
+	int nsubset, ncover;
 	htree tree;
 	htree helion;
 	int *single_order;
@@ -623,8 +697,9 @@ typedef struct model {
 static void model_fit(model *md, const hmatrix *m, const int *train, int n, const hoptions *o,
                       const htree_params *p)
 {
-	md->subset = xmalloc((size_t)o->max_variants * sizeof *md->subset + 1);
+	md->subset = xmalloc(((size_t)o->max_variants + (size_t)m->nvariants) * sizeof *md->subset + 1);
 	md->nsubset = h_select_subset(m, train, n, o->max_variants, o->goal, md->subset);
+	md->ncover = h_cover(m, train, n, md->subset, &md->nsubset);
 	htree_fit(&md->tree, m, train, n, md->subset, md->nsubset, p);
 	md->single_order = xmalloc((size_t)m->nvariants * sizeof *md->single_order + 1);
 	single_fit(m, train, n, md->single_order);
@@ -686,8 +761,9 @@ static void cross_validate(const hmatrix *m, const int *shapes, int n, const int
 		model md;
 		if (tree_only) {
 			md = (model){0};
-			md.subset = xmalloc((size_t)o->max_variants * sizeof *md.subset + 1);
+			md.subset = xmalloc(((size_t)o->max_variants + (size_t)m->nvariants) * sizeof *md.subset + 1);
 			md.nsubset = h_select_subset(m, train, nt, o->max_variants, o->goal, md.subset);
+			h_cover(m, train, nt, md.subset, &md.nsubset);
 			htree_fit(&md.tree, m, train, nt, md.subset, md.nsubset, p);
 		} else {
 			model_fit(&md, m, train, nt, o, p);
@@ -777,6 +853,7 @@ void h_build(hresult *r, const hmatrix *m, const hoptions *o)
 	}
 	r->subset = md.subset;
 	r->nsubset = md.nsubset;
+	r->ncover = md.ncover;
 	r->tree = md.tree;
 	r->single_order = md.single_order;
 	r->single = m->nvariants ? md.single_order[0] : -1;
@@ -801,8 +878,12 @@ void h_print_report(strbuf *sb, const hresult *r, const hmatrix *m)
 	static const char *names[SEL_COUNT] = {"best single variant", "nearest neighbour",
 	                                       "Helion-style tree", "aotc decision tree"};
 	int covered = m->nshapes - r->uncovered;
-	strbuf_printf(sb, "%d shapes (%d where no variant ran), %d variants; %d chosen for the dispatch\n",
+	strbuf_printf(sb, "%d shapes (%d where no variant ran), %d variants; %d chosen for the dispatch",
 	              m->nshapes, r->uncovered, m->nvariants, r->nsubset);
+	if (r->ncover)
+		strbuf_printf(sb, " (%d of them so that every shape near the measured ones has a valid variant)",
+		              r->ncover);
+	strbuf_putc(sb, '\n');
 	strbuf_printf(sb, "tree: depth %d, %d leaves (max depth %d, min leaf %d, chosen by cross-validation over %d shapes)\n\n",
 	              htree_depth(&r->tree), htree_leaves(&r->tree), r->tree.max_depth, r->tree.min_leaf,
 	              covered);

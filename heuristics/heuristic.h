@@ -28,6 +28,13 @@ typedef struct hmatrix {
 	bool *valid;            /* [s * nvariants + v]: AOTC_VALID_IF holds */
 	double *feat;           /* [s * nfeatures + f] */
 	double *oracle;         /* per shape: the best time (INFINITY: none ran) */
+	/* Optional: the shape rows (nargs values each) and whether variant v
+	 * may run at any row (its AOTC_VALID_IF), so that the chosen variants
+	 * can be made to cover shapes beyond the measured ones. */
+	int nargs;
+	int64_t *rows;
+	bool (*valid_at)(void *ctx, const int64_t *row, int v);
+	void *valid_ctx;
 } hmatrix;
 
 /* Allocates the arrays for the given sizes (names NULL, times INFINITY,
@@ -52,6 +59,13 @@ double h_slowdown(const hmatrix *m, int s, int v);
  * out[] (max_variants slots) gets variant indices in the order chosen. */
 int h_select_subset(const hmatrix *m, const int *shapes, int nshapes, int max_variants,
                     double goal, int *out);
+
+/* If m->valid_at is set: probes shapes near the given ones (each shape
+ * argument one up and one down) and, while some probe has no valid variant
+ * in subset[0..*n) but has one among all variants, appends the variant valid
+ * on most such probes (the cheapest on the shapes among equals). subset has
+ * room for every variant. Returns how many were added. */
+int h_cover(const hmatrix *m, const int *shapes, int nshapes, int *subset, int *n);
 
 /* ---- Tree ---------------------------------------------------------------- */
 
@@ -121,6 +135,7 @@ void hoptions_default(hoptions *o);
 typedef struct hresult {
 	int *subset;            /* the chosen variants, in order chosen */
 	int nsubset;
+	int ncover;             /* of which the last ncover were added for coverage */
 	htree tree;             /* fitted on every shape with the chosen size */
 	int single;             /* the best single variant */
 	int *single_order;      /* its fallback order: all variants by cost */

@@ -253,7 +253,7 @@ static int cmd_report(options *o, diags *d)
 	fputs(sb.data, stdout);
 	strbuf_finish(&sb);
 	hresult_finish(&r);
-	hmatrix_finish(&m);
+	hmatrix_from_db_finish(&m);
 	db_close(db);
 	return 0;
 }

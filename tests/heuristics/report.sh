@@ -33,6 +33,19 @@ for k in sgemm softmax; do
 	n=$(sed -n 's/.* variants; \([0-9]*\) chosen for the dispatch/\1/p' "$tmp/c")
 	if [ "$n" = 2 ]; then pass=$((pass + 1)); else echo "FAIL $k: --max-variants 2 chose $n"; fail=$((fail + 1)); fi
 	grep -q "^  if (" "$tmp/a" && pass=$((pass + 1)) || { echo "FAIL $k: no tree printed"; fail=$((fail + 1)); }
+	# aotc eval without a GPU evaluates the committed held-out measurements.
+	"$aotc" eval "$root/templates/$k.cu" --arch sm90 --db "$root/templates" \
+		--shapes "$root/templates/$k.heldout.json" >"$tmp/e" 2>&1
+	st=$?
+	misses=$(grep "^aotc decision tree" "$tmp/e" | awk '{print $NF}')
+	if [ $st -eq 0 ] && [ "$misses" = 0 ] && grep -q "evaluating the measurements in" "$tmp/e"; then
+		pass=$((pass + 1))
+	else
+		echo "FAIL $k: eval on the held-out database (exit $st, misses '$misses')"; sed 's/^/    /' "$tmp/e" | tail -8
+		fail=$((fail + 1))
+	fi
+	# every held-out shape gets a variant whose AOTC_VALID_IF holds
+	if grep -q "(none valid)" "$tmp/e"; then echo "FAIL $k: a held-out shape without a variant"; fail=$((fail + 1)); else pass=$((pass + 1)); fi
 done
 "$aotc" report "$tmp/missing.json" >"$tmp/d" 2>&1
 [ $? -eq 3 ] && pass=$((pass + 1)) || { echo "FAIL missing database: not exit 3"; fail=$((fail + 1)); }
