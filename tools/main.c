@@ -8,11 +8,13 @@
 #include <errno.h>
 #include <math.h>
 #include <getopt.h>
+#include <glob.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "db.h"
+#include "emit.h"
 #include "eval.h"
 #include "frontend.h"
 #include "from_db.h"
@@ -158,7 +160,11 @@ static int cmd_configs(options *o, diags *d)
 	return 0;
 }
 
-static int run_per_kernel(options *o, diags *d, bool eval)
+enum { RUN_TUNE, RUN_EVAL, RUN_EMIT, RUN_COMPILE };
+
+static int emit_kernel(options *o, const aotc_module *m, const kernel *k, diags *d);
+
+static int run_per_kernel(options *o, diags *d, int mode)
 {
 	double budget = 0;
 	if (o->budget && (budget = parse_duration(o->budget)) <= 0) {
@@ -189,7 +195,28 @@ static int run_per_kernel(options *o, diags *d, bool eval)
 		 * that fit the architecture. */
 		if (!o->kernel && k->is_global != (strcmp(o->arch, "host") != 0))
 			continue;
-		if (eval) {
+		if (mode == RUN_EMIT) {
+			status = emit_kernel(o, m, k, d);
+		} else if (mode == RUN_COMPILE) {
+			/* Tune where the device is; elsewhere re-emit from the
+			 * database, saying so. */
+			diags quiet;
+			diags_init(&quiet);
+			quiet.out = NULL;
+			status = tune_kernel(m, k, &to, &quiet);
+			bool no_device = status == EXIT_ENV && strcmp(o->arch, "host") != 0;
+			diags_finish(&quiet);
+			if (no_device) {
+				if (!o->quiet)
+					fprintf(stderr, "aotc: no %s device here: emitting from the tuning database in %s/\n",
+					        o->arch, o->db_dir);
+				status = 0;
+			} else if (status != 0) {
+				status = tune_kernel(m, k, &to, d); /* again, to say why */
+			}
+			if (status == 0)
+				status = emit_kernel(o, m, k, d);
+		} else if (mode == RUN_EVAL) {
 			hoptions ho;
 			hoptions_default(&ho);
 			ho.seed = (uint64_t)o->seed;
@@ -212,8 +239,95 @@ static int run_per_kernel(options *o, diags *d, bool eval)
 	return status;
 }
 
-static int cmd_tune(options *o, diags *d) { return run_per_kernel(o, d, false); }
-static int cmd_eval(options *o, diags *d) { return run_per_kernel(o, d, true); }
+/* The database for kernel k on arch in --db: of those whose hardware is
+ * that architecture, the one with the most measurements. NULL (diagnosed)
+ * if none, or if it was tuned from another version of the source. */
+static tune_db *find_db(const options *o, const aotc_module *m, const kernel *k, diags *d)
+{
+	strbuf pat;
+	strbuf_init(&pat);
+	strbuf_printf(&pat, "%s/%s.*.json", o->db_dir, k->name);
+	glob_t g;
+	tune_db *best = NULL;
+	if (glob(pat.data, 0, NULL, &g) == 0) {
+		for (size_t i = 0; i < g.gl_pathc; i++) {
+			diags quiet;
+			diags_init(&quiet);
+			quiet.out = NULL;
+			tune_db *db = db_load(g.gl_pathv[i], &quiet);
+			diags_finish(&quiet);
+			const char *arch = db ? json_string_value(json_object_get(db->hardware, "arch")) : NULL;
+			if (!arch || strcmp(arch, o->arch) != 0 || (best && best->nmeas >= db->nmeas)) {
+				db_close(db);
+				continue;
+			}
+			db_close(best);
+			best = db;
+		}
+		globfree(&g);
+	}
+	strbuf_finish(&pat);
+	if (!best) {
+		diag_plain_error(d, "no tuning database for '%s' on %s in %s/ (tune it on such a machine: aotc tune %s --arch %s)",
+		                 k->name, o->arch, o->db_dir, o->file, o->arch);
+		return NULL;
+	}
+	if (strcmp(best->source_hash, m->source_hash) != 0) {
+		diag_plain_error(d, "%s was tuned from another version of %s (source hash %s, now %s): tune it again",
+		                 best->path, o->file, best->source_hash, m->source_hash);
+		db_close(best);
+		return NULL;
+	}
+	return best;
+}
+
+static int emit_kernel(options *o, const aotc_module *m, const kernel *k, diags *d)
+{
+	tune_db *db = find_db(o, m, k, d);
+	if (!db)
+		return EXIT_ENV;
+	int status = 0;
+	hmatrix hm;
+	if (!hmatrix_from_db(&hm, db, k, d)) {
+		db_close(db);
+		return EXIT_ENV;
+	}
+	hoptions ho;
+	hoptions_default(&ho);
+	ho.seed = (uint64_t)o->seed;
+	if (o->max_variants)
+		ho.max_variants = o->max_variants;
+	if (o->goal > 0)
+		ho.goal = o->goal;
+	hresult r;
+	h_build(&r, &hm, &ho);
+	if (r.nsubset == 0) {
+		diag_plain_error(d, "no variant of '%s' ran correctly in %s", k->name, db->path);
+		status = EXIT_NO_VARIANT;
+	} else {
+		emit_input in = {.m = m, .k = k, .arch = o->arch, .db = db, .hm = &hm, .hr = &r,
+		                 .out_dir = o->out_dir};
+		status = emit_files(&in, d);
+		if (status == 0 && !o->quiet) {
+			char tag[64];
+			emit_arch_tag(o->arch, tag, sizeof tag);
+			printf("aotc: emitted %s/_aot_%s_%s.{c,h,%s} from %s: %d variants, tree depth %d; "
+			       "slowdown vs best: training %.3f (worst %.3f), held-out %.3f (worst %.3f)\n",
+			       o->out_dir, k->name, tag, k->is_global ? "cu" : "cpp", db->path, r.nsubset,
+			       htree_depth(&r.tree), r.train[SEL_TREE].geomean, r.train[SEL_TREE].worst,
+			       r.heldout[SEL_TREE].geomean, r.heldout[SEL_TREE].worst);
+		}
+	}
+	hresult_finish(&r);
+	hmatrix_from_db_finish(&hm);
+	db_close(db);
+	return status;
+}
+
+static int cmd_tune(options *o, diags *d) { return run_per_kernel(o, d, RUN_TUNE); }
+static int cmd_eval(options *o, diags *d) { return run_per_kernel(o, d, RUN_EVAL); }
+static int cmd_emit(options *o, diags *d) { return run_per_kernel(o, d, RUN_EMIT); }
+static int cmd_compile(options *o, diags *d) { return run_per_kernel(o, d, RUN_COMPILE); }
 
 static int cmd_report(options *o, diags *d)
 {
@@ -260,11 +374,11 @@ static int cmd_report(options *o, diags *d)
 
 static const command commands[] = {
 	{"compile", "compile FILE --arch ARCH [options]",
-	 "parse, tune (or reuse the database), build the heuristic, emit", NULL, true, "issue 5"},
+	 "parse, tune (or reuse the database), build the heuristic, emit", cmd_compile, true, NULL},
 	{"tune", "tune FILE --arch ARCH [options]", "parse and tune only: fill the database",
 	 cmd_tune, true, NULL},
 	{"emit", "emit FILE --arch ARCH [options]",
-	 "build the heuristic and emit from the database; needs no GPU", NULL, true, "issue 5"},
+	 "build the heuristic and emit from the database; needs no GPU", cmd_emit, true, NULL},
 	{"eval", "eval FILE --arch ARCH --shapes HELD_OUT.json [options]",
 	 "measure the emitted choice against every variant on held-out shapes", cmd_eval, true,
 	 NULL},

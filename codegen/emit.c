@@ -1,0 +1,918 @@
+#include "emit.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <limits.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- One emit point ------------------------------------------------------- */
+
+typedef struct out {
+	strbuf sb;
+	int indent;
+} out;
+
+/* A line at the current indentation (tabs). */
+static void line(out *o, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void line(out *o, const char *fmt, ...)
+{
+	for (int i = 0; i < o->indent; i++)
+		strbuf_putc(&o->sb, '\t');
+	va_list ap;
+	va_start(ap, fmt);
+	strbuf_vprintf(&o->sb, fmt, ap);
+	va_end(ap);
+	strbuf_putc(&o->sb, '\n');
+}
+
+static void raw(out *o, const char *text) { strbuf_puts(&o->sb, text); }
+
+/* ---- Names ------------------------------------------------------------------- */
+
+static bool is_identifier(const char *s)
+{
+	if (!s || !(isalpha((unsigned char)*s) || *s == '_'))
+		return false;
+	for (; *s; s++)
+		if (!(isalnum((unsigned char)*s) || *s == '_'))
+			return false;
+	return true;
+}
+
+/* A C string literal for s: printable ASCII as is, '"' and '\\' escaped,
+ * anything else as an octal escape, so no input can end the literal. */
+static void put_string(strbuf *sb, const char *s)
+{
+	strbuf_putc(sb, '"');
+	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+		if (*p == '"' || *p == '\\')
+			strbuf_printf(sb, "\\%c", *p);
+		else if (*p >= 0x20 && *p < 0x7f && *p != '?') /* '?' would start a trigraph */
+			strbuf_putc(sb, (char)*p);
+		else
+			strbuf_printf(sb, "\\%03o", *p);
+	}
+	strbuf_putc(sb, '"');
+}
+
+/* Text that goes into a comment: no comment terminator, no newline. */
+static void put_comment_text(strbuf *sb, const char *s)
+{
+	for (; *s; s++) {
+		if (*s == '*' && s[1] == '/')
+			strbuf_puts(sb, "* /");
+		else if (*s == '\n' || *s == '\r')
+			strbuf_putc(sb, ' ');
+		else
+			strbuf_putc(sb, *s);
+		if (*s == '*' && s[1] == '/')
+			s++;
+	}
+}
+
+void emit_arch_tag(const char *arch, char *buf, size_t n)
+{
+	if (!strcmp(arch, "host"))
+		snprintf(buf, n, "host");
+	else if (!strncmp(arch, "gfx", 3))
+		snprintf(buf, n, "rocm_%s", arch);
+	else
+		snprintf(buf, n, "cuda_%s", arch);
+}
+
+/* ---- Checked arithmetic in the emitted C --------------------------------- */
+
+/* Each returns 0 and stores the result, or 1 (division by zero, overflow,
+ * shift count outside [0, 63], log2 of a non-positive value): the same
+ * cases ir/expr.c reports, so the dispatch treats a shape exactly as the
+ * tuner did. */
+/* Checked 64-bit arithmetic for the emitted C. Each returns 0 and stores
+ * the result, or 1 (division by zero, overflow, a shift count outside
+ * [0, 63], log2 of a non-positive value): the cases ir/expr.c reports, so
+ * the dispatch treats a shape exactly as the tuner did. Only the helpers an
+ * expression uses are emitted (no unused-function warnings downstream). */
+enum { H_ADD, H_SUB, H_MUL, H_DIV, H_MOD, H_ASR, H_SHL, H_SHR, H_NEG, H_CDIV, H_ALIGN, H_LOG2,
+       H_COUNT };
+
+static const char *const helpers[H_COUNT] = {
+	/* aot_add */
+		"static int aot_add(int64_t a, int64_t b, int64_t *r)\n"
+		"{\n"
+		"\tif ((b > 0 && a > INT64_MAX - b) || (b < 0 && a < INT64_MIN - b))\n"
+		"\t\treturn 1;\n"
+		"\t*r = a + b;\n"
+		"\treturn 0;\n"
+		"}\n"
+		"\n",
+	/* aot_sub */
+		"static int aot_sub(int64_t a, int64_t b, int64_t *r)\n"
+		"{\n"
+		"\tif ((b < 0 && a > INT64_MAX + b) || (b > 0 && a < INT64_MIN + b))\n"
+		"\t\treturn 1;\n"
+		"\t*r = a - b;\n"
+		"\treturn 0;\n"
+		"}\n"
+		"\n",
+	/* aot_mul */
+		"static int aot_mul(int64_t a, int64_t b, int64_t *r)\n"
+		"{\n"
+		"\tif (a > 0 ? (b > 0 ? a > INT64_MAX / b : b < INT64_MIN / a)\n"
+		"\t          : (b > 0 ? a < INT64_MIN / b : (a != 0 && b < INT64_MAX / a)))\n"
+		"\t\treturn 1;\n"
+		"\t*r = a * b;\n"
+		"\treturn 0;\n"
+		"}\n"
+		"\n",
+	/* aot_div */
+		"static int aot_div(int64_t a, int64_t b, int64_t *r)\n"
+		"{\n"
+		"\tif (b == 0 || (a == INT64_MIN && b == -1))\n"
+		"\t\treturn 1;\n"
+		"\t*r = a / b;\n"
+		"\treturn 0;\n"
+		"}\n"
+		"\n",
+	/* aot_mod */
+		"static int aot_mod(int64_t a, int64_t b, int64_t *r)\n"
+		"{\n"
+		"\tif (b == 0 || (a == INT64_MIN && b == -1))\n"
+		"\t\treturn 1;\n"
+		"\t*r = a % b;\n"
+		"\treturn 0;\n"
+		"}\n"
+		"\n",
+	/* aot_asr */
+		"static int64_t aot_asr(int64_t a, int64_t n)\n"
+		"{\n"
+		"\treturn a < 0 ? ~(~a >> n) : a >> n;\n"
+		"}\n"
+		"\n",
+	/* aot_shl */
+		"static int aot_shl(int64_t a, int64_t b, int64_t *r)\n"
+		"{\n"
+		"\tint64_t x;\n"
+		"\tif (b < 0 || b > 63)\n"
+		"\t\treturn 1;\n"
+		"\tx = (int64_t)((uint64_t)a << b);\n"
+		"\tif (aot_asr(x, b) != a)\n"
+		"\t\treturn 1;\n"
+		"\t*r = x;\n"
+		"\treturn 0;\n"
+		"}\n"
+		"\n",
+	/* aot_shr */
+		"static int aot_shr(int64_t a, int64_t b, int64_t *r)\n"
+		"{\n"
+		"\tif (b < 0 || b > 63)\n"
+		"\t\treturn 1;\n"
+		"\t*r = aot_asr(a, b);\n"
+		"\treturn 0;\n"
+		"}\n"
+		"\n",
+	/* aot_neg */
+		"static int aot_neg(int64_t a, int64_t *r)\n"
+		"{\n"
+		"\tif (a == INT64_MIN)\n"
+		"\t\treturn 1;\n"
+		"\t*r = -a;\n"
+		"\treturn 0;\n"
+		"}\n"
+		"\n",
+	/* aot_cdiv */
+		"static int aot_cdiv(int64_t a, int64_t b, int64_t *r)\n"
+		"{\n"
+		"\tint64_t q;\n"
+		"\tif (b == 0 || (a == INT64_MIN && b == -1))\n"
+		"\t\treturn 1;\n"
+		"\tq = a / b;\n"
+		"\tif (a % b != 0 && ((a % b < 0) == (b < 0)))\n"
+		"\t\tq++;\n"
+		"\t*r = q;\n"
+		"\treturn 0;\n"
+		"}\n"
+		"\n",
+	/* aot_align */
+		"static int aot_align(int64_t a, int64_t b, int64_t *r)\n"
+		"{\n"
+		"\tint64_t q;\n"
+		"\treturn aot_cdiv(a, b, &q) || aot_mul(q, b, r);\n"
+		"}\n"
+		"\n",
+	/* aot_log2 */
+		"static int aot_log2(int64_t a, int64_t *r)\n"
+		"{\n"
+		"\tint64_t n = 0;\n"
+		"\tif (a <= 0)\n"
+		"\t\treturn 1;\n"
+		"\twhile (a > 1) {\n"
+		"\t\ta >>= 1;\n"
+		"\t\tn++;\n"
+		"\t}\n"
+		"\t*r = n;\n"
+		"\treturn 0;\n"
+		"}\n"
+		"\n",
+};
+
+static void note_helpers(const expr *e, bool *used)
+{
+	if (!e)
+		return;
+	if (e->kind == EXPR_UNARY && e->op == OP_NEG)
+		used[H_NEG] = true;
+	if (e->kind == EXPR_BINARY) {
+		switch (e->op) {
+		case OP_ADD: used[H_ADD] = true; break;
+		case OP_SUB: used[H_SUB] = true; break;
+		case OP_MUL: used[H_MUL] = true; break;
+		case OP_DIV: used[H_DIV] = true; break;
+		case OP_MOD: used[H_MOD] = true; break;
+		case OP_SHL: used[H_SHL] = used[H_ASR] = true; break;
+		case OP_SHR: used[H_SHR] = used[H_ASR] = true; break;
+		default: break;
+		}
+	}
+	if (e->kind == EXPR_CALL) {
+		if (e->func == FN_CDIV)
+			used[H_CDIV] = true;
+		if (e->func == FN_ALIGN)
+			used[H_ALIGN] = used[H_CDIV] = used[H_MUL] = true;
+		if (e->func == FN_LOG2)
+			used[H_LOG2] = true;
+	}
+	note_helpers(e->a, used);
+	note_helpers(e->b, used);
+	note_helpers(e->c, used);
+}
+
+static void emit_helpers(out *o, const bool *used)
+{
+	for (int h = 0; h < H_COUNT; h++)
+		if (used[h])
+			raw(o, helpers[h]);
+}
+
+/* ---- Expressions as statements -------------------------------------------- */
+
+/* Emits statements computing e into a fresh variable vN; any failure
+ * returns 1 from the enclosing function. Returns N. */
+static int gen(out *o, const expr *e, int *tmp)
+{
+	int v = (*tmp)++;
+	switch (e->kind) {
+	case EXPR_INT:
+		line(o, "v%d = INT64_C(%lld);", v, (long long)e->value);
+		return v;
+	case EXPR_NAME:
+		if (e->name_kind == NAME_CONST)
+			line(o, "v%d = INT64_C(%lld);", v, (long long)e->value);
+		else
+			line(o, "v%d = %s[%d];", v, e->name_kind == NAME_TUNABLE ? "t" : "p", e->index);
+		return v;
+	case EXPR_UNARY: {
+		int a = gen(o, e->a, tmp);
+		if (e->op == OP_NEG) {
+			line(o, "if (aot_neg(v%d, &v%d))", a, v);
+			line(o, "\treturn 1;");
+		} else {
+			line(o, "v%d = %sv%d;", v, e->op == OP_NOT ? "!" : "~", a);
+		}
+		return v;
+	}
+	case EXPR_COND: {
+		int c = gen(o, e->a, tmp);
+		line(o, "if (v%d) {", c);
+		o->indent++;
+		int b = gen(o, e->b, tmp);
+		line(o, "v%d = v%d;", v, b);
+		o->indent--;
+		line(o, "} else {");
+		o->indent++;
+		int d = gen(o, e->c, tmp);
+		line(o, "v%d = v%d;", v, d);
+		o->indent--;
+		line(o, "}");
+		return v;
+	}
+	case EXPR_CALL: {
+		int a = gen(o, e->a, tmp);
+		if (e->func == FN_LOG2) {
+			line(o, "if (aot_log2(v%d, &v%d))", a, v);
+			o->indent++;
+			line(o, "return 1;");
+			o->indent--;
+			return v;
+		}
+		int b = gen(o, e->b, tmp);
+		if (e->func == FN_MIN || e->func == FN_MAX) {
+			line(o, "v%d = v%d %s v%d ? v%d : v%d;", v, a, e->func == FN_MIN ? "<" : ">", b, a, b);
+			return v;
+		}
+		line(o, "if (%s(v%d, v%d, &v%d))", e->func == FN_CDIV ? "aot_cdiv" : "aot_align", a, b, v);
+		o->indent++;
+		line(o, "return 1;");
+		o->indent--;
+		return v;
+	}
+	case EXPR_BINARY:
+		break;
+	}
+	if (e->op == OP_AND || e->op == OP_OR) {
+		int a = gen(o, e->a, tmp);
+		line(o, "if (%sv%d) {", e->op == OP_AND ? "" : "!", a);
+		o->indent++;
+		int b = gen(o, e->b, tmp);
+		line(o, "v%d = v%d != 0;", v, b);
+		o->indent--;
+		line(o, "} else {");
+		o->indent++;
+		line(o, "v%d = %d;", v, e->op == OP_OR);
+		o->indent--;
+		line(o, "}");
+		return v;
+	}
+	int a = gen(o, e->a, tmp), b = gen(o, e->b, tmp);
+	static const struct {
+		expr_op op;
+		const char *text;
+		bool checked;
+	} ops[] = {
+		{OP_MUL, "aot_mul", true}, {OP_DIV, "aot_div", true}, {OP_MOD, "aot_mod", true},
+		{OP_ADD, "aot_add", true}, {OP_SUB, "aot_sub", true}, {OP_SHL, "aot_shl", true},
+		{OP_SHR, "aot_shr", true}, {OP_LT, "<", false}, {OP_LE, "<=", false},
+		{OP_GT, ">", false}, {OP_GE, ">=", false}, {OP_EQ, "==", false},
+		{OP_NE, "!=", false}, {OP_BITAND, "&", false}, {OP_XOR, "^", false},
+		{OP_BITOR, "|", false},
+	};
+	for (size_t i = 0; i < sizeof ops / sizeof *ops; i++) {
+		if (ops[i].op != e->op)
+			continue;
+		if (ops[i].checked) {
+			line(o, "if (%s(v%d, v%d, &v%d))", ops[i].text, a, b, v);
+			o->indent++;
+			line(o, "return 1;");
+			o->indent--;
+		} else {
+			line(o, "v%d = v%d %s v%d;", v, a, ops[i].text, b);
+		}
+		return v;
+	}
+	die("emit: bad operator %d", (int)e->op);
+}
+
+static int count_nodes(const expr *e)
+{
+	return e ? 1 + count_nodes(e->a) + count_nodes(e->b) + count_nodes(e->c) : 0;
+}
+
+/* static int NAME(const int64_t *p, const int64_t *t, int64_t *out) */
+static void gen_function(out *o, const char *name, const aexpr *a)
+{
+	strbuf_puts(&o->sb, "/* ");
+	put_comment_text(&o->sb, a->text);
+	strbuf_puts(&o->sb, " */\n");
+	line(o, "static int %s(const int64_t *p, const int64_t *t, int64_t *out)", name);
+	line(o, "{");
+	o->indent++;
+	int n = count_nodes(a->e);
+	strbuf decl;
+	strbuf_init(&decl);
+	for (int i = 0; i < n; i++)
+		strbuf_printf(&decl, "%sv%d", i ? ", " : "", i);
+	line(o, "int64_t %s;", decl.data);
+	strbuf_finish(&decl);
+	line(o, "(void)p;");
+	line(o, "(void)t;");
+	int tmp = 0;
+	int r = gen(o, a->e, &tmp);
+	line(o, "*out = v%d;", r);
+	line(o, "return 0;");
+	o->indent--;
+	line(o, "}");
+	raw(o, "\n");
+}
+
+/* ---- The dispatch file ------------------------------------------------------ */
+
+typedef struct ctx {
+	const emit_input *in;
+	const kernel *k;
+	char prefix[256];         /* aot_sgemm_cuda_sm90 */
+	char base[300];           /* _aot_sgemm_cuda_sm90 */
+	int *vars;                /* emitted variant -> matrix variant */
+	int nvars;
+	int *emitted;             /* matrix variant -> emitted index or -1 */
+	const hresult *hr;
+} ctx;
+
+static int cmp_int(const void *a, const void *b) { return *(const int *)a - *(const int *)b; }
+
+static void provenance(out *o, const ctx *c, const char *what)
+{
+	const emit_input *in = c->in;
+	const hresult *r = c->hr;
+	const char *hw = json_string_value(json_object_get(in->db->hardware, "id"));
+	strbuf *sb = &o->sb;
+	strbuf_puts(sb, "/* ");
+	put_comment_text(sb, what);
+	strbuf_printf(sb, "\n *\n * Generated by aotc %s from ", AOTC_VERSION_STRING);
+	put_comment_text(sb, in->m->file);
+	strbuf_printf(sb, " (source hash %s), kernel %s,\n", in->m->source_hash, c->k->name);
+	strbuf_puts(sb, " * tuned on ");
+	put_comment_text(sb, hw ? hw : "?");
+	strbuf_printf(sb, ": %d shapes x %d variants measured; %d variants dispatched.\n",
+	              in->hm->nshapes, in->hm->nvariants, c->nvars);
+	strbuf_printf(sb, " * Slowdown against the per-shape best: training shapes geomean %.3f, worst %.3f;\n"
+	              " * held-out shapes (%d-fold cross-validation) geomean %.3f, worst %.3f.\n",
+	              r->train[SEL_TREE].geomean, r->train[SEL_TREE].worst, 5,
+	              r->heldout[SEL_TREE].geomean, r->heldout[SEL_TREE].worst);
+	strbuf_printf(sb, " * Regenerate with: aotc emit ");
+	put_comment_text(sb, in->m->file);
+	strbuf_printf(sb, " --arch %s\n */\n", in->arch);
+}
+
+/* The integer parameters, in parameter order: launch_dims' arguments. */
+static void int_params(out *o, const kernel *k, bool shapes_only)
+{
+	bool first = true;
+	for (int i = 0; i < k->nparams; i++) {
+		const param *p = &k->params[i];
+		if (!ir_param_is_integer(p) || (shapes_only && p->shape < 0))
+			continue;
+		strbuf_printf(&o->sb, "%sint64_t %s", first ? "" : ", ", p->name);
+		first = false;
+	}
+	if (first && shapes_only)
+		strbuf_puts(&o->sb, "void");
+}
+
+/* p[] from the parameters: the integer ones, then (for select, whose
+ * arguments are the shape arguments only) the AOTC_VALUEs over them. */
+static void fill_params(out *o, const kernel *k, bool shapes_only)
+{
+	strbuf_printf(&o->sb, "\tint64_t p[%d] = {", k->nparams ? k->nparams : 1);
+	for (int i = 0; i < (k->nparams ? k->nparams : 1); i++) {
+		const param *pp = i < k->nparams ? &k->params[i] : NULL;
+		bool set = pp && ir_param_is_integer(pp) && (!shapes_only || pp->shape >= 0);
+		strbuf_printf(&o->sb, "%s%s", i ? ", " : "", set ? pp->name : "0");
+	}
+	strbuf_puts(&o->sb, "};\n");
+	if (!shapes_only)
+		return;
+	for (int i = 0; i < k->nvalues; i++) {
+		if (k->values[i].is_float || !ir_param_is_integer(&k->params[k->values[i].param]))
+			continue;
+		line(o, "if (aot_value%d(p, NULL, &p[%d]))", i, k->values[i].param);
+		line(o, "\treturn -1;");
+	}
+}
+
+static void tree_code(out *o, const ctx *c, int node)
+{
+	const htree *t = &c->hr->tree;
+	const hnode *n = &t->nodes[node];
+	if (n->feature < 0) {
+		for (int i = 0; i < n->norder; i++) {
+			int e = c->emitted[n->order[i]];
+			line(o, "if (aot_valid(%d, p))", e);
+			for (int j = 0; j <= o->indent; j++)
+				strbuf_putc(&o->sb, '\t');
+			strbuf_printf(&o->sb, "return %d; /* ", e);
+			put_comment_text(&o->sb, c->in->hm->variant_names[n->order[i]]);
+			strbuf_puts(&o->sb, " */\n");
+		}
+		line(o, "return -1;");
+		return;
+	}
+	line(o, "if (f[%d] <= INT64_C(%.0f)) {", n->feature, n->threshold);
+	o->indent++;
+	tree_code(o, c, n->left);
+	o->indent--;
+	line(o, "} else {");
+	o->indent++;
+	tree_code(o, c, n->right);
+	o->indent--;
+	line(o, "}");
+}
+
+static char *dispatch_c(const ctx *c)
+{
+	const kernel *k = c->k;
+	out o;
+	strbuf_init(&o.sb);
+	o.indent = 0;
+	provenance(&o, c, "The dispatch: which precompiled variant to run for a shape. C99, no dependencies.");
+	raw(&o, "#include <stddef.h>\n#include <stdint.h>\n\n");
+	line(&o, "#include \"%s.h\"", c->base);
+	raw(&o, "\n");
+
+	/* Tables */
+	line(&o, "#define AOT_NV %d", c->nvars);
+	line(&o, "#define AOT_NT %d", k->ntunables ? k->ntunables : 1);
+	raw(&o, "\n");
+	line(&o, "static const char *const aot_names[AOT_NV] = {");
+	for (int i = 0; i < c->nvars; i++) {
+		strbuf_puts(&o.sb, "\t");
+		put_string(&o.sb, c->in->hm->variant_names[c->vars[i]]);
+		strbuf_puts(&o.sb, ",\n");
+	}
+	line(&o, "};");
+	raw(&o, "\n");
+	line(&o, "/* tunable values in declaration order:");
+	strbuf_puts(&o.sb, " *");
+	for (int i = 0; i < k->ntunables; i++)
+		strbuf_printf(&o.sb, " %s", k->tunables[i].name);
+	strbuf_puts(&o.sb, " */\n");
+	line(&o, "static const int64_t aot_params[AOT_NV][AOT_NT] = {");
+	for (int i = 0; i < c->nvars; i++) {
+		const int64_t *v = c->in->db->configs[c->vars[i]].values;
+		strbuf_puts(&o.sb, "\t{");
+		for (int j = 0; j < k->ntunables; j++)
+			strbuf_printf(&o.sb, "%sINT64_C(%lld)", j ? ", " : "", (long long)v[j]);
+		if (!k->ntunables)
+			strbuf_puts(&o.sb, "0");
+		strbuf_puts(&o.sb, "},\n");
+	}
+	line(&o, "};");
+	raw(&o, "\n");
+
+	/* Helpers and expression functions */
+	bool used[H_COUNT] = {0};
+	for (int i = 0; i < k->nvalues; i++)
+		note_helpers(k->values[i].iexpr.e, used);
+	for (int i = 0; i < k->nvalid_ifs; i++)
+		note_helpers(k->valid_ifs[i].e, used);
+	for (int i = 0; i < k->nfeatures; i++)
+		note_helpers(k->features[i].e, used);
+	const launch *ls[2] = {&k->grid, &k->block};
+	for (int l = 0; l < 2; l++)
+		for (int i = 0; i < ls[l]->ndims; i++)
+			note_helpers(ls[l]->dims[i].e, used);
+	note_helpers(k->smem.e, used);
+	emit_helpers(&o, used);
+	for (int i = 0; i < k->nvalues; i++)
+		if (!k->values[i].is_float && ir_param_is_integer(&k->params[k->values[i].param])) {
+			char name[32];
+			snprintf(name, sizeof name, "aot_value%d", i);
+			gen_function(&o, name, &k->values[i].iexpr);
+		}
+	for (int i = 0; i < k->nvalid_ifs; i++) {
+		char name[32];
+		snprintf(name, sizeof name, "aot_valid_if%d", i);
+		gen_function(&o, name, &k->valid_ifs[i]);
+	}
+	for (int i = 0; i < k->nfeatures; i++) {
+		char name[32];
+		snprintf(name, sizeof name, "aot_feature%d", i);
+		gen_function(&o, name, &k->features[i]);
+	}
+	if (k->is_global) {
+		for (int l = 0; l < 2; l++)
+			for (int i = 0; i < ls[l]->ndims; i++) {
+				char name[32];
+				snprintf(name, sizeof name, "aot_%s%d", l ? "block" : "grid", i);
+				gen_function(&o, name, &ls[l]->dims[i]);
+			}
+		if (k->smem.e)
+			gen_function(&o, "aot_smem", &k->smem);
+	}
+
+	/* aot_valid(v, p): every AOTC_VALID_IF holds for variant v */
+	line(&o, "static int aot_valid(int v, const int64_t *p)");
+	line(&o, "{");
+	o.indent++;
+	if (k->nvalid_ifs) {
+		line(&o, "int64_t x;");
+		for (int i = 0; i < k->nvalid_ifs; i++) {
+			line(&o, "if (aot_valid_if%d(p, aot_params[v], &x) || !x)", i);
+			o.indent++;
+			line(&o, "return 0;");
+			o.indent--;
+		}
+	} else {
+		line(&o, "(void)v;");
+		line(&o, "(void)p;");
+	}
+	line(&o, "return 1;");
+	o.indent--;
+	line(&o, "}");
+	raw(&o, "\n");
+
+	/* select */
+	strbuf_printf(&o.sb, "int %s_select(", c->prefix);
+	int_params(&o, k, true);
+	strbuf_puts(&o.sb, ")\n{\n");
+	o.indent = 1;
+	fill_params(&o, k, true);
+	int nf = k->nfeatures ? k->nfeatures : c->in->hm->nfeatures;
+	line(&o, "int64_t f[%d];", nf ? nf : 1);
+	if (k->nfeatures) {
+		/* A feature that cannot be evaluated is 0, as in training. */
+		for (int i = 0; i < k->nfeatures; i++) {
+			line(&o, "if (aot_feature%d(p, NULL, &f[%d]))", i, i);
+			line(&o, "\tf[%d] = 0;", i);
+		}
+	} else {
+		int f = 0;
+		for (int i = 0; i < k->nparams; i++)
+			if (k->params[i].shape >= 0)
+				line(&o, "f[%d] = p[%d];", f++, i);
+		if (!f)
+			line(&o, "f[0] = 0;");
+	}
+	line(&o, "(void)f;");
+	tree_code(&o, c, 0);
+	o.indent = 0;
+	line(&o, "}");
+	raw(&o, "\n");
+
+	line(&o, "int %s_num_variants(void)", c->prefix);
+	line(&o, "{");
+	line(&o, "\treturn AOT_NV;");
+	line(&o, "}");
+	raw(&o, "\n");
+	line(&o, "const char *%s_variant_name(int v)", c->prefix);
+	line(&o, "{");
+	line(&o, "\treturn v >= 0 && v < AOT_NV ? aot_names[v] : NULL;");
+	line(&o, "}");
+	raw(&o, "\n");
+	line(&o, "const int64_t *%s_variant_params(int v)", c->prefix);
+	line(&o, "{");
+	line(&o, "\treturn v >= 0 && v < AOT_NV ? aot_params[v] : NULL;");
+	line(&o, "}");
+
+	if (k->is_global) {
+		raw(&o, "\n");
+		strbuf_printf(&o.sb, "int %s_launch_dims(int v, ", c->prefix);
+		int_params(&o, k, false);
+		strbuf_puts(&o.sb, ", uint32_t grid[3], uint32_t block[3], uint32_t *smem)\n{\n");
+		o.indent = 1;
+		fill_params(&o, k, false);
+		line(&o, "const int64_t *t;");
+		line(&o, "int64_t x;");
+		line(&o, "if (v < 0 || v >= AOT_NV)");
+		line(&o, "\treturn -1;");
+		line(&o, "t = aot_params[v];");
+		for (int l = 0; l < 2; l++)
+			for (int i = 0; i < 3; i++) {
+				const char *arr = l ? "block" : "grid";
+				if (i < ls[l]->ndims) {
+					line(&o, "if (aot_%s%d(p, t, &x) || x < 1 || x > INT64_C(4294967295))", arr, i);
+					line(&o, "\treturn -1;");
+					line(&o, "%s[%d] = (uint32_t)x;", arr, i);
+				} else {
+					line(&o, "%s[%d] = 1;", arr, i);
+				}
+			}
+		if (k->smem.e) {
+			line(&o, "if (aot_smem(p, t, &x) || x < 0 || x > INT64_C(4294967295))");
+			line(&o, "\treturn -1;");
+			line(&o, "*smem = (uint32_t)x;");
+		} else {
+			line(&o, "*smem = 0;");
+		}
+		line(&o, "return 0;");
+		o.indent = 0;
+		line(&o, "}");
+	}
+	return o.sb.data;
+}
+
+/* ---- Header and launcher ------------------------------------------------------ */
+
+/* The type a parameter is declared with in the launcher: its own spelling,
+ * unless it names a type template parameter (T *), which is its default. */
+static void param_decl(strbuf *sb, const kernel *k, const param *p)
+{
+	int tp = ir_find_tparam(k, p->elem_type);
+	if (tp >= 0 && k->tparams[tp].is_type && k->tparams[tp].default_text) {
+		const char *def = k->tparams[tp].default_text;
+		if (p->is_pointer)
+			strbuf_printf(sb, "%s%s *%s", p->is_const ? "const " : "", def, p->name);
+		else
+			strbuf_printf(sb, "%s %s", def, p->name);
+		return;
+	}
+	const char *star = strrchr(p->type, '*');
+	if (p->is_pointer && star)
+		strbuf_printf(sb, "%.*s*%s", (int)(star - p->type + 0), p->type, p->name);
+	else
+		strbuf_printf(sb, "%s %s", p->type, p->name);
+}
+
+static void launcher_params(strbuf *sb, const kernel *k)
+{
+	for (int i = 0; i < k->nparams; i++) {
+		if (i)
+			strbuf_puts(sb, ", ");
+		param_decl(sb, k, &k->params[i]);
+	}
+}
+
+static char *header(const ctx *c)
+{
+	const kernel *k = c->k;
+	out o;
+	strbuf_init(&o.sb);
+	o.indent = 0;
+	provenance(&o, c, "Declarations of the dispatch and the launcher.");
+	char guard[320];
+	snprintf(guard, sizeof guard, "%s_H", c->base + 1);
+	for (char *g = guard; *g; g++)
+		*g = (char)toupper((unsigned char)*g);
+	line(&o, "#ifndef %s", guard);
+	line(&o, "#define %s", guard);
+	raw(&o, "\n#include <stddef.h>\n#include <stdint.h>\n\n#ifdef __cplusplus\nextern \"C\" {\n#endif\n\n");
+	line(&o, "/* The variant for a shape, or -1 when none is valid there. */");
+	strbuf_printf(&o.sb, "int %s_select(", c->prefix);
+	int_params(&o, k, true);
+	strbuf_puts(&o.sb, ");\n");
+	line(&o, "int %s_num_variants(void);", c->prefix);
+	line(&o, "/* \"sgemm<64, 128, 8, 8, 4>\"; NULL for an index out of range. */");
+	line(&o, "const char *%s_variant_name(int v);", c->prefix);
+	line(&o, "/* Tunable values in declaration order; NULL for an index out of range. */");
+	line(&o, "const int64_t *%s_variant_params(int v);", c->prefix);
+	if (k->is_global) {
+		line(&o, "/* Grid, block and dynamic shared memory of variant v: 0, or -1 if they");
+		line(&o, " * cannot be evaluated (overflow, division by zero, out of range). */");
+		strbuf_printf(&o.sb, "int %s_launch_dims(int v, ", c->prefix);
+		int_params(&o, k, false);
+		strbuf_puts(&o.sb, ", uint32_t grid[3], uint32_t block[3], uint32_t *smem);\n");
+		raw(&o, "\n#if defined(__CUDACC__) || defined(CUDART_VERSION)\n");
+		line(&o, "/* Selects, then launches on stream; cudaErrorInvalidValue when no variant");
+		line(&o, " * is valid for the shape. */");
+		strbuf_printf(&o.sb, "cudaError_t %s_launch(", c->prefix);
+		launcher_params(&o.sb, k);
+		strbuf_puts(&o.sb, ", cudaStream_t stream);\n#endif\n");
+	} else {
+		line(&o, "/* Selects, then runs the variant: 0, or -1 when none is valid. */");
+		strbuf_printf(&o.sb, "int %s_launch(", c->prefix);
+		launcher_params(&o.sb, k);
+		strbuf_puts(&o.sb, ");\n");
+	}
+	raw(&o, "\n#ifdef __cplusplus\n}\n#endif\n\n");
+	line(&o, "#endif");
+	return o.sb.data;
+}
+
+/* target relative to directory base, both absolute and resolved. */
+static void relative_path(strbuf *sb, const char *base, const char *target)
+{
+	size_t i = 0;
+	while (base[i] && base[i] == target[i])
+		i++;
+	size_t common;
+	if (!base[i] && target[i] == '/') {
+		common = i; /* base is a directory above target */
+	} else {
+		common = i;
+		while (common > 0 && !(target[common] == '/' && base[common] == '/'))
+			common--;
+	}
+	for (const char *p = base + common; *p; p++)
+		if (*p == '/')
+			strbuf_puts(sb, "../");
+	strbuf_puts(sb, target + common + 1);
+}
+
+/* The kernel source as the launcher includes it: relative to the output
+ * directory, so the generated tree moves with its sources. */
+static char *include_path(const emit_input *in)
+{
+	char *src = realpath(in->m->file, NULL), *dir = realpath(in->out_dir, NULL);
+	strbuf sb;
+	strbuf_init(&sb);
+	if (src && dir)
+		relative_path(&sb, dir, src);
+	else
+		strbuf_puts(&sb, in->m->file);
+	free(src);
+	free(dir);
+	return sb.data;
+}
+
+static void call_args(strbuf *sb, const kernel *k)
+{
+	for (int i = 0; i < k->nparams; i++)
+		strbuf_printf(sb, "%s%s", i ? ", " : "", k->params[i].name);
+}
+
+static char *launcher(const ctx *c)
+{
+	const kernel *k = c->k;
+	out o;
+	strbuf_init(&o.sb);
+	o.indent = 0;
+	provenance(&o, c, k->is_global ? "The selected instantiations and their launcher."
+	                               : "The selected instantiations and their caller.");
+	line(&o, "#include \"%s.h\"", c->base);
+	char *inc = include_path(c->in);
+	strbuf_puts(&o.sb, "#include ");
+	put_string(&o.sb, inc);
+	strbuf_puts(&o.sb, "\n\n");
+	free(inc);
+	strbuf_printf(&o.sb, "extern \"C\" %s %s_launch(", k->is_global ? "cudaError_t" : "int", c->prefix);
+	launcher_params(&o.sb, k);
+	strbuf_puts(&o.sb, k->is_global ? ", cudaStream_t stream)\n{\n" : ")\n{\n");
+	o.indent = 1;
+	strbuf_printf(&o.sb, "\tint v = %s_select(", c->prefix);
+	bool first = true;
+	for (int i = 0; i < k->nparams; i++)
+		if (k->params[i].shape >= 0) {
+			strbuf_printf(&o.sb, "%s(int64_t)%s", first ? "" : ", ", k->params[i].name);
+			first = false;
+		}
+	strbuf_puts(&o.sb, ");\n");
+	if (k->is_global) {
+		line(&o, "uint32_t g[3], b[3], smem;");
+		line(&o, "if (v < 0)");
+		line(&o, "\treturn cudaErrorInvalidValue;");
+		strbuf_printf(&o.sb, "\tif (%s_launch_dims(v", c->prefix);
+		for (int i = 0; i < k->nparams; i++)
+			if (ir_param_is_integer(&k->params[i]))
+				strbuf_printf(&o.sb, ", (int64_t)%s", k->params[i].name);
+		strbuf_puts(&o.sb, ", g, b, &smem) != 0)\n\t\treturn cudaErrorInvalidValue;\n");
+		line(&o, "dim3 grid(g[0], g[1], g[2]), block(b[0], b[1], b[2]);");
+	}
+	line(&o, "switch (v) {");
+	for (int i = 0; i < c->nvars; i++) {
+		const char *name = c->in->hm->variant_names[c->vars[i]];
+		const char *br = strchr(name, '[');
+		int n = br ? (int)(br - name) : (int)strlen(name);
+		line(&o, "case %d:", i);
+		o.indent++;
+		if (k->is_global) {
+			/* Above 48 KiB of dynamic shared memory a kernel must opt in. */
+			line(&o, "if (smem > 48 * 1024) {");
+			line(&o, "\tcudaError_t e = cudaFuncSetAttribute(%.*s, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem);", n, name);
+			line(&o, "\tif (e != cudaSuccess)");
+			line(&o, "\t\treturn e;");
+			line(&o, "}");
+			strbuf_printf(&o.sb, "\t\t%.*s<<<grid, block, smem, stream>>>(", n, name);
+		} else {
+			strbuf_printf(&o.sb, "\t\t%.*s(", n, name);
+		}
+		call_args(&o.sb, k);
+		strbuf_puts(&o.sb, ");\n");
+		line(&o, k->is_global ? "return cudaGetLastError();" : "return 0;");
+		o.indent--;
+	}
+	line(&o, "default:");
+	line(&o, k->is_global ? "\treturn cudaErrorInvalidValue;" : "\treturn -1;");
+	line(&o, "}");
+	o.indent = 0;
+	line(&o, "}");
+	return o.sb.data;
+}
+
+int emit_files(const emit_input *in, diags *d)
+{
+	const kernel *k = in->k;
+	if (!is_identifier(k->name)) {
+		diag_error(d, k->loc, "kernel name '%s' is not a C identifier", k->name);
+		return 1;
+	}
+	for (int i = 0; i < k->nparams; i++)
+		if (!is_identifier(k->params[i].name) || !strncmp(k->params[i].name, "aot_", 4)) {
+			diag_error(d, k->params[i].loc, "parameter name '%s' cannot be used in emitted code",
+			           k->params[i].name);
+			return 1;
+		}
+	ctx c = {.in = in, .k = k, .hr = in->hr};
+	char tag[64];
+	emit_arch_tag(in->arch, tag, sizeof tag);
+	snprintf(c.prefix, sizeof c.prefix, "aot_%s_%s", k->name, tag);
+	snprintf(c.base, sizeof c.base, "_aot_%s_%s", k->name, tag);
+	/* Emitted indices in database order, so adding a shape to the database
+	 * does not renumber what did not change. */
+	c.vars = xmalloc((size_t)in->hr->nsubset * sizeof *c.vars + 1);
+	memcpy(c.vars, in->hr->subset, (size_t)in->hr->nsubset * sizeof *c.vars);
+	c.nvars = in->hr->nsubset;
+	qsort(c.vars, (size_t)c.nvars, sizeof *c.vars, cmp_int);
+	c.emitted = xmalloc((size_t)in->hm->nvariants * sizeof *c.emitted + 1);
+	for (int v = 0; v < in->hm->nvariants; v++)
+		c.emitted[v] = -1;
+	for (int i = 0; i < c.nvars; i++)
+		c.emitted[c.vars[i]] = i;
+
+	char *files[3] = {dispatch_c(&c), header(&c), launcher(&c)};
+	const char *ext[3] = {"c", "h", k->is_global ? "cu" : "cpp"};
+	int status = 0;
+	for (int i = 0; i < 3 && status == 0; i++) {
+		strbuf path;
+		strbuf_init(&path);
+		strbuf_printf(&path, "%s/%s.%s", in->out_dir, c.base, ext[i]);
+		if (write_file_atomic(path.data, files[i], strlen(files[i])) < 0) {
+			diag_plain_error(d, "cannot write %s: %s", path.data, strerror(errno));
+			status = 3;
+		}
+		strbuf_finish(&path);
+	}
+	for (int i = 0; i < 3; i++)
+		free(files[i]);
+	free(c.vars);
+	free(c.emitted);
+	return status;
+}
