@@ -160,9 +160,10 @@ static int cmd_configs(options *o, diags *d)
 	return 0;
 }
 
-enum { RUN_TUNE, RUN_EVAL, RUN_EMIT, RUN_COMPILE };
+enum { RUN_TUNE, RUN_EVAL, RUN_EMIT, RUN_COMPILE, RUN_CHECK };
 
 static int emit_kernel(options *o, const aotc_module *m, const kernel *k, diags *d);
+static int dispatch_check(options *o, const aotc_module *m, const kernel *k, diags *d);
 
 static int run_per_kernel(options *o, diags *d, int mode)
 {
@@ -197,6 +198,8 @@ static int run_per_kernel(options *o, diags *d, int mode)
 			continue;
 		if (mode == RUN_EMIT) {
 			status = emit_kernel(o, m, k, d);
+		} else if (mode == RUN_CHECK) {
+			status = dispatch_check(o, m, k, d);
 		} else if (mode == RUN_COMPILE) {
 			/* Tune where the device is; elsewhere re-emit from the
 			 * database, saying so. */
@@ -324,10 +327,131 @@ static int emit_kernel(options *o, const aotc_module *m, const kernel *k, diags 
 	return status;
 }
 
+/* `aotc __dispatch-check FILE --arch A --db DB [--seed N]`: for the tests
+ * that compile the emitted C, the in-memory dispatch's answers: for every
+ * database shape and 2000 random ones, "select ARGS -> v", and for each
+ * emitted variant "dims v INTS -> g0 g1 g2 b0 b1 b2 smem" (or "-> -1") from
+ * the IR evaluator. Variants are numbered as in the emitted file (database
+ * order of the chosen ones). */
+static int dispatch_check(options *o, const aotc_module *m, const kernel *k, diags *d)
+{
+	tune_db *db = find_db(o, m, k, d);
+	if (!db)
+		return EXIT_ENV;
+	hmatrix hm;
+	if (!hmatrix_from_db(&hm, db, k, d)) {
+		db_close(db);
+		return EXIT_ENV;
+	}
+	hoptions ho;
+	hoptions_default(&ho);
+	ho.seed = (uint64_t)o->seed;
+	if (o->max_variants)
+		ho.max_variants = o->max_variants;
+	hresult r;
+	h_build(&r, &hm, &ho);
+	int *vars = xmalloc((size_t)r.nsubset * sizeof *vars + 1);
+	memcpy(vars, r.subset, (size_t)r.nsubset * sizeof *vars);
+	for (int i = 1; i < r.nsubset; i++) /* insertion sort: database order */
+		for (int j = i; j > 0 && vars[j - 1] > vars[j]; j--) {
+			int t = vars[j];
+			vars[j] = vars[j - 1];
+			vars[j - 1] = t;
+		}
+	int nargs = db->nshape_args, nf = hm.nfeatures;
+	int64_t *row = xcalloc((size_t)nargs + 1, sizeof *row);
+	int64_t *params = xcalloc((size_t)k->nparams + 1, sizeof *params);
+	double *feat = xcalloc((size_t)nf + 1, sizeof *feat);
+	bool *valid = xcalloc((size_t)hm.nvariants + 1, sizeof *valid);
+	uint64_t seed = (uint64_t)o->seed * 0x9e3779b97f4a7c15ull + 1;
+	for (int s = 0; s < db->nshapes + 2000; s++) {
+		if (s < db->nshapes) {
+			memcpy(row, db->shapes + (size_t)s * nargs, (size_t)nargs * sizeof *row);
+		} else {
+			/* Random shapes: mostly in range, some odd, some extreme. */
+			for (int a = 0; a < nargs; a++) {
+				seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+				uint64_t x = seed >> 20;
+				switch (x % 8) {
+				case 0: row[a] = (int64_t)(x % 3) - 1; break;
+				case 1: row[a] = (int64_t)(x >> 4) * 1000003; break;
+				default: row[a] = 1 + (int64_t)((x >> 4) % 8192); break;
+				}
+			}
+		}
+		/* the dispatch as trained: features from the IR, validity from
+		 * AOTC_VALID_IF */
+		memset(params, 0, (size_t)k->nparams * sizeof *params);
+		for (int a = 0; a < nargs; a++)
+			params[ir_find_param(k, db->shape_args[a])] = row[a];
+		eval_env env = {.params = params, .nparams = k->nparams};
+		bool values_ok = true;
+		for (int i = 0; i < k->nvalues; i++)
+			if (!k->values[i].is_float && ir_param_is_integer(&k->params[k->values[i].param]) &&
+			    expr_eval(k->values[i].iexpr.e, &env, &params[k->values[i].param]) != EVAL_OK)
+				values_ok = false;
+		for (int f = 0; f < nf; f++) {
+			int64_t v = row[f < nargs ? f : 0];
+			if (k->nfeatures && expr_eval(k->features[f].e, &env, &v) != EVAL_OK)
+				v = 0;
+			feat[f] = (double)v;
+		}
+		for (int v = 0; v < hm.nvariants; v++)
+			valid[v] = values_ok && hm.valid_at(hm.valid_ctx, row, v);
+		int choice = values_ok ? htree_choose(&r.tree, feat, valid) : -1;
+		int e = -1;
+		for (int i = 0; i < r.nsubset; i++)
+			if (vars[i] == choice)
+				e = i;
+		printf("select");
+		for (int a = 0; a < nargs; a++)
+			printf(" %lld", (long long)row[a]);
+		printf(" -> %d\n", e);
+		if (!k->is_global)
+			continue;
+		for (int i = 0; i < r.nsubset; i++) {
+			/* launch_dims takes every integer parameter: the shape
+			 * arguments here, values as computed */
+			eval_env le = {.tunables = db->configs[vars[i]].values, .ntunables = k->ntunables,
+			               .params = params, .nparams = k->nparams};
+			int64_t dims[7] = {1, 1, 1, 1, 1, 1, 0};
+			bool ok = true;
+			const launch *ls[2] = {&k->grid, &k->block};
+			for (int l = 0; l < 2 && ok; l++)
+				for (int j = 0; j < ls[l]->ndims && ok; j++)
+					ok = expr_eval(ls[l]->dims[j].e, &le, &dims[3 * l + j]) == EVAL_OK &&
+					     dims[3 * l + j] >= 1 && dims[3 * l + j] <= UINT32_MAX;
+			if (ok && k->smem.e)
+				ok = expr_eval(k->smem.e, &le, &dims[6]) == EVAL_OK && dims[6] >= 0 &&
+				     dims[6] <= UINT32_MAX;
+			printf("dims %d", i);
+			for (int j = 0; j < k->nparams; j++)
+				if (ir_param_is_integer(&k->params[j]))
+					printf(" %lld", (long long)params[j]);
+			if (ok)
+				printf(" -> %lld %lld %lld %lld %lld %lld %lld\n", (long long)dims[0],
+				       (long long)dims[1], (long long)dims[2], (long long)dims[3],
+				       (long long)dims[4], (long long)dims[5], (long long)dims[6]);
+			else
+				printf(" -> -1\n");
+		}
+	}
+	free(vars);
+	free(row);
+	free(params);
+	free(feat);
+	free(valid);
+	hresult_finish(&r);
+	hmatrix_from_db_finish(&hm);
+	db_close(db);
+	return 0;
+}
+
 static int cmd_tune(options *o, diags *d) { return run_per_kernel(o, d, RUN_TUNE); }
 static int cmd_eval(options *o, diags *d) { return run_per_kernel(o, d, RUN_EVAL); }
 static int cmd_emit(options *o, diags *d) { return run_per_kernel(o, d, RUN_EMIT); }
 static int cmd_compile(options *o, diags *d) { return run_per_kernel(o, d, RUN_COMPILE); }
+static int cmd_check(options *o, diags *d) { return run_per_kernel(o, d, RUN_CHECK); }
 
 static int cmd_report(options *o, diags *d)
 {
@@ -388,6 +512,8 @@ static const command commands[] = {
 	 cmd_configs, false, NULL},
 	{"report", "report DB [--max-variants N] [--goal G]",
 	 "summarise a database: winners, slowdowns, the tree", cmd_report, false, NULL},
+	{"__dispatch-check", "__dispatch-check FILE --arch ARCH [options]",
+	 "(for tests) the in-memory dispatch's answers on many shapes", cmd_check, true, NULL},
 	{"link", "link DIR... -o FILE", "one dispatch across architectures, with fallback",
 	 NULL, false, "issue 5"},
 };
@@ -396,7 +522,8 @@ static void usage(FILE *f)
 {
 	fputs("usage: aotc COMMAND FILE [options]\n\nCommands:\n", f);
 	for (size_t i = 0; i < COUNTOF(commands); i++)
-		fprintf(f, "  aotc %-38s %s\n", commands[i].synopsis, commands[i].summary);
+		if (commands[i].name[0] != '_') /* internal ones */
+			fprintf(f, "  aotc %-38s %s\n", commands[i].synopsis, commands[i].summary);
 	fputs("\nRun 'aotc COMMAND --help' for a command's options.\n", f);
 }
 
