@@ -640,8 +640,8 @@ int tune_kernel(const aotc_module *m, const kernel *k, const tune_options *o, di
 	                   "kernel", k->name, "seed", (json_int_t)o->seed, "method", method);
 	if ((status = start_worker(&s, &why)) != 0) {
 		diag_plain_error(d, "cannot tune for %s here: %s", o->arch, why.data);
-		if (strcmp(o->arch, "host") != 0)
-			fprintf(stderr, "aotc: tune on a machine with that GPU, or run 'aotc emit' with a database tuned there\n");
+		if (strcmp(o->arch, "host") != 0 && d->out)
+			fprintf(d->out, "aotc: tune on a machine with that GPU, or run 'aotc emit' with a database tuned there\n");
 		json_decref(method);
 		goto out;
 	}
