@@ -314,10 +314,10 @@ static int emit_kernel(options *o, const aotc_module *m, const kernel *k, diags 
 		if (status == 0 && !o->quiet) {
 			char tag[64];
 			emit_arch_tag(o->arch, tag, sizeof tag);
-			printf("aotc: emitted %s/_aot_%s_%s.{c,h,%s} from %s: %d variants, tree depth %d; "
+			printf("aotc: emitted %s/_aot_%s_%s.{c,h,%s} from %s: %d variant%s, tree depth %d; "
 			       "slowdown vs best: training %.3f (worst %.3f), held-out %.3f (worst %.3f)\n",
 			       o->out_dir, k->name, tag, k->is_global ? "cu" : "cpp", db->path, r.nsubset,
-			       htree_depth(&r.tree), r.train[SEL_TREE].geomean, r.train[SEL_TREE].worst,
+			       r.nsubset == 1 ? "" : "s", htree_depth(&r.tree), r.train[SEL_TREE].geomean, r.train[SEL_TREE].worst,
 			       r.heldout[SEL_TREE].geomean, r.heldout[SEL_TREE].worst);
 		}
 	}
