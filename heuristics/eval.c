@@ -9,23 +9,10 @@
 #include "db.h"
 #include "from_db.h"
 
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-	return (x > y) - (x < y);
-}
-
 static void stats_line(const char *name, double *sd, int n)
 {
-	double sum = 0;
-	int misses = 0;
-	for (int i = 0; i < n; i++) {
-		sum += log(sd[i]);
-		misses += sd[i] >= H_MISS_SLOWDOWN;
-	}
-	qsort(sd, (size_t)n, sizeof *sd, cmp_double);
-	int k = (int)ceil(0.9 * n) - 1;
-	printf("%-22s %8.3f %8.3f %8.3f %d\n", name, exp(sum / n), sd[k < 0 ? 0 : k], sd[n - 1], misses);
+	hstats st = h_stats(sd, n);
+	printf("%-22s %8.3f %8.3f %8.3f %d\n", name, st.geomean, st.p90, st.worst, st.misses);
 }
 
 int eval_kernel(const aotc_module *m, const kernel *k, const tune_options *o, const hoptions *ho,

@@ -532,7 +532,7 @@ static int cmp_double(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-static hstats stats_of(double *sd, int n)
+hstats h_stats(double *sd, int n)
 {
 	hstats st = {1, 1, 1, 0, n};
 	if (n == 0)
@@ -841,7 +841,7 @@ void h_build(hresult *r, const hmatrix *m, const hoptions *o)
 	/* Held-out figures of all three selectors with that size. */
 	cross_validate(m, shapes, n, fold, k, o, &best, sd, false);
 	for (int sel = 0; sel < SEL_COUNT; sel++)
-		r->heldout[sel] = stats_of(sd[sel], n);
+		r->heldout[sel] = h_stats(sd[sel], n);
 
 	/* The final models, on every shape, and their training figures. */
 	model md;
@@ -849,7 +849,7 @@ void h_build(hresult *r, const hmatrix *m, const hoptions *o)
 	for (int sel = 0; sel < SEL_COUNT; sel++) {
 		for (int i = 0; i < n; i++)
 			sd[sel][i] = h_slowdown(m, shapes[i], model_choose(&md, m, (hselector)sel, shapes[i]));
-		r->train[sel] = stats_of(sd[sel], n);
+		r->train[sel] = h_stats(sd[sel], n);
 	}
 	r->subset = md.subset;
 	r->nsubset = md.nsubset;

@@ -122,6 +122,9 @@ typedef struct hstats {
 	int n;
 } hstats;
 
+/* Geomean, p90, worst and misses of slowdowns sd[0..n) (sorted in place). */
+hstats h_stats(double *sd, int n);
+
 typedef struct hoptions {
 	int max_variants;       /* default 8 */
 	double goal;            /* default 1.02 */

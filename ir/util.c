@@ -199,3 +199,19 @@ void hash_hex(const void *data, size_t len, char out[33])
 	snprintf(out, 33, "%016llx%016llx", (unsigned long long)h.high64,
 	         (unsigned long long)h.low64);
 }
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return (x > y) - (x < y);
+}
+
+double median(const double *v, size_t n)
+{
+	double *s = xmalloc(n * sizeof *s + 1);
+	memcpy(s, v, n * sizeof *s);
+	qsort(s, n, sizeof *s, cmp_double);
+	double m = n % 2 ? s[n / 2] : (s[n / 2 - 1] + s[n / 2]) / 2;
+	free(s);
+	return m;
+}

@@ -42,6 +42,9 @@ char *read_file(const char *path, size_t *len);
  * Returns 0, or -1 with errno set (the temporary is removed). */
 int write_file_atomic(const char *path, const void *data, size_t len);
 
+/* The median of v[0..n) (n > 0); v is not changed. */
+double median(const double *v, size_t n);
+
 /* 128-bit content hash as 32 lowercase hex digits into out[33]. */
 void hash_hex(const void *data, size_t len, char out[33]);
 

@@ -164,6 +164,7 @@ enum { RUN_TUNE, RUN_EVAL, RUN_EMIT, RUN_COMPILE, RUN_CHECK };
 
 static int emit_kernel(options *o, const aotc_module *m, const kernel *k, diags *d);
 static int dispatch_check(options *o, const aotc_module *m, const kernel *k, diags *d);
+static void heuristic_options(const options *o, hoptions *ho);
 
 static int run_per_kernel(options *o, diags *d, int mode)
 {
@@ -221,12 +222,7 @@ static int run_per_kernel(options *o, diags *d, int mode)
 				status = emit_kernel(o, m, k, d);
 		} else if (mode == RUN_EVAL) {
 			hoptions ho;
-			hoptions_default(&ho);
-			ho.seed = (uint64_t)o->seed;
-			if (o->max_variants)
-				ho.max_variants = o->max_variants;
-			if (o->goal > 0)
-				ho.goal = o->goal;
+			heuristic_options(o, &ho);
 			status = eval_kernel(m, k, &to, &ho, d);
 		} else {
 			status = tune_kernel(m, k, &to, d);
@@ -284,26 +280,43 @@ static tune_db *find_db(const options *o, const aotc_module *m, const kernel *k,
 	return best;
 }
 
-static int emit_kernel(options *o, const aotc_module *m, const kernel *k, diags *d)
+static void heuristic_options(const options *o, hoptions *ho)
+{
+	hoptions_default(ho);
+	ho->seed = (uint64_t)o->seed;
+	if (o->max_variants)
+		ho->max_variants = o->max_variants;
+	if (o->goal > 0)
+		ho->goal = o->goal;
+}
+
+/* The heuristic for kernel k from its database on --arch: the matrix and
+ * the result, or NULL (diagnosed). The caller finishes both and closes the
+ * database. */
+static tune_db *learn(const options *o, const aotc_module *m, const kernel *k, hmatrix *hm,
+                      hresult *r, diags *d)
 {
 	tune_db *db = find_db(o, m, k, d);
 	if (!db)
-		return EXIT_ENV;
-	int status = 0;
-	hmatrix hm;
-	if (!hmatrix_from_db(&hm, db, k, d)) {
+		return NULL;
+	if (!hmatrix_from_db(hm, db, k, d)) {
 		db_close(db);
-		return EXIT_ENV;
+		return NULL;
 	}
 	hoptions ho;
-	hoptions_default(&ho);
-	ho.seed = (uint64_t)o->seed;
-	if (o->max_variants)
-		ho.max_variants = o->max_variants;
-	if (o->goal > 0)
-		ho.goal = o->goal;
+	heuristic_options(o, &ho);
+	h_build(r, hm, &ho);
+	return db;
+}
+
+static int emit_kernel(options *o, const aotc_module *m, const kernel *k, diags *d)
+{
+	hmatrix hm;
 	hresult r;
-	h_build(&r, &hm, &ho);
+	tune_db *db = learn(o, m, k, &hm, &r, d);
+	if (!db)
+		return EXIT_ENV;
+	int status = 0;
 	if (r.nsubset == 0) {
 		diag_plain_error(d, "no variant of '%s' ran correctly in %s", k->name, db->path);
 		status = EXIT_NO_VARIANT;
@@ -335,21 +348,11 @@ static int emit_kernel(options *o, const aotc_module *m, const kernel *k, diags 
  * order of the chosen ones). */
 static int dispatch_check(options *o, const aotc_module *m, const kernel *k, diags *d)
 {
-	tune_db *db = find_db(o, m, k, d);
+	hmatrix hm;
+	hresult r;
+	tune_db *db = learn(o, m, k, &hm, &r, d);
 	if (!db)
 		return EXIT_ENV;
-	hmatrix hm;
-	if (!hmatrix_from_db(&hm, db, k, d)) {
-		db_close(db);
-		return EXIT_ENV;
-	}
-	hoptions ho;
-	hoptions_default(&ho);
-	ho.seed = (uint64_t)o->seed;
-	if (o->max_variants)
-		ho.max_variants = o->max_variants;
-	hresult r;
-	h_build(&r, &hm, &ho);
 	int *vars = xmalloc((size_t)r.nsubset * sizeof *vars + 1);
 	memcpy(vars, r.subset, (size_t)r.nsubset * sizeof *vars);
 	for (int i = 1; i < r.nsubset; i++) /* insertion sort: database order */
@@ -461,12 +464,7 @@ static int cmd_report(options *o, diags *d)
 	hmatrix m;
 	hmatrix_from_db(&m, db, NULL, d);
 	hoptions ho;
-	hoptions_default(&ho);
-	ho.seed = (uint64_t)o->seed;
-	if (o->max_variants)
-		ho.max_variants = o->max_variants;
-	if (o->goal > 0)
-		ho.goal = o->goal;
+	heuristic_options(o, &ho);
 	hresult r;
 	h_build(&r, &m, &ho);
 	const char *hw = json_string_value(json_object_get(db->hardware, "id"));

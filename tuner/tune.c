@@ -476,22 +476,6 @@ static int start_worker(session *s, strbuf *why)
 	return 0;
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-	return (x > y) - (x < y);
-}
-
-static double median_of(double *v, int n)
-{
-	double *c = xmalloc((size_t)n * sizeof *c + 1);
-	memcpy(c, v, (size_t)n * sizeof *c);
-	qsort(c, (size_t)n, sizeof *c, cmp_double);
-	double m = n % 2 ? c[n / 2] : (c[n / 2 - 1] + c[n / 2]) / 2;
-	free(c);
-	return m;
-}
-
 /* Turns a worker reply into a measurement. */
 static void from_reply(const json_t *r, measurement *m)
 {
@@ -518,7 +502,7 @@ static void from_reply(const json_t *r, measurement *m)
 	m->screened = json_is_true(json_object_get(r, "screened"));
 	if (m->status == MS_OK && m->nsamples == 0)
 		m->status = MS_FAULT;
-	m->time_ms = m->status == MS_OK ? median_of(m->samples, m->nsamples) : NAN;
+	m->time_ms = m->status == MS_OK ? median(m->samples, (size_t)m->nsamples) : NAN;
 }
 
 static void print_summary(const kernel *k, const tune_db *db, const configs *cf,

@@ -381,22 +381,6 @@ static json_t *do_shape(wstate *w, const json_t *req)
 	return status_reply("ok", NULL);
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-	return (x > y) - (x < y);
-}
-
-static double median(const double *v, int n)
-{
-	double *s = xmalloc((size_t)n * sizeof *s);
-	memcpy(s, v, (size_t)n * sizeof *s);
-	qsort(s, (size_t)n, sizeof *s, cmp_double);
-	double m = n % 2 ? s[n / 2] : (s[n / 2 - 1] + s[n / 2]) / 2;
-	free(s);
-	return m;
-}
-
 static double now_ms(void)
 {
 	struct timespec ts;
@@ -518,7 +502,7 @@ static json_t *do_measure(wstate *w, const json_t *req)
 		    (rs = w->ops->launch(w->dev, f, &dims, w->args, &samples[n], &w->err)) != RT_OK)
 			goto fail;
 		n++;
-		if (n == w->screen && best > 0 && median(samples, n) > w->screen_factor * best) {
+		if (n == w->screen && best > 0 && median(samples, (size_t)n) > w->screen_factor * best) {
 			screened = true;
 			break;
 		}
