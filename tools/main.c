@@ -238,46 +238,57 @@ static int run_per_kernel(options *o, diags *d, int mode)
 	return status;
 }
 
-/* The database for kernel k on arch in --db: of those whose hardware is
- * that architecture, the one with the most measurements. NULL (diagnosed)
- * if none, or if it was tuned from another version of the source. */
+/* The databases for kernel k on arch in --db, merged (SPEC §6: shards and
+ * machines merge; a cell measured in several keeps the first, in path
+ * order). NULL (diagnosed) if none, or if one was tuned from another
+ * version of the source or names other tunables. */
 static tune_db *find_db(const options *o, const aotc_module *m, const kernel *k, diags *d)
 {
 	strbuf pat;
 	strbuf_init(&pat);
 	strbuf_printf(&pat, "%s/%s.*.json", o->db_dir, k->name);
 	glob_t g;
-	tune_db *best = NULL;
+	tune_db *all = NULL;
+	bool bad = false;
 	if (glob(pat.data, 0, NULL, &g) == 0) {
-		for (size_t i = 0; i < g.gl_pathc; i++) {
+		for (size_t i = 0; i < g.gl_pathc && !bad; i++) {
 			diags quiet;
 			diags_init(&quiet);
 			quiet.out = NULL;
 			tune_db *db = db_load(g.gl_pathv[i], &quiet);
 			diags_finish(&quiet);
 			const char *arch = db ? json_string_value(json_object_get(db->hardware, "arch")) : NULL;
-			if (!arch || strcmp(arch, o->arch) != 0 || (best && best->nmeas >= db->nmeas)) {
+			if (!arch || strcmp(arch, o->arch) != 0) {
 				db_close(db);
 				continue;
 			}
-			db_close(best);
-			best = db;
+			if (strcmp(db->source_hash, m->source_hash) != 0) {
+				diag_plain_error(d, "%s was tuned from another version of %s (source hash %s, now %s): tune it again",
+				                 db->path, o->file, db->source_hash, m->source_hash);
+				bad = true;
+			} else if (all && (all->ntunables != db->ntunables || all->nshape_args != db->nshape_args)) {
+				diag_plain_error(d, "%s and %s do not hold the same tunables and shape arguments",
+				                 all->path, db->path);
+				bad = true;
+			} else if (!all) {
+				all = db;
+				db = NULL;
+			} else {
+				db_merge(all, db);
+			}
+			db_close(db);
 		}
 		globfree(&g);
 	}
 	strbuf_finish(&pat);
-	if (!best) {
+	if (bad) {
+		db_close(all);
+		return NULL;
+	}
+	if (!all)
 		diag_plain_error(d, "no tuning database for '%s' on %s in %s/ (tune it on such a machine: aotc tune %s --arch %s)",
 		                 k->name, o->arch, o->db_dir, o->file, o->arch);
-		return NULL;
-	}
-	if (strcmp(best->source_hash, m->source_hash) != 0) {
-		diag_plain_error(d, "%s was tuned from another version of %s (source hash %s, now %s): tune it again",
-		                 best->path, o->file, best->source_hash, m->source_hash);
-		db_close(best);
-		return NULL;
-	}
-	return best;
+	return all;
 }
 
 static void heuristic_options(const options *o, hoptions *ho)

@@ -635,6 +635,24 @@ static void put_field(strbuf *sb, const char *key, json_t *v, bool list)
 	json_decref(v);
 }
 
+int db_merge(tune_db *db, const tune_db *from)
+{
+	int added = 0;
+	for (int i = 0; i < from->nmeas; i++) {
+		const measurement *m = &from->meas[i];
+		int c = db_config(db, from->configs[m->config].name, from->configs[m->config].values);
+		int s = db_shape(db, from->shapes + (size_t)m->shape * from->nshape_args);
+		if (db_get(db, c, s))
+			continue;
+		measurement copy = *m;
+		copy.config = c;
+		copy.shape = s;
+		put(db, &copy);
+		added++;
+	}
+	return added;
+}
+
 int db_save(tune_db *db)
 {
 	json_t *configs = json_array();

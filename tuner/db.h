@@ -101,6 +101,11 @@ const measurement *db_get(const tune_db *db, int config, int shape);  /* NULL if
  * to the journal before returning. Returns -1 with errno on I/O failure. */
 int db_record(tune_db *db, const measurement *m);
 
+/* Adds to db every measurement of from (another shard or machine of the
+ * same kernel, same tunables and shape arguments) for a cell db does not
+ * have; returns how many. */
+int db_merge(tune_db *db, const tune_db *from);
+
 /* Writes the whole document atomically and removes the journal. */
 int db_save(tune_db *db);
 

@@ -47,6 +47,26 @@ for k in sgemm softmax; do
 	# every held-out shape gets a variant whose AOTC_VALID_IF holds
 	if grep -q "(none valid)" "$tmp/e"; then echo "FAIL $k: a held-out shape without a variant"; fail=$((fail + 1)); else pass=$((pass + 1)); fi
 done
+# Shards merge: the H200 SGEMM database split in two files by shape gives
+# the same emitted files as the whole.
+mkdir -p "$tmp/whole" "$tmp/shards" "$tmp/e1" "$tmp/e2"
+cp "$root/templates/sgemm.cuda_NVIDIA_H200_13.0.json" "$tmp/whole/"
+python3 - "$root/templates/sgemm.cuda_NVIDIA_H200_13.0.json" "$tmp/shards" <<'PY'
+import json, sys
+db = json.load(open(sys.argv[1]))
+for part in (0, 1):
+    d = dict(db)
+    d["measurements"] = [m for m in db["measurements"] if m["shape"] % 2 == part]
+    json.dump(d, open("%s/sgemm.cuda_NVIDIA_H200_13.0.part%d.json" % (sys.argv[2], part), "w"))
+PY
+"$aotc" emit "$root/templates/sgemm.cu" --arch sm90 --db "$tmp/whole" -o "$tmp/e1" >/dev/null 2>&1
+"$aotc" emit "$root/templates/sgemm.cu" --arch sm90 --db "$tmp/shards" -o "$tmp/e2" >/dev/null 2>&1
+if cmp -s "$tmp/e1/_aot_sgemm_cuda_sm90.c" "$tmp/e2/_aot_sgemm_cuda_sm90.c" &&
+   cmp -s "$tmp/e1/_aot_sgemm_cuda_sm90.cu" "$tmp/e2/_aot_sgemm_cuda_sm90.cu"; then
+	pass=$((pass + 1))
+else
+	echo "FAIL shards: merged shards emit differently from the whole database"; fail=$((fail + 1))
+fi
 "$aotc" report "$tmp/missing.json" >"$tmp/d" 2>&1
 [ $? -eq 3 ] && pass=$((pass + 1)) || { echo "FAIL missing database: not exit 3"; fail=$((fail + 1)); }
 echo "$pass passed, $fail failed"
