@@ -1,0 +1,79 @@
+#!/bin/bash
+# The downstream example on the GPU machine, in one command from the repository
+# root, with the build of aotc made here carried along (carry: ["build"]):
+#
+#   examples/run-on-h200.sh
+#
+# Regenerates gen/ with `aotc compile` (the committed databases are complete for
+# the H200, so it should report "0 measurements to take"; --budget caps it in
+# case they are not), builds the demo, runs it, and appends compare.py's table.
+# Everything lands in $OUT/demo.txt (OUT defaults to ./out).  Expected run time:
+# well under two minutes.  Exit status: the demo's (0 = every check passed).
+set -uo pipefail
+cd "$(dirname "$0")/.."
+OUT=${OUT:-out}
+mkdir -p "$OUT"
+OUT=$(cd "$OUT" && pwd)
+log=$OUT/demo.txt
+: >"$log"
+say() { echo "$@" | tee -a "$log"; }
+
+say "== environment"
+nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem --format=csv 2>&1 | tee -a "$log"
+nvcc --version 2>&1 | tail -1 | tee -a "$log"
+
+# aotc was linked on Debian against libclang-16 by its full file name; give the
+# loader that name for whatever libclang-16 this machine has (as
+# tools/device-tune.sh does).
+if [ ! -x build/aotc ]; then
+	say "run-on-h200: build/aotc is missing: carry the build/ folder made on the build machine"
+	exit 2
+fi
+if ldd build/aotc | grep -q 'not found'; then
+	mkdir -p /tmp/aotc-lib
+	for lib in $(ldd build/aotc | awk '/not found/ {print $1}'); do
+		base=${lib%%.so*}
+		cand=$(ls /usr/lib/x86_64-linux-gnu/$base.so* /usr/lib/llvm-16/lib/$base.so* 2>/dev/null | head -1)
+		say "linking $lib -> $cand"
+		[ -n "$cand" ] && ln -sf "$cand" "/tmp/aotc-lib/$lib"
+	done
+	export LD_LIBRARY_PATH=/tmp/aotc-lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+fi
+build/aotc --version 2>&1 | tee -a "$log" || exit 2
+
+cd examples
+say "== gen + build"
+# Without make (not listed in the device image), the same steps as the Makefile.
+build_without_make() {
+	set -e
+	mkdir -p gen
+	for k in sgemm softmax; do
+		../build/aotc compile ../templates/$k.cu --arch sm90 --db ../templates \
+			--shapes ../templates/$k.shapes.json -o gen --budget 60s
+		cc -std=c99 -O2 -Wall -Wextra -I gen -c gen/_aot_${k}_cuda_sm90.c -o gen/_aot_${k}_cuda_sm90.c.o
+		nvcc -arch=sm_90 -O2 -std=c++17 -I ../runtime/include -I gen -c gen/_aot_${k}_cuda_sm90.cu \
+			-o gen/_aot_${k}_cuda_sm90.cu.o
+	done
+	nvcc -arch=sm_90 -O2 -std=c++17 -I ../runtime/include -I gen -c demo.cu -o demo.o
+	nvcc -arch=sm_90 demo.o gen/*.o -o demo
+}
+if [ -z "${NO_MAKE:-}" ] && command -v make >/dev/null; then
+	build() { make AOTC=../build/aotc AOTC_FLAGS="--budget 60s" gen demo; }
+else
+	say "run-on-h200: no make here: building with the Makefile's commands"
+	build() { (build_without_make); }
+fi
+if ! build 2>&1 | tee -a "$log"; then
+	say "run-on-h200: the build failed"
+	exit 2
+fi
+head -6 gen/_aot_sgemm_cuda_sm90.h gen/_aot_softmax_cuda_sm90.h 2>&1 | tee -a "$log"
+
+say "== demo"
+timeout 300 ./demo 2>&1 | tee -a "$log"
+status=${PIPESTATUS[0]}
+say "demo exit status: $status"
+
+say "== compare with the per-shape best (held-out database)"
+python3 compare.py "$log" 2>&1 | tee -a "$log"
+exit "$status"
