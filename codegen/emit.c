@@ -6,6 +6,8 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 /* ---- One emit point ------------------------------------------------------- */
 
@@ -405,6 +407,8 @@ typedef struct ctx {
 	int nvars;
 	int *emitted;             /* matrix variant -> emitted index or -1 */
 	const hresult *hr;
+	char *include;            /* the kernel source, relative to out_dir */
+	char **names;             /* per emitted variant, made from the IR and its values */
 } ctx;
 
 static int cmp_int(const void *a, const void *b) { return *(const int *)a - *(const int *)b; }
@@ -422,15 +426,15 @@ static void provenance(out *o, const ctx *c, const char *what)
 	strbuf_printf(sb, " (source hash %s), kernel %s,\n", in->m->source_hash, c->k->name);
 	strbuf_puts(sb, " * tuned on ");
 	put_comment_text(sb, hw ? hw : "?");
-	strbuf_printf(sb, ": %d shapes x %d variants measured; %d variants dispatched.\n",
-	              in->hm->nshapes, in->hm->nvariants, c->nvars);
+	strbuf_printf(sb, ": %d shapes x %d variants measured; %d variant%s dispatched.\n",
+	              in->hm->nshapes, in->hm->nvariants, c->nvars, c->nvars == 1 ? "" : "s");
 	strbuf_printf(sb, " * Slowdown against the per-shape best: training shapes geomean %.3f, worst %.3f;\n"
 	              " * held-out shapes (%d-fold cross-validation) geomean %.3f, worst %.3f.\n",
 	              r->train[SEL_TREE].geomean, r->train[SEL_TREE].worst, 5,
 	              r->heldout[SEL_TREE].geomean, r->heldout[SEL_TREE].worst);
 	strbuf_printf(sb, " * Regenerate with: aotc emit ");
 	put_comment_text(sb, in->m->file);
-	strbuf_printf(sb, " --arch %s\n */\n", in->arch);
+	strbuf_printf(sb, " --arch %s --db DIR\n */\n", in->arch);
 }
 
 /* The integer parameters, in parameter order: launch_dims' arguments. */
@@ -452,7 +456,7 @@ static void int_params(out *o, const kernel *k, bool shapes_only)
  * arguments are the shape arguments only) the AOTC_VALUEs over them. */
 static void fill_params(out *o, const kernel *k, bool shapes_only)
 {
-	strbuf_printf(&o->sb, "\tint64_t p[%d] = {", k->nparams ? k->nparams : 1);
+	strbuf_printf(&o->sb, "\tint64_t aot_p[%d] = {", k->nparams ? k->nparams : 1);
 	for (int i = 0; i < (k->nparams ? k->nparams : 1); i++) {
 		const param *pp = i < k->nparams ? &k->params[i] : NULL;
 		bool set = pp && ir_param_is_integer(pp) && (!shapes_only || pp->shape >= 0);
@@ -464,7 +468,7 @@ static void fill_params(out *o, const kernel *k, bool shapes_only)
 	for (int i = 0; i < k->nvalues; i++) {
 		if (k->values[i].is_float || !ir_param_is_integer(&k->params[k->values[i].param]))
 			continue;
-		line(o, "if (aot_value%d(p, NULL, &p[%d]))", i, k->values[i].param);
+		line(o, "if (aot_value%d(aot_p, NULL, &aot_p[%d]))", i, k->values[i].param);
 		line(o, "\treturn -1;");
 	}
 }
@@ -476,17 +480,17 @@ static void tree_code(out *o, const ctx *c, int node)
 	if (n->feature < 0) {
 		for (int i = 0; i < n->norder; i++) {
 			int e = c->emitted[n->order[i]];
-			line(o, "if (aot_valid(%d, p))", e);
+			line(o, "if (aot_valid(%d, aot_p))", e);
 			for (int j = 0; j <= o->indent; j++)
 				strbuf_putc(&o->sb, '\t');
 			strbuf_printf(&o->sb, "return %d; /* ", e);
-			put_comment_text(&o->sb, c->in->hm->variant_names[n->order[i]]);
+			put_comment_text(&o->sb, c->names[e]);
 			strbuf_puts(&o->sb, " */\n");
 		}
 		line(o, "return -1;");
 		return;
 	}
-	line(o, "if (f[%d] <= INT64_C(%.0f)) {", n->feature, n->threshold);
+	line(o, "if (aot_f[%d] <= INT64_C(%.0f)) {", n->feature, n->threshold);
 	o->indent++;
 	tree_code(o, c, n->left);
 	o->indent--;
@@ -515,7 +519,7 @@ static char *dispatch_c(const ctx *c)
 	line(&o, "static const char *const aot_names[AOT_NV] = {");
 	for (int i = 0; i < c->nvars; i++) {
 		strbuf_puts(&o.sb, "\t");
-		put_string(&o.sb, c->in->hm->variant_names[c->vars[i]]);
+		put_string(&o.sb, c->names[i]);
 		strbuf_puts(&o.sb, ",\n");
 	}
 	line(&o, "};");
@@ -607,22 +611,22 @@ static char *dispatch_c(const ctx *c)
 	o.indent = 1;
 	fill_params(&o, k, true);
 	int nf = k->nfeatures ? k->nfeatures : c->in->hm->nfeatures;
-	line(&o, "int64_t f[%d];", nf ? nf : 1);
+	line(&o, "int64_t aot_f[%d];", nf ? nf : 1);
 	if (k->nfeatures) {
 		/* A feature that cannot be evaluated is 0, as in training. */
 		for (int i = 0; i < k->nfeatures; i++) {
-			line(&o, "if (aot_feature%d(p, NULL, &f[%d]))", i, i);
-			line(&o, "\tf[%d] = 0;", i);
+			line(&o, "if (aot_feature%d(aot_p, NULL, &aot_f[%d]))", i, i);
+			line(&o, "\taot_f[%d] = 0;", i);
 		}
 	} else {
 		int f = 0;
 		for (int i = 0; i < k->nparams; i++)
 			if (k->params[i].shape >= 0)
-				line(&o, "f[%d] = p[%d];", f++, i);
+				line(&o, "aot_f[%d] = aot_p[%d];", f++, i);
 		if (!f)
-			line(&o, "f[0] = 0;");
+			line(&o, "aot_f[0] = 0;");
 	}
-	line(&o, "(void)f;");
+	line(&o, "(void)aot_f;");
 	tree_code(&o, c, 0);
 	o.indent = 0;
 	line(&o, "}");
@@ -645,33 +649,33 @@ static char *dispatch_c(const ctx *c)
 
 	if (k->is_global) {
 		raw(&o, "\n");
-		strbuf_printf(&o.sb, "int %s_launch_dims(int v, ", c->prefix);
+		strbuf_printf(&o.sb, "int %s_launch_dims(int aot_v, ", c->prefix);
 		int_params(&o, k, false);
-		strbuf_puts(&o.sb, ", uint32_t grid[3], uint32_t block[3], uint32_t *smem)\n{\n");
+		strbuf_puts(&o.sb, ", uint32_t aot_grid[3], uint32_t aot_block[3], uint32_t *aot_smem)\n{\n");
 		o.indent = 1;
 		fill_params(&o, k, false);
-		line(&o, "const int64_t *t;");
-		line(&o, "int64_t x;");
-		line(&o, "if (v < 0 || v >= AOT_NV)");
+		line(&o, "const int64_t *aot_t;");
+		line(&o, "int64_t aot_x;");
+		line(&o, "if (aot_v < 0 || aot_v >= AOT_NV)");
 		line(&o, "\treturn -1;");
-		line(&o, "t = aot_params[v];");
+		line(&o, "aot_t = aot_params[aot_v];");
 		for (int l = 0; l < 2; l++)
 			for (int i = 0; i < 3; i++) {
 				const char *arr = l ? "block" : "grid";
 				if (i < ls[l]->ndims) {
-					line(&o, "if (aot_%s%d(p, t, &x) || x < 1 || x > INT64_C(4294967295))", arr, i);
+					line(&o, "if (aot_%s%d(aot_p, aot_t, &aot_x) || aot_x < 1 || aot_x > INT64_C(4294967295))", arr, i);
 					line(&o, "\treturn -1;");
-					line(&o, "%s[%d] = (uint32_t)x;", arr, i);
+					line(&o, "aot_%s[%d] = (uint32_t)aot_x;", arr, i);
 				} else {
-					line(&o, "%s[%d] = 1;", arr, i);
+					line(&o, "aot_%s[%d] = 1;", arr, i);
 				}
 			}
 		if (k->smem.e) {
-			line(&o, "if (aot_smem(p, t, &x) || x < 0 || x > INT64_C(4294967295))");
+			line(&o, "if (aot_smem(aot_p, aot_t, &aot_x) || aot_x < 0 || aot_x > INT64_C(4294967295))");
 			line(&o, "\treturn -1;");
-			line(&o, "*smem = (uint32_t)x;");
+			line(&o, "*aot_smem = (uint32_t)aot_x;");
 		} else {
-			line(&o, "*smem = 0;");
+			line(&o, "*aot_smem = 0;");
 		}
 		line(&o, "return 0;");
 		o.indent = 0;
@@ -730,7 +734,7 @@ static char *header(const ctx *c)
 	int_params(&o, k, true);
 	strbuf_puts(&o.sb, ");\n");
 	line(&o, "int %s_num_variants(void);", c->prefix);
-	line(&o, "/* \"sgemm<64, 128, 8, 8, 4>\"; NULL for an index out of range. */");
+	line(&o, "/* The variant's name (\"%s<...>\"); NULL for an index out of range. */", k->name);
 	line(&o, "const char *%s_variant_name(int v);", c->prefix);
 	line(&o, "/* Tunable values in declaration order; NULL for an index out of range. */");
 	line(&o, "const int64_t *%s_variant_params(int v);", c->prefix);
@@ -745,7 +749,7 @@ static char *header(const ctx *c)
 		line(&o, " * is valid for the shape. */");
 		strbuf_printf(&o.sb, "cudaError_t %s_launch(", c->prefix);
 		launcher_params(&o.sb, k);
-		strbuf_puts(&o.sb, ", cudaStream_t stream);\n#endif\n");
+		strbuf_puts(&o.sb, ", cudaStream_t aot_stream);\n#endif\n");
 	} else {
 		line(&o, "/* Selects, then runs the variant: 0, or -1 when none is valid. */");
 		strbuf_printf(&o.sb, "int %s_launch(", c->prefix);
@@ -808,16 +812,16 @@ static char *launcher(const ctx *c)
 	provenance(&o, c, k->is_global ? "The selected instantiations and their launcher."
 	                               : "The selected instantiations and their caller.");
 	line(&o, "#include \"%s.h\"", c->base);
-	char *inc = include_path(c->in);
-	strbuf_puts(&o.sb, "#include ");
-	put_string(&o.sb, inc);
-	strbuf_puts(&o.sb, "\n\n");
-	free(inc);
+	/* aotc link includes the source once for all architectures. */
+	line(&o, "#ifndef AOTC_LINKED");
+	line(&o, "#include \"%s\"", c->include);
+	line(&o, "#endif");
+	raw(&o, "\n");
 	strbuf_printf(&o.sb, "extern \"C\" %s %s_launch(", k->is_global ? "cudaError_t" : "int", c->prefix);
 	launcher_params(&o.sb, k);
-	strbuf_puts(&o.sb, k->is_global ? ", cudaStream_t stream)\n{\n" : ")\n{\n");
+	strbuf_puts(&o.sb, k->is_global ? ", cudaStream_t aot_stream)\n{\n" : ")\n{\n");
 	o.indent = 1;
-	strbuf_printf(&o.sb, "\tint v = %s_select(", c->prefix);
+	strbuf_printf(&o.sb, "\tint aot_v = %s_select(", c->prefix);
 	bool first = true;
 	for (int i = 0; i < k->nparams; i++)
 		if (k->params[i].shape >= 0) {
@@ -826,31 +830,31 @@ static char *launcher(const ctx *c)
 		}
 	strbuf_puts(&o.sb, ");\n");
 	if (k->is_global) {
-		line(&o, "uint32_t g[3], b[3], smem;");
-		line(&o, "if (v < 0)");
+		line(&o, "uint32_t aot_g[3], aot_b[3], aot_smem;");
+		line(&o, "if (aot_v < 0)");
 		line(&o, "\treturn cudaErrorInvalidValue;");
-		strbuf_printf(&o.sb, "\tif (%s_launch_dims(v", c->prefix);
+		strbuf_printf(&o.sb, "\tif (%s_launch_dims(aot_v", c->prefix);
 		for (int i = 0; i < k->nparams; i++)
 			if (ir_param_is_integer(&k->params[i]))
 				strbuf_printf(&o.sb, ", (int64_t)%s", k->params[i].name);
-		strbuf_puts(&o.sb, ", g, b, &smem) != 0)\n\t\treturn cudaErrorInvalidValue;\n");
-		line(&o, "dim3 grid(g[0], g[1], g[2]), block(b[0], b[1], b[2]);");
+		strbuf_puts(&o.sb, ", aot_g, aot_b, &aot_smem) != 0)\n\t\treturn cudaErrorInvalidValue;\n");
+		line(&o, "dim3 aot_grid(aot_g[0], aot_g[1], aot_g[2]), aot_block(aot_b[0], aot_b[1], aot_b[2]);");
 	}
-	line(&o, "switch (v) {");
+	line(&o, "switch (aot_v) {");
 	for (int i = 0; i < c->nvars; i++) {
-		const char *name = c->in->hm->variant_names[c->vars[i]];
+		const char *name = c->names[i];
 		const char *br = strchr(name, '[');
 		int n = br ? (int)(br - name) : (int)strlen(name);
 		line(&o, "case %d:", i);
 		o.indent++;
 		if (k->is_global) {
 			/* Above 48 KiB of dynamic shared memory a kernel must opt in. */
-			line(&o, "if (smem > 48 * 1024) {");
-			line(&o, "\tcudaError_t e = cudaFuncSetAttribute(%.*s, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem);", n, name);
-			line(&o, "\tif (e != cudaSuccess)");
-			line(&o, "\t\treturn e;");
+			line(&o, "if (aot_smem > 48 * 1024) {");
+			line(&o, "\tcudaError_t aot_e = cudaFuncSetAttribute(%.*s, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)aot_smem);", n, name);
+			line(&o, "\tif (aot_e != cudaSuccess)");
+			line(&o, "\t\treturn aot_e;");
 			line(&o, "}");
-			strbuf_printf(&o.sb, "\t\t%.*s<<<grid, block, smem, stream>>>(", n, name);
+			strbuf_printf(&o.sb, "\t\t%.*s<<<aot_grid, aot_block, aot_smem, aot_stream>>>(", n, name);
 		} else {
 			strbuf_printf(&o.sb, "\t\t%.*s(", n, name);
 		}
@@ -867,6 +871,51 @@ static char *launcher(const ctx *c)
 	return o.sb.data;
 }
 
+/* Text from the source that is pasted into code (types, template
+ * arguments): nothing that could end a declaration, open a comment, a
+ * string or a preprocessor line. */
+static bool code_text_ok(const char *s)
+{
+	for (const char *p = s; *p; p++) {
+		unsigned char ch = (unsigned char)*p;
+		if (ch < 0x20 || ch >= 0x7f || strchr(";{}\"'\\#`@$", ch) ||
+		    (ch == '/' && (p[1] == '*' || p[1] == '/')))
+			return false;
+	}
+	return true;
+}
+
+static bool c_reserved(const char *s)
+{
+	static const char *const words[] = {"restrict", "inline", "_Bool", "_Complex", "_Imaginary",
+	                                    "auto", "register", "signed", "unsigned", "int64_t",
+	                                    "uint32_t", "int", "cudaStream_t", "cudaError_t", "dim3"};
+	for (size_t i = 0; i < sizeof words / sizeof *words; i++)
+		if (!strcmp(s, words[i]))
+			return true;
+	return !strncmp(s, "aot_", 4);
+}
+
+static int mkdir_p(const char *dir)
+{
+	char *p = xstrdup(dir);
+	for (char *s = p + 1;; s++) {
+		if (*s != '/' && *s)
+			continue;
+		char c = *s;
+		*s = 0;
+		if (mkdir(p, 0777) < 0 && errno != EEXIST) {
+			free(p);
+			return -1;
+		}
+		*s = c;
+		if (!c)
+			break;
+	}
+	free(p);
+	return 0;
+}
+
 int emit_files(const emit_input *in, diags *d)
 {
 	const kernel *k = in->k;
@@ -874,10 +923,22 @@ int emit_files(const emit_input *in, diags *d)
 		diag_error(d, k->loc, "kernel name '%s' is not a C identifier", k->name);
 		return 1;
 	}
-	for (int i = 0; i < k->nparams; i++)
-		if (!is_identifier(k->params[i].name) || !strncmp(k->params[i].name, "aot_", 4)) {
-			diag_error(d, k->params[i].loc, "parameter name '%s' cannot be used in emitted code",
-			           k->params[i].name);
+	for (int i = 0; i < k->nparams; i++) {
+		const param *p = &k->params[i];
+		if (!is_identifier(p->name) || c_reserved(p->name)) {
+			diag_error(d, p->loc, "parameter name '%s' cannot be used in emitted code", p->name);
+			return 1;
+		}
+		if (!code_text_ok(p->type) || !code_text_ok(p->elem_type)) {
+			diag_error(d, p->loc, "the type of parameter '%s' cannot be written into emitted code",
+			           p->name);
+			return 1;
+		}
+	}
+	for (int i = 0; i < k->ntparams; i++)
+		if (k->tparams[i].default_text && !code_text_ok(k->tparams[i].default_text)) {
+			diag_error(d, k->tparams[i].loc, "the default of '%s' cannot be written into emitted code",
+			           k->tparams[i].name);
 			return 1;
 		}
 	ctx c = {.in = in, .k = k, .hr = in->hr};
@@ -896,22 +957,76 @@ int emit_files(const emit_input *in, diags *d)
 		c.emitted[v] = -1;
 	for (int i = 0; i < c.nvars; i++)
 		c.emitted[c.vars[i]] = i;
-
-	char *files[3] = {dispatch_c(&c), header(&c), launcher(&c)};
-	const char *ext[3] = {"c", "h", k->is_global ? "cu" : "cpp"};
 	int status = 0;
-	for (int i = 0; i < 3 && status == 0; i++) {
-		strbuf path;
-		strbuf_init(&path);
-		strbuf_printf(&path, "%s/%s.%s", in->out_dir, c.base, ext[i]);
-		if (write_file_atomic(path.data, files[i], strlen(files[i])) < 0) {
-			diag_plain_error(d, "cannot write %s: %s", path.data, strerror(errno));
+	char *files[3] = {NULL, NULL, NULL};
+	char *tmp[3] = {NULL, NULL, NULL};
+	strbuf paths[3];
+
+	/* Names come from the IR and the configuration's values, never from
+	 * the database's text: a database that disagrees is refused. */
+	arena a;
+	arena_init(&a);
+	c.names = arena_alloc(&a, (size_t)c.nvars * sizeof *c.names + 1);
+	for (int i = 0; i < c.nvars && !status; i++) {
+		c.names[i] = ir_variant_name(&a, k, in->db->configs[c.vars[i]].values);
+		if (strcmp(c.names[i], in->db->configs[c.vars[i]].name) != 0) {
+			diag_plain_error(d, "%s: configuration '%s' does not match its values (%s): the database is not this kernel's",
+			                 in->db->path, in->db->configs[c.vars[i]].name, c.names[i]);
 			status = 3;
 		}
-		strbuf_finish(&path);
 	}
-	for (int i = 0; i < 3; i++)
+	if (!status && mkdir_p(in->out_dir) < 0) {
+		diag_plain_error(d, "cannot create %s: %s", in->out_dir, strerror(errno));
+		status = 3;
+	}
+	if (!status) {
+		c.include = include_path(in);
+		for (const unsigned char *p = (const unsigned char *)c.include; *p; p++)
+			if (*p < 0x20 || *p == '"' || *p == '\\' || *p == 0x7f) {
+				diag_plain_error(d, "the path of %s from %s cannot be written in an #include",
+				                 in->m->file, in->out_dir);
+				status = 1;
+				break;
+			}
+	}
+	if (status)
+		goto out;
+
+	files[0] = dispatch_c(&c);
+	files[1] = header(&c);
+	files[2] = launcher(&c);
+	/* All three or none: temporaries first, renamed only once all are
+	 * written. */
+	const char *ext[3] = {"c", "h", k->is_global ? "cu" : "cpp"};
+	for (int i = 0; i < 3; i++) {
+		strbuf_init(&paths[i]);
+		strbuf_printf(&paths[i], "%s/%s.%s", in->out_dir, c.base, ext[i]);
+	}
+	for (int i = 0; i < 3 && !status; i++) {
+		strbuf t;
+		strbuf_init(&t);
+		strbuf_printf(&t, "%s.tmp", paths[i].data);
+		tmp[i] = t.data;
+		if (write_file_atomic(tmp[i], files[i], strlen(files[i])) < 0) {
+			diag_plain_error(d, "cannot write %s: %s", paths[i].data, strerror(errno));
+			status = 3;
+		}
+	}
+	for (int i = 0; i < 3 && !status; i++)
+		if (rename(tmp[i], paths[i].data) < 0) {
+			diag_plain_error(d, "cannot write %s: %s", paths[i].data, strerror(errno));
+			status = 3;
+		}
+	for (int i = 0; i < 3; i++) {
+		if (tmp[i] && status)
+			unlink(tmp[i]);
+		free(tmp[i]);
+		strbuf_finish(&paths[i]);
 		free(files[i]);
+	}
+out:
+	free(c.include);
+	arena_finish(&a);
 	free(c.vars);
 	free(c.emitted);
 	return status;

@@ -19,6 +19,7 @@
 #include "frontend.h"
 #include "from_db.h"
 #include "heuristic.h"
+#include "link.h"
 #include "ir.h"
 #include "tune.h"
 #include "util.h"
@@ -43,6 +44,7 @@ typedef struct options {
 	int nincludes;
 	const char **defines;
 	int ndefines;
+	bool out_given;        /* -o was given */
 	const char **inputs;   /* positional arguments after the first */
 	int ninputs;
 } options;
@@ -461,6 +463,11 @@ static int dispatch_check(options *o, const aotc_module *m, const kernel *k, dia
 	return 0;
 }
 
+static int cmd_link(options *o, diags *d)
+{
+	return link_dirs((const char *const *)o->inputs, o->ninputs, o->out_dir, d);
+}
+
 static int cmd_tune(options *o, diags *d) { return run_per_kernel(o, d, RUN_TUNE); }
 static int cmd_eval(options *o, diags *d) { return run_per_kernel(o, d, RUN_EVAL); }
 static int cmd_emit(options *o, diags *d) { return run_per_kernel(o, d, RUN_EMIT); }
@@ -524,7 +531,7 @@ static const command commands[] = {
 	{"__dispatch-check", "__dispatch-check FILE --arch ARCH [options]",
 	 "(for tests) the in-memory dispatch's answers on many shapes", cmd_check, true, NULL},
 	{"link", "link DIR... -o FILE", "one dispatch across architectures, with fallback",
-	 NULL, false, "issue 5"},
+	 cmd_link, false, NULL},
 };
 
 static void usage(FILE *f)
@@ -627,7 +634,10 @@ int main(int argc, char **argv)
 		switch (c) {
 		case 'I': o.includes[o.nincludes++] = optarg; break;
 		case 'D': o.defines[o.ndefines++] = optarg; break;
-		case 'o': o.out_dir = optarg; break;
+		case 'o':
+			o.out_dir = optarg;
+			o.out_given = true;
+			break;
 		case 'j':
 			if (!parse_int(optarg, 1, 1024, &n)) {
 				fprintf(stderr, "aotc: -j needs a number from 1 to 1024, not '%s'\n", optarg);
@@ -684,6 +694,15 @@ int main(int argc, char **argv)
 		o.inputs[o.ninputs++] = argv[i];
 	d.quiet_warnings = o.quiet;
 
+	if (!strcmp(cmd->name, "link")) {
+		if (o.ninputs == 0 || !o.out_given) {
+			fprintf(stderr, "aotc link: %s\nusage: aotc %s\n",
+			        o.ninputs ? "needs -o FILE" : "needs a DIR", cmd->synopsis);
+			goto out;
+		}
+		status = cmd->run(&o, &d);
+		goto out;
+	}
 	if (o.ninputs != 1) {
 		fprintf(stderr, "aotc %s: %s\nusage: aotc %s\n", cmd->name,
 		        o.ninputs ? "takes one FILE" : "needs a FILE", cmd->synopsis);

@@ -6,13 +6,16 @@
 # Usage: emit-compile.sh AOTC REPO_ROOT   (env NVCC overrides the compiler)
 aotc=$1
 root=$2
+# Absolute paths: the script changes directory.
+case $aotc in /*) ;; *) aotc=$(pwd)/$aotc ;; esac
+case $root in /*) ;; *) root=$(pwd)/$root ;; esac
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 pass=0
 fail=0
 
-ok() { echo "PASS $1"; pass=$((pass + 1)); }
-bad() { echo "FAIL $1"; shift; for l in "$@"; do echo "    $l"; done; fail=$((fail + 1)); }
+ok() { printf "PASS %s\n" "$1"; pass=$((pass + 1)); }
+bad() { printf "FAIL %s\n" "$1"; shift; for l in "$@"; do printf "%s\n" "$l" | sed "s/^/    /"; done; fail=$((fail + 1)); }
 
 # try NAME CMD...: CMD succeeds; its output is shown when it does not.
 try() {

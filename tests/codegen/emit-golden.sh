@@ -6,14 +6,17 @@
 # diff before committing it).
 aotc=$1
 root=$2
+# Absolute paths: the script changes directory.
+case $aotc in /*) ;; *) aotc=$(pwd)/$aotc ;; esac
+case $root in /*) ;; *) root=$(pwd)/$root ;; esac
 golden=$root/tests/codegen/golden
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 pass=0
 fail=0
 
-ok() { echo "PASS $1"; pass=$((pass + 1)); }
-bad() { echo "FAIL $1"; shift; for l in "$@"; do echo "    $l"; done; fail=$((fail + 1)); }
+ok() { printf "PASS %s\n" "$1"; pass=$((pass + 1)); }
+bad() { printf "FAIL %s\n" "$1"; shift; for l in "$@"; do printf "%s\n" "$l" | sed "s/^/    /"; done; fail=$((fail + 1)); }
 
 # The provenance comment names the source as given on the command line, so
 # emit from the repository root with relative paths: the goldens then hold

@@ -4,7 +4,7 @@
  * tuned on cuda_NVIDIA_H200_13.0: 48 shapes x 340 variants measured; 4 variants dispatched.
  * Slowdown against the per-shape best: training shapes geomean 1.019, worst 1.224;
  * held-out shapes (5-fold cross-validation) geomean 1.038, worst 1.281.
- * Regenerate with: aotc emit templates/sgemm.cu --arch sm90
+ * Regenerate with: aotc emit templates/sgemm.cu --arch sm90 --db DIR
  */
 #include <stddef.h>
 #include <stdint.h>
@@ -160,99 +160,99 @@ static int aot_valid(int v, const int64_t *p)
 
 int aot_sgemm_cuda_sm90_select(int64_t M, int64_t N, int64_t K)
 {
-	int64_t p[8] = {M, N, K, 0, 0, 0, 0, 0};
-	int64_t f[3];
-	f[0] = p[0];
-	f[1] = p[1];
-	f[2] = p[2];
-	(void)f;
-	if (f[1] <= INT64_C(512)) {
-		if (f[0] <= INT64_C(2896)) {
-			if (aot_valid(0, p))
+	int64_t aot_p[8] = {M, N, K, 0, 0, 0, 0, 0};
+	int64_t aot_f[3];
+	aot_f[0] = aot_p[0];
+	aot_f[1] = aot_p[1];
+	aot_f[2] = aot_p[2];
+	(void)aot_f;
+	if (aot_f[1] <= INT64_C(512)) {
+		if (aot_f[0] <= INT64_C(2896)) {
+			if (aot_valid(0, aot_p))
 				return 0; /* sgemm<32, 64, 32, 4, 4, 4> */
-			if (aot_valid(2, p))
+			if (aot_valid(2, aot_p))
 				return 2; /* sgemm<64, 64, 16, 8, 4, 4> */
-			if (aot_valid(1, p))
+			if (aot_valid(1, aot_p))
 				return 1; /* sgemm<64, 64, 16, 4, 4, 1> */
-			if (aot_valid(3, p))
+			if (aot_valid(3, aot_p))
 				return 3; /* sgemm<128, 256, 16, 8, 8, 4> */
 			return -1;
 		} else {
-			if (aot_valid(2, p))
+			if (aot_valid(2, aot_p))
 				return 2; /* sgemm<64, 64, 16, 8, 4, 4> */
-			if (aot_valid(0, p))
+			if (aot_valid(0, aot_p))
 				return 0; /* sgemm<32, 64, 32, 4, 4, 4> */
-			if (aot_valid(1, p))
+			if (aot_valid(1, aot_p))
 				return 1; /* sgemm<64, 64, 16, 4, 4, 1> */
-			if (aot_valid(3, p))
+			if (aot_valid(3, aot_p))
 				return 3; /* sgemm<128, 256, 16, 8, 8, 4> */
 			return -1;
 		}
 	} else {
-		if (f[0] <= INT64_C(512)) {
-			if (f[1] <= INT64_C(2896)) {
-				if (aot_valid(0, p))
+		if (aot_f[0] <= INT64_C(512)) {
+			if (aot_f[1] <= INT64_C(2896)) {
+				if (aot_valid(0, aot_p))
 					return 0; /* sgemm<32, 64, 32, 4, 4, 4> */
-				if (aot_valid(2, p))
+				if (aot_valid(2, aot_p))
 					return 2; /* sgemm<64, 64, 16, 8, 4, 4> */
-				if (aot_valid(1, p))
+				if (aot_valid(1, aot_p))
 					return 1; /* sgemm<64, 64, 16, 4, 4, 1> */
-				if (aot_valid(3, p))
+				if (aot_valid(3, aot_p))
 					return 3; /* sgemm<128, 256, 16, 8, 8, 4> */
 				return -1;
 			} else {
-				if (aot_valid(2, p))
+				if (aot_valid(2, aot_p))
 					return 2; /* sgemm<64, 64, 16, 8, 4, 4> */
-				if (aot_valid(0, p))
+				if (aot_valid(0, aot_p))
 					return 0; /* sgemm<32, 64, 32, 4, 4, 4> */
-				if (aot_valid(1, p))
+				if (aot_valid(1, aot_p))
 					return 1; /* sgemm<64, 64, 16, 4, 4, 1> */
-				if (aot_valid(3, p))
+				if (aot_valid(3, aot_p))
 					return 3; /* sgemm<128, 256, 16, 8, 8, 4> */
 				return -1;
 			}
 		} else {
-			if (f[0] <= INT64_C(2896)) {
-				if (f[1] <= INT64_C(2896)) {
-					if (aot_valid(2, p))
+			if (aot_f[0] <= INT64_C(2896)) {
+				if (aot_f[1] <= INT64_C(2896)) {
+					if (aot_valid(2, aot_p))
 						return 2; /* sgemm<64, 64, 16, 8, 4, 4> */
-					if (aot_valid(0, p))
+					if (aot_valid(0, aot_p))
 						return 0; /* sgemm<32, 64, 32, 4, 4, 4> */
-					if (aot_valid(1, p))
+					if (aot_valid(1, aot_p))
 						return 1; /* sgemm<64, 64, 16, 4, 4, 1> */
-					if (aot_valid(3, p))
+					if (aot_valid(3, aot_p))
 						return 3; /* sgemm<128, 256, 16, 8, 8, 4> */
 					return -1;
 				} else {
-					if (aot_valid(3, p))
+					if (aot_valid(3, aot_p))
 						return 3; /* sgemm<128, 256, 16, 8, 8, 4> */
-					if (aot_valid(2, p))
+					if (aot_valid(2, aot_p))
 						return 2; /* sgemm<64, 64, 16, 8, 4, 4> */
-					if (aot_valid(0, p))
+					if (aot_valid(0, aot_p))
 						return 0; /* sgemm<32, 64, 32, 4, 4, 4> */
-					if (aot_valid(1, p))
+					if (aot_valid(1, aot_p))
 						return 1; /* sgemm<64, 64, 16, 4, 4, 1> */
 					return -1;
 				}
 			} else {
-				if (f[2] <= INT64_C(512)) {
-					if (aot_valid(2, p))
+				if (aot_f[2] <= INT64_C(512)) {
+					if (aot_valid(2, aot_p))
 						return 2; /* sgemm<64, 64, 16, 8, 4, 4> */
-					if (aot_valid(3, p))
+					if (aot_valid(3, aot_p))
 						return 3; /* sgemm<128, 256, 16, 8, 8, 4> */
-					if (aot_valid(0, p))
+					if (aot_valid(0, aot_p))
 						return 0; /* sgemm<32, 64, 32, 4, 4, 4> */
-					if (aot_valid(1, p))
+					if (aot_valid(1, aot_p))
 						return 1; /* sgemm<64, 64, 16, 4, 4, 1> */
 					return -1;
 				} else {
-					if (aot_valid(3, p))
+					if (aot_valid(3, aot_p))
 						return 3; /* sgemm<128, 256, 16, 8, 8, 4> */
-					if (aot_valid(2, p))
+					if (aot_valid(2, aot_p))
 						return 2; /* sgemm<64, 64, 16, 8, 4, 4> */
-					if (aot_valid(0, p))
+					if (aot_valid(0, aot_p))
 						return 0; /* sgemm<32, 64, 32, 4, 4, 4> */
-					if (aot_valid(1, p))
+					if (aot_valid(1, aot_p))
 						return 1; /* sgemm<64, 64, 16, 4, 4, 1> */
 					return -1;
 				}
@@ -276,26 +276,26 @@ const int64_t *aot_sgemm_cuda_sm90_variant_params(int v)
 	return v >= 0 && v < AOT_NV ? aot_params[v] : NULL;
 }
 
-int aot_sgemm_cuda_sm90_launch_dims(int v, int64_t M, int64_t N, int64_t K, uint32_t grid[3], uint32_t block[3], uint32_t *smem)
+int aot_sgemm_cuda_sm90_launch_dims(int aot_v, int64_t M, int64_t N, int64_t K, uint32_t aot_grid[3], uint32_t aot_block[3], uint32_t *aot_smem)
 {
-	int64_t p[8] = {M, N, K, 0, 0, 0, 0, 0};
-	const int64_t *t;
-	int64_t x;
-	if (v < 0 || v >= AOT_NV)
+	int64_t aot_p[8] = {M, N, K, 0, 0, 0, 0, 0};
+	const int64_t *aot_t;
+	int64_t aot_x;
+	if (aot_v < 0 || aot_v >= AOT_NV)
 		return -1;
-	t = aot_params[v];
-	if (aot_grid0(p, t, &x) || x < 1 || x > INT64_C(4294967295))
+	aot_t = aot_params[aot_v];
+	if (aot_grid0(aot_p, aot_t, &aot_x) || aot_x < 1 || aot_x > INT64_C(4294967295))
 		return -1;
-	grid[0] = (uint32_t)x;
-	if (aot_grid1(p, t, &x) || x < 1 || x > INT64_C(4294967295))
+	aot_grid[0] = (uint32_t)aot_x;
+	if (aot_grid1(aot_p, aot_t, &aot_x) || aot_x < 1 || aot_x > INT64_C(4294967295))
 		return -1;
-	grid[1] = (uint32_t)x;
-	grid[2] = 1;
-	if (aot_block0(p, t, &x) || x < 1 || x > INT64_C(4294967295))
+	aot_grid[1] = (uint32_t)aot_x;
+	aot_grid[2] = 1;
+	if (aot_block0(aot_p, aot_t, &aot_x) || aot_x < 1 || aot_x > INT64_C(4294967295))
 		return -1;
-	block[0] = (uint32_t)x;
-	block[1] = 1;
-	block[2] = 1;
-	*smem = 0;
+	aot_block[0] = (uint32_t)aot_x;
+	aot_block[1] = 1;
+	aot_block[2] = 1;
+	*aot_smem = 0;
 	return 0;
 }

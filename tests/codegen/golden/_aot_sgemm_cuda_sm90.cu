@@ -4,52 +4,54 @@
  * tuned on cuda_NVIDIA_H200_13.0: 48 shapes x 340 variants measured; 4 variants dispatched.
  * Slowdown against the per-shape best: training shapes geomean 1.019, worst 1.224;
  * held-out shapes (5-fold cross-validation) geomean 1.038, worst 1.281.
- * Regenerate with: aotc emit templates/sgemm.cu --arch sm90
+ * Regenerate with: aotc emit templates/sgemm.cu --arch sm90 --db DIR
  */
 #include "_aot_sgemm_cuda_sm90.h"
+#ifndef AOTC_LINKED
 #include "templates/sgemm.cu"
+#endif
 
-extern "C" cudaError_t aot_sgemm_cuda_sm90_launch(int M, int N, int K, float alpha, const float *A, const float *B, float beta, float *C, cudaStream_t stream)
+extern "C" cudaError_t aot_sgemm_cuda_sm90_launch(int M, int N, int K, float alpha, const float *A, const float *B, float beta, float *C, cudaStream_t aot_stream)
 {
-	int v = aot_sgemm_cuda_sm90_select((int64_t)M, (int64_t)N, (int64_t)K);
-	uint32_t g[3], b[3], smem;
-	if (v < 0)
+	int aot_v = aot_sgemm_cuda_sm90_select((int64_t)M, (int64_t)N, (int64_t)K);
+	uint32_t aot_g[3], aot_b[3], aot_smem;
+	if (aot_v < 0)
 		return cudaErrorInvalidValue;
-	if (aot_sgemm_cuda_sm90_launch_dims(v, (int64_t)M, (int64_t)N, (int64_t)K, g, b, &smem) != 0)
+	if (aot_sgemm_cuda_sm90_launch_dims(aot_v, (int64_t)M, (int64_t)N, (int64_t)K, aot_g, aot_b, &aot_smem) != 0)
 		return cudaErrorInvalidValue;
-	dim3 grid(g[0], g[1], g[2]), block(b[0], b[1], b[2]);
-	switch (v) {
+	dim3 aot_grid(aot_g[0], aot_g[1], aot_g[2]), aot_block(aot_b[0], aot_b[1], aot_b[2]);
+	switch (aot_v) {
 	case 0:
-		if (smem > 48 * 1024) {
-			cudaError_t e = cudaFuncSetAttribute(sgemm<32, 64, 32, 4, 4, 4>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem);
-			if (e != cudaSuccess)
-				return e;
+		if (aot_smem > 48 * 1024) {
+			cudaError_t aot_e = cudaFuncSetAttribute(sgemm<32, 64, 32, 4, 4, 4>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)aot_smem);
+			if (aot_e != cudaSuccess)
+				return aot_e;
 		}
-		sgemm<32, 64, 32, 4, 4, 4><<<grid, block, smem, stream>>>(M, N, K, alpha, A, B, beta, C);
+		sgemm<32, 64, 32, 4, 4, 4><<<aot_grid, aot_block, aot_smem, aot_stream>>>(M, N, K, alpha, A, B, beta, C);
 		return cudaGetLastError();
 	case 1:
-		if (smem > 48 * 1024) {
-			cudaError_t e = cudaFuncSetAttribute(sgemm<64, 64, 16, 4, 4, 1>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem);
-			if (e != cudaSuccess)
-				return e;
+		if (aot_smem > 48 * 1024) {
+			cudaError_t aot_e = cudaFuncSetAttribute(sgemm<64, 64, 16, 4, 4, 1>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)aot_smem);
+			if (aot_e != cudaSuccess)
+				return aot_e;
 		}
-		sgemm<64, 64, 16, 4, 4, 1><<<grid, block, smem, stream>>>(M, N, K, alpha, A, B, beta, C);
+		sgemm<64, 64, 16, 4, 4, 1><<<aot_grid, aot_block, aot_smem, aot_stream>>>(M, N, K, alpha, A, B, beta, C);
 		return cudaGetLastError();
 	case 2:
-		if (smem > 48 * 1024) {
-			cudaError_t e = cudaFuncSetAttribute(sgemm<64, 64, 16, 8, 4, 4>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem);
-			if (e != cudaSuccess)
-				return e;
+		if (aot_smem > 48 * 1024) {
+			cudaError_t aot_e = cudaFuncSetAttribute(sgemm<64, 64, 16, 8, 4, 4>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)aot_smem);
+			if (aot_e != cudaSuccess)
+				return aot_e;
 		}
-		sgemm<64, 64, 16, 8, 4, 4><<<grid, block, smem, stream>>>(M, N, K, alpha, A, B, beta, C);
+		sgemm<64, 64, 16, 8, 4, 4><<<aot_grid, aot_block, aot_smem, aot_stream>>>(M, N, K, alpha, A, B, beta, C);
 		return cudaGetLastError();
 	case 3:
-		if (smem > 48 * 1024) {
-			cudaError_t e = cudaFuncSetAttribute(sgemm<128, 256, 16, 8, 8, 4>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem);
-			if (e != cudaSuccess)
-				return e;
+		if (aot_smem > 48 * 1024) {
+			cudaError_t aot_e = cudaFuncSetAttribute(sgemm<128, 256, 16, 8, 8, 4>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)aot_smem);
+			if (aot_e != cudaSuccess)
+				return aot_e;
 		}
-		sgemm<128, 256, 16, 8, 8, 4><<<grid, block, smem, stream>>>(M, N, K, alpha, A, B, beta, C);
+		sgemm<128, 256, 16, 8, 8, 4><<<aot_grid, aot_block, aot_smem, aot_stream>>>(M, N, K, alpha, A, B, beta, C);
 		return cudaGetLastError();
 	default:
 		return cudaErrorInvalidValue;

@@ -4,7 +4,7 @@
  * tuned on cuda_NVIDIA_H200_13.0: 48 shapes x 340 variants measured; 4 variants dispatched.
  * Slowdown against the per-shape best: training shapes geomean 1.019, worst 1.224;
  * held-out shapes (5-fold cross-validation) geomean 1.038, worst 1.281.
- * Regenerate with: aotc emit templates/sgemm.cu --arch sm90
+ * Regenerate with: aotc emit templates/sgemm.cu --arch sm90 --db DIR
  */
 #ifndef AOT_SGEMM_CUDA_SM90_H
 #define AOT_SGEMM_CUDA_SM90_H
@@ -19,7 +19,7 @@ extern "C" {
 /* The variant for a shape, or -1 when none is valid there. */
 int aot_sgemm_cuda_sm90_select(int64_t M, int64_t N, int64_t K);
 int aot_sgemm_cuda_sm90_num_variants(void);
-/* "sgemm<64, 128, 8, 8, 4>"; NULL for an index out of range. */
+/* The variant's name ("sgemm<...>"); NULL for an index out of range. */
 const char *aot_sgemm_cuda_sm90_variant_name(int v);
 /* Tunable values in declaration order; NULL for an index out of range. */
 const int64_t *aot_sgemm_cuda_sm90_variant_params(int v);
@@ -30,7 +30,7 @@ int aot_sgemm_cuda_sm90_launch_dims(int v, int64_t M, int64_t N, int64_t K, uint
 #if defined(__CUDACC__) || defined(CUDART_VERSION)
 /* Selects, then launches on stream; cudaErrorInvalidValue when no variant
  * is valid for the shape. */
-cudaError_t aot_sgemm_cuda_sm90_launch(int M, int N, int K, float alpha, const float *A, const float *B, float beta, float *C, cudaStream_t stream);
+cudaError_t aot_sgemm_cuda_sm90_launch(int M, int N, int K, float alpha, const float *A, const float *B, float beta, float *C, cudaStream_t aot_stream);
 #endif
 
 #ifdef __cplusplus

@@ -4,7 +4,7 @@
  * tuned on cuda_NVIDIA_H200_13.0: 32 shapes x 81 variants measured; 7 variants dispatched.
  * Slowdown against the per-shape best: training shapes geomean 1.025, worst 1.160;
  * held-out shapes (5-fold cross-validation) geomean 1.053, worst 1.187.
- * Regenerate with: aotc emit templates/softmax.cu --arch sm90
+ * Regenerate with: aotc emit templates/softmax.cu --arch sm90 --db DIR
  */
 #include <stddef.h>
 #include <stdint.h>
@@ -107,184 +107,184 @@ static int aot_valid(int v, const int64_t *p)
 
 int aot_softmax_cuda_sm90_select(int64_t rows, int64_t cols)
 {
-	int64_t p[4] = {rows, cols, 0, 0};
-	int64_t f[2];
-	f[0] = p[0];
-	f[1] = p[1];
-	(void)f;
-	if (f[1] <= INT64_C(2896)) {
-		if (f[1] <= INT64_C(724)) {
-			if (f[1] <= INT64_C(362)) {
-				if (f[0] <= INT64_C(2048)) {
-					if (f[1] <= INT64_C(181)) {
-						if (aot_valid(1, p))
+	int64_t aot_p[4] = {rows, cols, 0, 0};
+	int64_t aot_f[2];
+	aot_f[0] = aot_p[0];
+	aot_f[1] = aot_p[1];
+	(void)aot_f;
+	if (aot_f[1] <= INT64_C(2896)) {
+		if (aot_f[1] <= INT64_C(724)) {
+			if (aot_f[1] <= INT64_C(362)) {
+				if (aot_f[0] <= INT64_C(2048)) {
+					if (aot_f[1] <= INT64_C(181)) {
+						if (aot_valid(1, aot_p))
 							return 1; /* softmax<128, 4, 4> */
-						if (aot_valid(2, p))
+						if (aot_valid(2, aot_p))
 							return 2; /* softmax<256, 1, 8> */
-						if (aot_valid(0, p))
+						if (aot_valid(0, aot_p))
 							return 0; /* softmax<64, 4, 4> */
-						if (aot_valid(3, p))
+						if (aot_valid(3, aot_p))
 							return 3; /* softmax<256, 2, 2> */
-						if (aot_valid(5, p))
+						if (aot_valid(5, aot_p))
 							return 5; /* softmax<512, 2, 2> */
-						if (aot_valid(4, p))
+						if (aot_valid(4, aot_p))
 							return 4; /* softmax<512, 2, 1> */
-						if (aot_valid(6, p))
+						if (aot_valid(6, aot_p))
 							return 6; /* softmax<1024, 4, 1> */
 						return -1;
 					} else {
-						if (aot_valid(0, p))
+						if (aot_valid(0, aot_p))
 							return 0; /* softmax<64, 4, 4> */
-						if (aot_valid(2, p))
+						if (aot_valid(2, aot_p))
 							return 2; /* softmax<256, 1, 8> */
-						if (aot_valid(1, p))
+						if (aot_valid(1, aot_p))
 							return 1; /* softmax<128, 4, 4> */
-						if (aot_valid(3, p))
+						if (aot_valid(3, aot_p))
 							return 3; /* softmax<256, 2, 2> */
-						if (aot_valid(5, p))
+						if (aot_valid(5, aot_p))
 							return 5; /* softmax<512, 2, 2> */
-						if (aot_valid(4, p))
+						if (aot_valid(4, aot_p))
 							return 4; /* softmax<512, 2, 1> */
-						if (aot_valid(6, p))
+						if (aot_valid(6, aot_p))
 							return 6; /* softmax<1024, 4, 1> */
 						return -1;
 					}
 				} else {
-					if (aot_valid(0, p))
+					if (aot_valid(0, aot_p))
 						return 0; /* softmax<64, 4, 4> */
-					if (aot_valid(1, p))
+					if (aot_valid(1, aot_p))
 						return 1; /* softmax<128, 4, 4> */
-					if (aot_valid(2, p))
+					if (aot_valid(2, aot_p))
 						return 2; /* softmax<256, 1, 8> */
-					if (aot_valid(3, p))
+					if (aot_valid(3, aot_p))
 						return 3; /* softmax<256, 2, 2> */
-					if (aot_valid(5, p))
+					if (aot_valid(5, aot_p))
 						return 5; /* softmax<512, 2, 2> */
-					if (aot_valid(4, p))
+					if (aot_valid(4, aot_p))
 						return 4; /* softmax<512, 2, 1> */
-					if (aot_valid(6, p))
+					if (aot_valid(6, aot_p))
 						return 6; /* softmax<1024, 4, 1> */
 					return -1;
 				}
 			} else {
-				if (aot_valid(1, p))
+				if (aot_valid(1, aot_p))
 					return 1; /* softmax<128, 4, 4> */
-				if (aot_valid(2, p))
+				if (aot_valid(2, aot_p))
 					return 2; /* softmax<256, 1, 8> */
-				if (aot_valid(0, p))
+				if (aot_valid(0, aot_p))
 					return 0; /* softmax<64, 4, 4> */
-				if (aot_valid(3, p))
+				if (aot_valid(3, aot_p))
 					return 3; /* softmax<256, 2, 2> */
-				if (aot_valid(5, p))
+				if (aot_valid(5, aot_p))
 					return 5; /* softmax<512, 2, 2> */
-				if (aot_valid(4, p))
+				if (aot_valid(4, aot_p))
 					return 4; /* softmax<512, 2, 1> */
-				if (aot_valid(6, p))
+				if (aot_valid(6, aot_p))
 					return 6; /* softmax<1024, 4, 1> */
 				return -1;
 			}
 		} else {
-			if (f[0] <= INT64_C(2048)) {
-				if (f[1] <= INT64_C(1448)) {
-					if (aot_valid(1, p))
+			if (aot_f[0] <= INT64_C(2048)) {
+				if (aot_f[1] <= INT64_C(1448)) {
+					if (aot_valid(1, aot_p))
 						return 1; /* softmax<128, 4, 4> */
-					if (aot_valid(3, p))
+					if (aot_valid(3, aot_p))
 						return 3; /* softmax<256, 2, 2> */
-					if (aot_valid(0, p))
+					if (aot_valid(0, aot_p))
 						return 0; /* softmax<64, 4, 4> */
-					if (aot_valid(5, p))
+					if (aot_valid(5, aot_p))
 						return 5; /* softmax<512, 2, 2> */
-					if (aot_valid(2, p))
+					if (aot_valid(2, aot_p))
 						return 2; /* softmax<256, 1, 8> */
-					if (aot_valid(4, p))
+					if (aot_valid(4, aot_p))
 						return 4; /* softmax<512, 2, 1> */
-					if (aot_valid(6, p))
+					if (aot_valid(6, aot_p))
 						return 6; /* softmax<1024, 4, 1> */
 					return -1;
 				} else {
-					if (aot_valid(3, p))
+					if (aot_valid(3, aot_p))
 						return 3; /* softmax<256, 2, 2> */
-					if (aot_valid(1, p))
+					if (aot_valid(1, aot_p))
 						return 1; /* softmax<128, 4, 4> */
-					if (aot_valid(5, p))
+					if (aot_valid(5, aot_p))
 						return 5; /* softmax<512, 2, 2> */
-					if (aot_valid(0, p))
+					if (aot_valid(0, aot_p))
 						return 0; /* softmax<64, 4, 4> */
-					if (aot_valid(4, p))
+					if (aot_valid(4, aot_p))
 						return 4; /* softmax<512, 2, 1> */
-					if (aot_valid(2, p))
+					if (aot_valid(2, aot_p))
 						return 2; /* softmax<256, 1, 8> */
-					if (aot_valid(6, p))
+					if (aot_valid(6, aot_p))
 						return 6; /* softmax<1024, 4, 1> */
 					return -1;
 				}
 			} else {
-				if (aot_valid(3, p))
+				if (aot_valid(3, aot_p))
 					return 3; /* softmax<256, 2, 2> */
-				if (aot_valid(1, p))
+				if (aot_valid(1, aot_p))
 					return 1; /* softmax<128, 4, 4> */
-				if (aot_valid(0, p))
+				if (aot_valid(0, aot_p))
 					return 0; /* softmax<64, 4, 4> */
-				if (aot_valid(5, p))
+				if (aot_valid(5, aot_p))
 					return 5; /* softmax<512, 2, 2> */
-				if (aot_valid(2, p))
+				if (aot_valid(2, aot_p))
 					return 2; /* softmax<256, 1, 8> */
-				if (aot_valid(4, p))
+				if (aot_valid(4, aot_p))
 					return 4; /* softmax<512, 2, 1> */
-				if (aot_valid(6, p))
+				if (aot_valid(6, aot_p))
 					return 6; /* softmax<1024, 4, 1> */
 				return -1;
 			}
 		}
 	} else {
-		if (f[1] <= INT64_C(11585)) {
-			if (f[1] <= INT64_C(5792)) {
-				if (aot_valid(5, p))
+		if (aot_f[1] <= INT64_C(11585)) {
+			if (aot_f[1] <= INT64_C(5792)) {
+				if (aot_valid(5, aot_p))
 					return 5; /* softmax<512, 2, 2> */
-				if (aot_valid(4, p))
+				if (aot_valid(4, aot_p))
 					return 4; /* softmax<512, 2, 1> */
-				if (aot_valid(3, p))
+				if (aot_valid(3, aot_p))
 					return 3; /* softmax<256, 2, 2> */
-				if (aot_valid(1, p))
+				if (aot_valid(1, aot_p))
 					return 1; /* softmax<128, 4, 4> */
-				if (aot_valid(0, p))
+				if (aot_valid(0, aot_p))
 					return 0; /* softmax<64, 4, 4> */
-				if (aot_valid(6, p))
+				if (aot_valid(6, aot_p))
 					return 6; /* softmax<1024, 4, 1> */
-				if (aot_valid(2, p))
+				if (aot_valid(2, aot_p))
 					return 2; /* softmax<256, 1, 8> */
 				return -1;
 			} else {
-				if (aot_valid(4, p))
+				if (aot_valid(4, aot_p))
 					return 4; /* softmax<512, 2, 1> */
-				if (aot_valid(6, p))
+				if (aot_valid(6, aot_p))
 					return 6; /* softmax<1024, 4, 1> */
-				if (aot_valid(5, p))
+				if (aot_valid(5, aot_p))
 					return 5; /* softmax<512, 2, 2> */
-				if (aot_valid(3, p))
+				if (aot_valid(3, aot_p))
 					return 3; /* softmax<256, 2, 2> */
-				if (aot_valid(1, p))
+				if (aot_valid(1, aot_p))
 					return 1; /* softmax<128, 4, 4> */
-				if (aot_valid(0, p))
+				if (aot_valid(0, aot_p))
 					return 0; /* softmax<64, 4, 4> */
-				if (aot_valid(2, p))
+				if (aot_valid(2, aot_p))
 					return 2; /* softmax<256, 1, 8> */
 				return -1;
 			}
 		} else {
-			if (aot_valid(6, p))
+			if (aot_valid(6, aot_p))
 				return 6; /* softmax<1024, 4, 1> */
-			if (aot_valid(4, p))
+			if (aot_valid(4, aot_p))
 				return 4; /* softmax<512, 2, 1> */
-			if (aot_valid(5, p))
+			if (aot_valid(5, aot_p))
 				return 5; /* softmax<512, 2, 2> */
-			if (aot_valid(3, p))
+			if (aot_valid(3, aot_p))
 				return 3; /* softmax<256, 2, 2> */
-			if (aot_valid(1, p))
+			if (aot_valid(1, aot_p))
 				return 1; /* softmax<128, 4, 4> */
-			if (aot_valid(0, p))
+			if (aot_valid(0, aot_p))
 				return 0; /* softmax<64, 4, 4> */
-			if (aot_valid(2, p))
+			if (aot_valid(2, aot_p))
 				return 2; /* softmax<256, 1, 8> */
 			return -1;
 		}
@@ -306,24 +306,24 @@ const int64_t *aot_softmax_cuda_sm90_variant_params(int v)
 	return v >= 0 && v < AOT_NV ? aot_params[v] : NULL;
 }
 
-int aot_softmax_cuda_sm90_launch_dims(int v, int64_t rows, int64_t cols, uint32_t grid[3], uint32_t block[3], uint32_t *smem)
+int aot_softmax_cuda_sm90_launch_dims(int aot_v, int64_t rows, int64_t cols, uint32_t aot_grid[3], uint32_t aot_block[3], uint32_t *aot_smem)
 {
-	int64_t p[4] = {rows, cols, 0, 0};
-	const int64_t *t;
-	int64_t x;
-	if (v < 0 || v >= AOT_NV)
+	int64_t aot_p[4] = {rows, cols, 0, 0};
+	const int64_t *aot_t;
+	int64_t aot_x;
+	if (aot_v < 0 || aot_v >= AOT_NV)
 		return -1;
-	t = aot_params[v];
-	if (aot_grid0(p, t, &x) || x < 1 || x > INT64_C(4294967295))
+	aot_t = aot_params[aot_v];
+	if (aot_grid0(aot_p, aot_t, &aot_x) || aot_x < 1 || aot_x > INT64_C(4294967295))
 		return -1;
-	grid[0] = (uint32_t)x;
-	grid[1] = 1;
-	grid[2] = 1;
-	if (aot_block0(p, t, &x) || x < 1 || x > INT64_C(4294967295))
+	aot_grid[0] = (uint32_t)aot_x;
+	aot_grid[1] = 1;
+	aot_grid[2] = 1;
+	if (aot_block0(aot_p, aot_t, &aot_x) || aot_x < 1 || aot_x > INT64_C(4294967295))
 		return -1;
-	block[0] = (uint32_t)x;
-	block[1] = 1;
-	block[2] = 1;
-	*smem = 0;
+	aot_block[0] = (uint32_t)aot_x;
+	aot_block[1] = 1;
+	aot_block[2] = 1;
+	*aot_smem = 0;
 	return 0;
 }

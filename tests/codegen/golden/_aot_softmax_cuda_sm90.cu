@@ -4,76 +4,78 @@
  * tuned on cuda_NVIDIA_H200_13.0: 32 shapes x 81 variants measured; 7 variants dispatched.
  * Slowdown against the per-shape best: training shapes geomean 1.025, worst 1.160;
  * held-out shapes (5-fold cross-validation) geomean 1.053, worst 1.187.
- * Regenerate with: aotc emit templates/softmax.cu --arch sm90
+ * Regenerate with: aotc emit templates/softmax.cu --arch sm90 --db DIR
  */
 #include "_aot_softmax_cuda_sm90.h"
+#ifndef AOTC_LINKED
 #include "templates/softmax.cu"
+#endif
 
-extern "C" cudaError_t aot_softmax_cuda_sm90_launch(int rows, int cols, const float *x, float *y, cudaStream_t stream)
+extern "C" cudaError_t aot_softmax_cuda_sm90_launch(int rows, int cols, const float *x, float *y, cudaStream_t aot_stream)
 {
-	int v = aot_softmax_cuda_sm90_select((int64_t)rows, (int64_t)cols);
-	uint32_t g[3], b[3], smem;
-	if (v < 0)
+	int aot_v = aot_softmax_cuda_sm90_select((int64_t)rows, (int64_t)cols);
+	uint32_t aot_g[3], aot_b[3], aot_smem;
+	if (aot_v < 0)
 		return cudaErrorInvalidValue;
-	if (aot_softmax_cuda_sm90_launch_dims(v, (int64_t)rows, (int64_t)cols, g, b, &smem) != 0)
+	if (aot_softmax_cuda_sm90_launch_dims(aot_v, (int64_t)rows, (int64_t)cols, aot_g, aot_b, &aot_smem) != 0)
 		return cudaErrorInvalidValue;
-	dim3 grid(g[0], g[1], g[2]), block(b[0], b[1], b[2]);
-	switch (v) {
+	dim3 aot_grid(aot_g[0], aot_g[1], aot_g[2]), aot_block(aot_b[0], aot_b[1], aot_b[2]);
+	switch (aot_v) {
 	case 0:
-		if (smem > 48 * 1024) {
-			cudaError_t e = cudaFuncSetAttribute(softmax<64, 4, 4>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem);
-			if (e != cudaSuccess)
-				return e;
+		if (aot_smem > 48 * 1024) {
+			cudaError_t aot_e = cudaFuncSetAttribute(softmax<64, 4, 4>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)aot_smem);
+			if (aot_e != cudaSuccess)
+				return aot_e;
 		}
-		softmax<64, 4, 4><<<grid, block, smem, stream>>>(rows, cols, x, y);
+		softmax<64, 4, 4><<<aot_grid, aot_block, aot_smem, aot_stream>>>(rows, cols, x, y);
 		return cudaGetLastError();
 	case 1:
-		if (smem > 48 * 1024) {
-			cudaError_t e = cudaFuncSetAttribute(softmax<128, 4, 4>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem);
-			if (e != cudaSuccess)
-				return e;
+		if (aot_smem > 48 * 1024) {
+			cudaError_t aot_e = cudaFuncSetAttribute(softmax<128, 4, 4>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)aot_smem);
+			if (aot_e != cudaSuccess)
+				return aot_e;
 		}
-		softmax<128, 4, 4><<<grid, block, smem, stream>>>(rows, cols, x, y);
+		softmax<128, 4, 4><<<aot_grid, aot_block, aot_smem, aot_stream>>>(rows, cols, x, y);
 		return cudaGetLastError();
 	case 2:
-		if (smem > 48 * 1024) {
-			cudaError_t e = cudaFuncSetAttribute(softmax<256, 1, 8>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem);
-			if (e != cudaSuccess)
-				return e;
+		if (aot_smem > 48 * 1024) {
+			cudaError_t aot_e = cudaFuncSetAttribute(softmax<256, 1, 8>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)aot_smem);
+			if (aot_e != cudaSuccess)
+				return aot_e;
 		}
-		softmax<256, 1, 8><<<grid, block, smem, stream>>>(rows, cols, x, y);
+		softmax<256, 1, 8><<<aot_grid, aot_block, aot_smem, aot_stream>>>(rows, cols, x, y);
 		return cudaGetLastError();
 	case 3:
-		if (smem > 48 * 1024) {
-			cudaError_t e = cudaFuncSetAttribute(softmax<256, 2, 2>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem);
-			if (e != cudaSuccess)
-				return e;
+		if (aot_smem > 48 * 1024) {
+			cudaError_t aot_e = cudaFuncSetAttribute(softmax<256, 2, 2>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)aot_smem);
+			if (aot_e != cudaSuccess)
+				return aot_e;
 		}
-		softmax<256, 2, 2><<<grid, block, smem, stream>>>(rows, cols, x, y);
+		softmax<256, 2, 2><<<aot_grid, aot_block, aot_smem, aot_stream>>>(rows, cols, x, y);
 		return cudaGetLastError();
 	case 4:
-		if (smem > 48 * 1024) {
-			cudaError_t e = cudaFuncSetAttribute(softmax<512, 2, 1>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem);
-			if (e != cudaSuccess)
-				return e;
+		if (aot_smem > 48 * 1024) {
+			cudaError_t aot_e = cudaFuncSetAttribute(softmax<512, 2, 1>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)aot_smem);
+			if (aot_e != cudaSuccess)
+				return aot_e;
 		}
-		softmax<512, 2, 1><<<grid, block, smem, stream>>>(rows, cols, x, y);
+		softmax<512, 2, 1><<<aot_grid, aot_block, aot_smem, aot_stream>>>(rows, cols, x, y);
 		return cudaGetLastError();
 	case 5:
-		if (smem > 48 * 1024) {
-			cudaError_t e = cudaFuncSetAttribute(softmax<512, 2, 2>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem);
-			if (e != cudaSuccess)
-				return e;
+		if (aot_smem > 48 * 1024) {
+			cudaError_t aot_e = cudaFuncSetAttribute(softmax<512, 2, 2>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)aot_smem);
+			if (aot_e != cudaSuccess)
+				return aot_e;
 		}
-		softmax<512, 2, 2><<<grid, block, smem, stream>>>(rows, cols, x, y);
+		softmax<512, 2, 2><<<aot_grid, aot_block, aot_smem, aot_stream>>>(rows, cols, x, y);
 		return cudaGetLastError();
 	case 6:
-		if (smem > 48 * 1024) {
-			cudaError_t e = cudaFuncSetAttribute(softmax<1024, 4, 1>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem);
-			if (e != cudaSuccess)
-				return e;
+		if (aot_smem > 48 * 1024) {
+			cudaError_t aot_e = cudaFuncSetAttribute(softmax<1024, 4, 1>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)aot_smem);
+			if (aot_e != cudaSuccess)
+				return aot_e;
 		}
-		softmax<1024, 4, 1><<<grid, block, smem, stream>>>(rows, cols, x, y);
+		softmax<1024, 4, 1><<<aot_grid, aot_block, aot_smem, aot_stream>>>(rows, cols, x, y);
 		return cudaGetLastError();
 	default:
 		return cudaErrorInvalidValue;

@@ -4,7 +4,7 @@
  * tuned on cuda_NVIDIA_H200_13.0: 32 shapes x 81 variants measured; 7 variants dispatched.
  * Slowdown against the per-shape best: training shapes geomean 1.025, worst 1.160;
  * held-out shapes (5-fold cross-validation) geomean 1.053, worst 1.187.
- * Regenerate with: aotc emit templates/softmax.cu --arch sm90
+ * Regenerate with: aotc emit templates/softmax.cu --arch sm90 --db DIR
  */
 #ifndef AOT_SOFTMAX_CUDA_SM90_H
 #define AOT_SOFTMAX_CUDA_SM90_H
@@ -19,7 +19,7 @@ extern "C" {
 /* The variant for a shape, or -1 when none is valid there. */
 int aot_softmax_cuda_sm90_select(int64_t rows, int64_t cols);
 int aot_softmax_cuda_sm90_num_variants(void);
-/* "sgemm<64, 128, 8, 8, 4>"; NULL for an index out of range. */
+/* The variant's name ("softmax<...>"); NULL for an index out of range. */
 const char *aot_softmax_cuda_sm90_variant_name(int v);
 /* Tunable values in declaration order; NULL for an index out of range. */
 const int64_t *aot_softmax_cuda_sm90_variant_params(int v);
@@ -30,7 +30,7 @@ int aot_softmax_cuda_sm90_launch_dims(int v, int64_t rows, int64_t cols, uint32_
 #if defined(__CUDACC__) || defined(CUDART_VERSION)
 /* Selects, then launches on stream; cudaErrorInvalidValue when no variant
  * is valid for the shape. */
-cudaError_t aot_softmax_cuda_sm90_launch(int rows, int cols, const float *x, float *y, cudaStream_t stream);
+cudaError_t aot_softmax_cuda_sm90_launch(int rows, int cols, const float *x, float *y, cudaStream_t aot_stream);
 #endif
 
 #ifdef __cplusplus
