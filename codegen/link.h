@@ -21,7 +21,12 @@
  *              const char *aot_K_cuda_variant_name(int cc, int v)
  *   FILE.cu  cudaError_t aot_K_cuda_launch(<kernel params>, cudaStream_t):
  *            the current device's compute capability (cached per device),
- *            then the chosen architecture's aot_K_cuda_A_launch
+ *            then the chosen architecture's aot_K_cuda_A_launch. It
+ *            includes the kernel source once and every architecture's
+ *            .cu after it (their own include of the source is skipped
+ *            under AOTC_LINKED), so it is the one CUDA file to build, with
+ *            one -gencode per linked architecture: nothing the source
+ *            defines (a reference kernel) is then defined twice
  *   FILE.h   declarations of both
  *
  * The choice: the highest linked architecture not newer than cc, else the
