@@ -9,39 +9,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-/* ---- One emit point ------------------------------------------------------- */
-
-typedef struct out {
-	strbuf sb;
-	int indent;
-} out;
-
-/* A line at the current indentation (tabs). */
-static void line(out *o, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void line(out *o, const char *fmt, ...)
-{
-	for (int i = 0; i < o->indent; i++)
-		strbuf_putc(&o->sb, '\t');
-	va_list ap;
-	va_start(ap, fmt);
-	strbuf_vprintf(&o->sb, fmt, ap);
-	va_end(ap);
-	strbuf_putc(&o->sb, '\n');
-}
-
-static void raw(out *o, const char *text) { strbuf_puts(&o->sb, text); }
+#include "text.h"
 
 /* ---- Names ------------------------------------------------------------------- */
-
-static bool is_identifier(const char *s)
-{
-	if (!s || !(isalpha((unsigned char)*s) || *s == '_'))
-		return false;
-	for (; *s; s++)
-		if (!(isalnum((unsigned char)*s) || *s == '_'))
-			return false;
-	return true;
-}
 
 /* A C string literal for s: printable ASCII as is, '"' and '\\' escaped,
  * anything else as an octal escape, so no input can end the literal. */
@@ -57,21 +27,6 @@ static void put_string(strbuf *sb, const char *s)
 			strbuf_printf(sb, "\\%03o", *p);
 	}
 	strbuf_putc(sb, '"');
-}
-
-/* Text that goes into a comment: no comment terminator, no newline. */
-static void put_comment_text(strbuf *sb, const char *s)
-{
-	for (; *s; s++) {
-		if (*s == '*' && s[1] == '/')
-			strbuf_puts(sb, "* /");
-		else if (*s == '\n' || *s == '\r')
-			strbuf_putc(sb, ' ');
-		else
-			strbuf_putc(sb, *s);
-		if (*s == '*' && s[1] == '/')
-			s++;
-	}
 }
 
 void emit_arch_tag(const char *arch, char *buf, size_t n)
@@ -253,7 +208,7 @@ static void emit_helpers(out *o, const bool *used)
 {
 	for (int h = 0; h < H_COUNT; h++)
 		if (used[h])
-			raw(o, helpers[h]);
+			out_raw(o, helpers[h]);
 }
 
 /* ---- Expressions as statements -------------------------------------------- */
@@ -265,56 +220,56 @@ static int gen(out *o, const expr *e, int *tmp)
 	int v = (*tmp)++;
 	switch (e->kind) {
 	case EXPR_INT:
-		line(o, "v%d = INT64_C(%lld);", v, (long long)e->value);
+		out_line(o, "v%d = INT64_C(%lld);", v, (long long)e->value);
 		return v;
 	case EXPR_NAME:
 		if (e->name_kind == NAME_CONST)
-			line(o, "v%d = INT64_C(%lld);", v, (long long)e->value);
+			out_line(o, "v%d = INT64_C(%lld);", v, (long long)e->value);
 		else
-			line(o, "v%d = %s[%d];", v, e->name_kind == NAME_TUNABLE ? "t" : "p", e->index);
+			out_line(o, "v%d = %s[%d];", v, e->name_kind == NAME_TUNABLE ? "t" : "p", e->index);
 		return v;
 	case EXPR_UNARY: {
 		int a = gen(o, e->a, tmp);
 		if (e->op == OP_NEG) {
-			line(o, "if (aot_neg(v%d, &v%d))", a, v);
-			line(o, "\treturn 1;");
+			out_line(o, "if (aot_neg(v%d, &v%d))", a, v);
+			out_line(o, "\treturn 1;");
 		} else {
-			line(o, "v%d = %sv%d;", v, e->op == OP_NOT ? "!" : "~", a);
+			out_line(o, "v%d = %sv%d;", v, e->op == OP_NOT ? "!" : "~", a);
 		}
 		return v;
 	}
 	case EXPR_COND: {
 		int c = gen(o, e->a, tmp);
-		line(o, "if (v%d) {", c);
+		out_line(o, "if (v%d) {", c);
 		o->indent++;
 		int b = gen(o, e->b, tmp);
-		line(o, "v%d = v%d;", v, b);
+		out_line(o, "v%d = v%d;", v, b);
 		o->indent--;
-		line(o, "} else {");
+		out_line(o, "} else {");
 		o->indent++;
 		int d = gen(o, e->c, tmp);
-		line(o, "v%d = v%d;", v, d);
+		out_line(o, "v%d = v%d;", v, d);
 		o->indent--;
-		line(o, "}");
+		out_line(o, "}");
 		return v;
 	}
 	case EXPR_CALL: {
 		int a = gen(o, e->a, tmp);
 		if (e->func == FN_LOG2) {
-			line(o, "if (aot_log2(v%d, &v%d))", a, v);
+			out_line(o, "if (aot_log2(v%d, &v%d))", a, v);
 			o->indent++;
-			line(o, "return 1;");
+			out_line(o, "return 1;");
 			o->indent--;
 			return v;
 		}
 		int b = gen(o, e->b, tmp);
 		if (e->func == FN_MIN || e->func == FN_MAX) {
-			line(o, "v%d = v%d %s v%d ? v%d : v%d;", v, a, e->func == FN_MIN ? "<" : ">", b, a, b);
+			out_line(o, "v%d = v%d %s v%d ? v%d : v%d;", v, a, e->func == FN_MIN ? "<" : ">", b, a, b);
 			return v;
 		}
-		line(o, "if (%s(v%d, v%d, &v%d))", e->func == FN_CDIV ? "aot_cdiv" : "aot_align", a, b, v);
+		out_line(o, "if (%s(v%d, v%d, &v%d))", e->func == FN_CDIV ? "aot_cdiv" : "aot_align", a, b, v);
 		o->indent++;
-		line(o, "return 1;");
+		out_line(o, "return 1;");
 		o->indent--;
 		return v;
 	}
@@ -323,16 +278,16 @@ static int gen(out *o, const expr *e, int *tmp)
 	}
 	if (e->op == OP_AND || e->op == OP_OR) {
 		int a = gen(o, e->a, tmp);
-		line(o, "if (%sv%d) {", e->op == OP_AND ? "" : "!", a);
+		out_line(o, "if (%sv%d) {", e->op == OP_AND ? "" : "!", a);
 		o->indent++;
 		int b = gen(o, e->b, tmp);
-		line(o, "v%d = v%d != 0;", v, b);
+		out_line(o, "v%d = v%d != 0;", v, b);
 		o->indent--;
-		line(o, "} else {");
+		out_line(o, "} else {");
 		o->indent++;
-		line(o, "v%d = %d;", v, e->op == OP_OR);
+		out_line(o, "v%d = %d;", v, e->op == OP_OR);
 		o->indent--;
-		line(o, "}");
+		out_line(o, "}");
 		return v;
 	}
 	int a = gen(o, e->a, tmp), b = gen(o, e->b, tmp);
@@ -352,12 +307,12 @@ static int gen(out *o, const expr *e, int *tmp)
 		if (ops[i].op != e->op)
 			continue;
 		if (ops[i].checked) {
-			line(o, "if (%s(v%d, v%d, &v%d))", ops[i].text, a, b, v);
+			out_line(o, "if (%s(v%d, v%d, &v%d))", ops[i].text, a, b, v);
 			o->indent++;
-			line(o, "return 1;");
+			out_line(o, "return 1;");
 			o->indent--;
 		} else {
-			line(o, "v%d = v%d %s v%d;", v, a, ops[i].text, b);
+			out_line(o, "v%d = v%d %s v%d;", v, a, ops[i].text, b);
 		}
 		return v;
 	}
@@ -375,25 +330,25 @@ static void gen_function(out *o, const char *name, const aexpr *a)
 	strbuf_puts(&o->sb, "/* ");
 	put_comment_text(&o->sb, a->text);
 	strbuf_puts(&o->sb, " */\n");
-	line(o, "static int %s(const int64_t *p, const int64_t *t, int64_t *out)", name);
-	line(o, "{");
+	out_line(o, "static int %s(const int64_t *p, const int64_t *t, int64_t *out)", name);
+	out_line(o, "{");
 	o->indent++;
 	int n = count_nodes(a->e);
 	strbuf decl;
 	strbuf_init(&decl);
 	for (int i = 0; i < n; i++)
 		strbuf_printf(&decl, "%sv%d", i ? ", " : "", i);
-	line(o, "int64_t %s;", decl.data);
+	out_line(o, "int64_t %s;", decl.data);
 	strbuf_finish(&decl);
-	line(o, "(void)p;");
-	line(o, "(void)t;");
+	out_line(o, "(void)p;");
+	out_line(o, "(void)t;");
 	int tmp = 0;
 	int r = gen(o, a->e, &tmp);
-	line(o, "*out = v%d;", r);
-	line(o, "return 0;");
+	out_line(o, "*out = v%d;", r);
+	out_line(o, "return 0;");
 	o->indent--;
-	line(o, "}");
-	raw(o, "\n");
+	out_line(o, "}");
+	out_raw(o, "\n");
 }
 
 /* ---- The dispatch file ------------------------------------------------------ */
@@ -468,8 +423,8 @@ static void fill_params(out *o, const kernel *k, bool shapes_only)
 	for (int i = 0; i < k->nvalues; i++) {
 		if (k->values[i].is_float || !ir_param_is_integer(&k->params[k->values[i].param]))
 			continue;
-		line(o, "if (aot_value%d(aot_p, NULL, &aot_p[%d]))", i, k->values[i].param);
-		line(o, "\treturn -1;");
+		out_line(o, "if (aot_value%d(aot_p, NULL, &aot_p[%d]))", i, k->values[i].param);
+		out_line(o, "\treturn -1;");
 	}
 }
 
@@ -480,25 +435,25 @@ static void tree_code(out *o, const ctx *c, int node)
 	if (n->feature < 0) {
 		for (int i = 0; i < n->norder; i++) {
 			int e = c->emitted[n->order[i]];
-			line(o, "if (aot_valid(%d, aot_p))", e);
+			out_line(o, "if (aot_valid(%d, aot_p))", e);
 			for (int j = 0; j <= o->indent; j++)
 				strbuf_putc(&o->sb, '\t');
 			strbuf_printf(&o->sb, "return %d; /* ", e);
 			put_comment_text(&o->sb, c->names[e]);
 			strbuf_puts(&o->sb, " */\n");
 		}
-		line(o, "return -1;");
+		out_line(o, "return -1;");
 		return;
 	}
-	line(o, "if (aot_f[%d] <= INT64_C(%.0f)) {", n->feature, n->threshold);
+	out_line(o, "if (aot_f[%d] <= INT64_C(%.0f)) {", n->feature, n->threshold);
 	o->indent++;
 	tree_code(o, c, n->left);
 	o->indent--;
-	line(o, "} else {");
+	out_line(o, "} else {");
 	o->indent++;
 	tree_code(o, c, n->right);
 	o->indent--;
-	line(o, "}");
+	out_line(o, "}");
 }
 
 static char *dispatch_c(const ctx *c)
@@ -508,28 +463,28 @@ static char *dispatch_c(const ctx *c)
 	strbuf_init(&o.sb);
 	o.indent = 0;
 	provenance(&o, c, "The dispatch: which precompiled variant to run for a shape. C99, no dependencies.");
-	raw(&o, "#include <stddef.h>\n#include <stdint.h>\n\n");
-	line(&o, "#include \"%s.h\"", c->base);
-	raw(&o, "\n");
+	out_raw(&o, "#include <stddef.h>\n#include <stdint.h>\n\n");
+	out_line(&o, "#include \"%s.h\"", c->base);
+	out_raw(&o, "\n");
 
 	/* Tables */
-	line(&o, "#define AOT_NV %d", c->nvars);
-	line(&o, "#define AOT_NT %d", k->ntunables ? k->ntunables : 1);
-	raw(&o, "\n");
-	line(&o, "static const char *const aot_names[AOT_NV] = {");
+	out_line(&o, "#define AOT_NV %d", c->nvars);
+	out_line(&o, "#define AOT_NT %d", k->ntunables ? k->ntunables : 1);
+	out_raw(&o, "\n");
+	out_line(&o, "static const char *const aot_names[AOT_NV] = {");
 	for (int i = 0; i < c->nvars; i++) {
 		strbuf_puts(&o.sb, "\t");
 		put_string(&o.sb, c->names[i]);
 		strbuf_puts(&o.sb, ",\n");
 	}
-	line(&o, "};");
-	raw(&o, "\n");
-	line(&o, "/* tunable values in declaration order:");
+	out_line(&o, "};");
+	out_raw(&o, "\n");
+	out_line(&o, "/* tunable values in declaration order:");
 	strbuf_puts(&o.sb, " *");
 	for (int i = 0; i < k->ntunables; i++)
 		strbuf_printf(&o.sb, " %s", k->tunables[i].name);
 	strbuf_puts(&o.sb, " */\n");
-	line(&o, "static const int64_t aot_params[AOT_NV][AOT_NT] = {");
+	out_line(&o, "static const int64_t aot_params[AOT_NV][AOT_NT] = {");
 	for (int i = 0; i < c->nvars; i++) {
 		const int64_t *v = c->in->db->configs[c->vars[i]].values;
 		strbuf_puts(&o.sb, "\t{");
@@ -539,8 +494,8 @@ static char *dispatch_c(const ctx *c)
 			strbuf_puts(&o.sb, "0");
 		strbuf_puts(&o.sb, "},\n");
 	}
-	line(&o, "};");
-	raw(&o, "\n");
+	out_line(&o, "};");
+	out_raw(&o, "\n");
 
 	/* Helpers and expression functions */
 	bool used[H_COUNT] = {0};
@@ -584,25 +539,25 @@ static char *dispatch_c(const ctx *c)
 	}
 
 	/* aot_valid(v, p): every AOTC_VALID_IF holds for variant v */
-	line(&o, "static int aot_valid(int v, const int64_t *p)");
-	line(&o, "{");
+	out_line(&o, "static int aot_valid(int v, const int64_t *p)");
+	out_line(&o, "{");
 	o.indent++;
 	if (k->nvalid_ifs) {
-		line(&o, "int64_t x;");
+		out_line(&o, "int64_t x;");
 		for (int i = 0; i < k->nvalid_ifs; i++) {
-			line(&o, "if (aot_valid_if%d(p, aot_params[v], &x) || !x)", i);
+			out_line(&o, "if (aot_valid_if%d(p, aot_params[v], &x) || !x)", i);
 			o.indent++;
-			line(&o, "return 0;");
+			out_line(&o, "return 0;");
 			o.indent--;
 		}
 	} else {
-		line(&o, "(void)v;");
-		line(&o, "(void)p;");
+		out_line(&o, "(void)v;");
+		out_line(&o, "(void)p;");
 	}
-	line(&o, "return 1;");
+	out_line(&o, "return 1;");
 	o.indent--;
-	line(&o, "}");
-	raw(&o, "\n");
+	out_line(&o, "}");
+	out_raw(&o, "\n");
 
 	/* select */
 	strbuf_printf(&o.sb, "int %s_select(", c->prefix);
@@ -611,75 +566,75 @@ static char *dispatch_c(const ctx *c)
 	o.indent = 1;
 	fill_params(&o, k, true);
 	int nf = k->nfeatures ? k->nfeatures : c->in->hm->nfeatures;
-	line(&o, "int64_t aot_f[%d];", nf ? nf : 1);
+	out_line(&o, "int64_t aot_f[%d];", nf ? nf : 1);
 	if (k->nfeatures) {
 		/* A feature that cannot be evaluated is 0, as in training. */
 		for (int i = 0; i < k->nfeatures; i++) {
-			line(&o, "if (aot_feature%d(aot_p, NULL, &aot_f[%d]))", i, i);
-			line(&o, "\taot_f[%d] = 0;", i);
+			out_line(&o, "if (aot_feature%d(aot_p, NULL, &aot_f[%d]))", i, i);
+			out_line(&o, "\taot_f[%d] = 0;", i);
 		}
 	} else {
 		int f = 0;
 		for (int i = 0; i < k->nparams; i++)
 			if (k->params[i].shape >= 0)
-				line(&o, "aot_f[%d] = aot_p[%d];", f++, i);
+				out_line(&o, "aot_f[%d] = aot_p[%d];", f++, i);
 		if (!f)
-			line(&o, "aot_f[0] = 0;");
+			out_line(&o, "aot_f[0] = 0;");
 	}
-	line(&o, "(void)aot_f;");
+	out_line(&o, "(void)aot_f;");
 	tree_code(&o, c, 0);
 	o.indent = 0;
-	line(&o, "}");
-	raw(&o, "\n");
+	out_line(&o, "}");
+	out_raw(&o, "\n");
 
-	line(&o, "int %s_num_variants(void)", c->prefix);
-	line(&o, "{");
-	line(&o, "\treturn AOT_NV;");
-	line(&o, "}");
-	raw(&o, "\n");
-	line(&o, "const char *%s_variant_name(int v)", c->prefix);
-	line(&o, "{");
-	line(&o, "\treturn v >= 0 && v < AOT_NV ? aot_names[v] : NULL;");
-	line(&o, "}");
-	raw(&o, "\n");
-	line(&o, "const int64_t *%s_variant_params(int v)", c->prefix);
-	line(&o, "{");
-	line(&o, "\treturn v >= 0 && v < AOT_NV ? aot_params[v] : NULL;");
-	line(&o, "}");
+	out_line(&o, "int %s_num_variants(void)", c->prefix);
+	out_line(&o, "{");
+	out_line(&o, "\treturn AOT_NV;");
+	out_line(&o, "}");
+	out_raw(&o, "\n");
+	out_line(&o, "const char *%s_variant_name(int v)", c->prefix);
+	out_line(&o, "{");
+	out_line(&o, "\treturn v >= 0 && v < AOT_NV ? aot_names[v] : NULL;");
+	out_line(&o, "}");
+	out_raw(&o, "\n");
+	out_line(&o, "const int64_t *%s_variant_params(int v)", c->prefix);
+	out_line(&o, "{");
+	out_line(&o, "\treturn v >= 0 && v < AOT_NV ? aot_params[v] : NULL;");
+	out_line(&o, "}");
 
 	if (k->is_global) {
-		raw(&o, "\n");
+		out_raw(&o, "\n");
 		strbuf_printf(&o.sb, "int %s_launch_dims(int aot_v, ", c->prefix);
 		int_params(&o, k, false);
 		strbuf_puts(&o.sb, ", uint32_t aot_grid[3], uint32_t aot_block[3], uint32_t *aot_smem)\n{\n");
 		o.indent = 1;
 		fill_params(&o, k, false);
-		line(&o, "const int64_t *aot_t;");
-		line(&o, "int64_t aot_x;");
-		line(&o, "if (aot_v < 0 || aot_v >= AOT_NV)");
-		line(&o, "\treturn -1;");
-		line(&o, "aot_t = aot_params[aot_v];");
+		out_line(&o, "const int64_t *aot_t;");
+		out_line(&o, "int64_t aot_x;");
+		out_line(&o, "if (aot_v < 0 || aot_v >= AOT_NV)");
+		out_line(&o, "\treturn -1;");
+		out_line(&o, "aot_t = aot_params[aot_v];");
 		for (int l = 0; l < 2; l++)
 			for (int i = 0; i < 3; i++) {
 				const char *arr = l ? "block" : "grid";
 				if (i < ls[l]->ndims) {
-					line(&o, "if (aot_%s%d(aot_p, aot_t, &aot_x) || aot_x < 1 || aot_x > INT64_C(4294967295))", arr, i);
-					line(&o, "\treturn -1;");
-					line(&o, "aot_%s[%d] = (uint32_t)aot_x;", arr, i);
+					out_line(&o, "if (aot_%s%d(aot_p, aot_t, &aot_x) || aot_x < 1 || aot_x > INT64_C(4294967295))", arr, i);
+					out_line(&o, "\treturn -1;");
+					out_line(&o, "aot_%s[%d] = (uint32_t)aot_x;", arr, i);
 				} else {
-					line(&o, "aot_%s[%d] = 1;", arr, i);
+					out_line(&o, "aot_%s[%d] = 1;", arr, i);
 				}
 			}
 		if (k->smem.e) {
-			line(&o, "if (aot_smem(aot_p, aot_t, &aot_x) || aot_x < 0 || aot_x > INT64_C(4294967295))");
-			line(&o, "\treturn -1;");
-			line(&o, "*aot_smem = (uint32_t)aot_x;");
+			out_line(&o, "if (aot_smem(aot_p, aot_t, &aot_x) || aot_x < 0 || aot_x > INT64_C(4294967295))");
+			out_line(&o, "\treturn -1;");
+			out_line(&o, "*aot_smem = (uint32_t)aot_x;");
 		} else {
-			line(&o, "*aot_smem = 0;");
+			out_line(&o, "*aot_smem = 0;");
 		}
-		line(&o, "return 0;");
+		out_line(&o, "return 0;");
 		o.indent = 0;
-		line(&o, "}");
+		out_line(&o, "}");
 	}
 	return o.sb.data;
 }
@@ -726,59 +681,39 @@ static char *header(const ctx *c)
 	snprintf(guard, sizeof guard, "%s_H", c->base + 1);
 	for (char *g = guard; *g; g++)
 		*g = (char)toupper((unsigned char)*g);
-	line(&o, "#ifndef %s", guard);
-	line(&o, "#define %s", guard);
-	raw(&o, "\n#include <stddef.h>\n#include <stdint.h>\n\n#ifdef __cplusplus\nextern \"C\" {\n#endif\n\n");
-	line(&o, "/* The variant for a shape, or -1 when none is valid there. */");
+	out_line(&o, "#ifndef %s", guard);
+	out_line(&o, "#define %s", guard);
+	out_raw(&o, "\n#include <stddef.h>\n#include <stdint.h>\n\n#ifdef __cplusplus\nextern \"C\" {\n#endif\n\n");
+	out_line(&o, "/* The variant for a shape, or -1 when none is valid there. */");
 	strbuf_printf(&o.sb, "int %s_select(", c->prefix);
 	int_params(&o, k, true);
 	strbuf_puts(&o.sb, ");\n");
-	line(&o, "int %s_num_variants(void);", c->prefix);
-	line(&o, "/* The variant's name (\"%s<...>\"); NULL for an index out of range. */", k->name);
-	line(&o, "const char *%s_variant_name(int v);", c->prefix);
-	line(&o, "/* Tunable values in declaration order; NULL for an index out of range. */");
-	line(&o, "const int64_t *%s_variant_params(int v);", c->prefix);
+	out_line(&o, "int %s_num_variants(void);", c->prefix);
+	out_line(&o, "/* The variant's name (\"%s<...>\"); NULL for an index out of range. */", k->name);
+	out_line(&o, "const char *%s_variant_name(int v);", c->prefix);
+	out_line(&o, "/* Tunable values in declaration order; NULL for an index out of range. */");
+	out_line(&o, "const int64_t *%s_variant_params(int v);", c->prefix);
 	if (k->is_global) {
-		line(&o, "/* Grid, block and dynamic shared memory of variant v: 0, or -1 if they");
-		line(&o, " * cannot be evaluated (overflow, division by zero, out of range). */");
+		out_line(&o, "/* Grid, block and dynamic shared memory of variant v: 0, or -1 if they");
+		out_line(&o, " * cannot be evaluated (overflow, division by zero, out of range). */");
 		strbuf_printf(&o.sb, "int %s_launch_dims(int v, ", c->prefix);
 		int_params(&o, k, false);
 		strbuf_puts(&o.sb, ", uint32_t grid[3], uint32_t block[3], uint32_t *smem);\n");
-		raw(&o, "\n#if defined(__CUDACC__) || defined(CUDART_VERSION)\n");
-		line(&o, "/* Selects, then launches on stream; cudaErrorInvalidValue when no variant");
-		line(&o, " * is valid for the shape. */");
+		out_raw(&o, "\n#if defined(__CUDACC__) || defined(CUDART_VERSION)\n");
+		out_line(&o, "/* Selects, then launches on stream; cudaErrorInvalidValue when no variant");
+		out_line(&o, " * is valid for the shape. */");
 		strbuf_printf(&o.sb, "cudaError_t %s_launch(", c->prefix);
 		launcher_params(&o.sb, k);
 		strbuf_puts(&o.sb, ", cudaStream_t aot_stream);\n#endif\n");
 	} else {
-		line(&o, "/* Selects, then runs the variant: 0, or -1 when none is valid. */");
+		out_line(&o, "/* Selects, then runs the variant: 0, or -1 when none is valid. */");
 		strbuf_printf(&o.sb, "int %s_launch(", c->prefix);
 		launcher_params(&o.sb, k);
 		strbuf_puts(&o.sb, ");\n");
 	}
-	raw(&o, "\n#ifdef __cplusplus\n}\n#endif\n\n");
-	line(&o, "#endif");
+	out_raw(&o, "\n#ifdef __cplusplus\n}\n#endif\n\n");
+	out_line(&o, "#endif");
 	return o.sb.data;
-}
-
-/* target relative to directory base, both absolute and resolved. */
-static void relative_path(strbuf *sb, const char *base, const char *target)
-{
-	size_t i = 0;
-	while (base[i] && base[i] == target[i])
-		i++;
-	size_t common;
-	if (!base[i] && target[i] == '/') {
-		common = i; /* base is a directory above target */
-	} else {
-		common = i;
-		while (common > 0 && !(target[common] == '/' && base[common] == '/'))
-			common--;
-	}
-	for (const char *p = base + common; *p; p++)
-		if (*p == '/')
-			strbuf_puts(sb, "../");
-	strbuf_puts(sb, target + common + 1);
 }
 
 /* The kernel source as the launcher includes it: relative to the output
@@ -811,12 +746,12 @@ static char *launcher(const ctx *c)
 	o.indent = 0;
 	provenance(&o, c, k->is_global ? "The selected instantiations and their launcher."
 	                               : "The selected instantiations and their caller.");
-	line(&o, "#include \"%s.h\"", c->base);
+	out_line(&o, "#include \"%s.h\"", c->base);
 	/* aotc link includes the source once for all architectures. */
-	line(&o, "#ifndef AOTC_LINKED");
-	line(&o, "#include \"%s\"", c->include);
-	line(&o, "#endif");
-	raw(&o, "\n");
+	out_line(&o, "#ifndef AOTC_LINKED");
+	out_line(&o, "#include \"%s\"", c->include);
+	out_line(&o, "#endif");
+	out_raw(&o, "\n");
 	strbuf_printf(&o.sb, "extern \"C\" %s %s_launch(", k->is_global ? "cudaError_t" : "int", c->prefix);
 	launcher_params(&o.sb, k);
 	strbuf_puts(&o.sb, k->is_global ? ", cudaStream_t aot_stream)\n{\n" : ")\n{\n");
@@ -830,44 +765,44 @@ static char *launcher(const ctx *c)
 		}
 	strbuf_puts(&o.sb, ");\n");
 	if (k->is_global) {
-		line(&o, "uint32_t aot_g[3], aot_b[3], aot_smem;");
-		line(&o, "if (aot_v < 0)");
-		line(&o, "\treturn cudaErrorInvalidValue;");
+		out_line(&o, "uint32_t aot_g[3], aot_b[3], aot_smem;");
+		out_line(&o, "if (aot_v < 0)");
+		out_line(&o, "\treturn cudaErrorInvalidValue;");
 		strbuf_printf(&o.sb, "\tif (%s_launch_dims(aot_v", c->prefix);
 		for (int i = 0; i < k->nparams; i++)
 			if (ir_param_is_integer(&k->params[i]))
 				strbuf_printf(&o.sb, ", (int64_t)%s", k->params[i].name);
 		strbuf_puts(&o.sb, ", aot_g, aot_b, &aot_smem) != 0)\n\t\treturn cudaErrorInvalidValue;\n");
-		line(&o, "dim3 aot_grid(aot_g[0], aot_g[1], aot_g[2]), aot_block(aot_b[0], aot_b[1], aot_b[2]);");
+		out_line(&o, "dim3 aot_grid(aot_g[0], aot_g[1], aot_g[2]), aot_block(aot_b[0], aot_b[1], aot_b[2]);");
 	}
-	line(&o, "switch (aot_v) {");
+	out_line(&o, "switch (aot_v) {");
 	for (int i = 0; i < c->nvars; i++) {
 		const char *name = c->names[i];
 		const char *br = strchr(name, '[');
 		int n = br ? (int)(br - name) : (int)strlen(name);
-		line(&o, "case %d:", i);
+		out_line(&o, "case %d:", i);
 		o.indent++;
 		if (k->is_global) {
 			/* Above 48 KiB of dynamic shared memory a kernel must opt in. */
-			line(&o, "if (aot_smem > 48 * 1024) {");
-			line(&o, "\tcudaError_t aot_e = cudaFuncSetAttribute(%.*s, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)aot_smem);", n, name);
-			line(&o, "\tif (aot_e != cudaSuccess)");
-			line(&o, "\t\treturn aot_e;");
-			line(&o, "}");
+			out_line(&o, "if (aot_smem > 48 * 1024) {");
+			out_line(&o, "\tcudaError_t aot_e = cudaFuncSetAttribute(%.*s, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)aot_smem);", n, name);
+			out_line(&o, "\tif (aot_e != cudaSuccess)");
+			out_line(&o, "\t\treturn aot_e;");
+			out_line(&o, "}");
 			strbuf_printf(&o.sb, "\t\t%.*s<<<aot_grid, aot_block, aot_smem, aot_stream>>>(", n, name);
 		} else {
 			strbuf_printf(&o.sb, "\t\t%.*s(", n, name);
 		}
 		call_args(&o.sb, k);
 		strbuf_puts(&o.sb, ");\n");
-		line(&o, k->is_global ? "return cudaGetLastError();" : "return 0;");
+		out_line(&o, k->is_global ? "return cudaGetLastError();" : "return 0;");
 		o.indent--;
 	}
-	line(&o, "default:");
-	line(&o, k->is_global ? "\treturn cudaErrorInvalidValue;" : "\treturn -1;");
-	line(&o, "}");
+	out_line(&o, "default:");
+	out_line(&o, k->is_global ? "\treturn cudaErrorInvalidValue;" : "\treturn -1;");
+	out_line(&o, "}");
 	o.indent = 0;
-	line(&o, "}");
+	out_line(&o, "}");
 	return o.sb.data;
 }
 
@@ -894,26 +829,6 @@ static bool c_reserved(const char *s)
 		if (!strcmp(s, words[i]))
 			return true;
 	return !strncmp(s, "aot_", 4);
-}
-
-static int mkdir_p(const char *dir)
-{
-	char *p = xstrdup(dir);
-	for (char *s = p + 1;; s++) {
-		if (*s != '/' && *s)
-			continue;
-		char c = *s;
-		*s = 0;
-		if (mkdir(p, 0777) < 0 && errno != EEXIST) {
-			free(p);
-			return -1;
-		}
-		*s = c;
-		if (!c)
-			break;
-	}
-	free(p);
-	return 0;
 }
 
 int emit_files(const emit_input *in, diags *d)

@@ -11,58 +11,10 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "text.h"
 #include "util.h"
 
-/* ---- One emit point ------------------------------------------------------- */
-
-typedef struct out {
-	strbuf sb;
-	int indent;
-} out;
-
-/* A line at the current indentation (tabs). */
-static void line(out *o, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void line(out *o, const char *fmt, ...)
-{
-	for (int i = 0; i < o->indent; i++)
-		strbuf_putc(&o->sb, '\t');
-	va_list ap;
-	va_start(ap, fmt);
-	strbuf_vprintf(&o->sb, fmt, ap);
-	va_end(ap);
-	strbuf_putc(&o->sb, '\n');
-}
-
-/* Text that goes into a comment: no comment terminator, no newline, no
- * "??" (a trigraph such as ??/ could splice lines under -std=c99). */
-static void put_comment_text(strbuf *sb, const char *s)
-{
-	for (; *s; s++) {
-		unsigned char c = (unsigned char)*s;
-		if (c == '*' && s[1] == '/')
-			strbuf_puts(sb, "* ");
-		else if (c == '?' && s[1] == '?')
-			strbuf_puts(sb, "? ");
-		else if (c < 0x20 || c >= 0x7f)
-			strbuf_putc(sb, ' ');
-		else
-			strbuf_putc(sb, (char)c);
-	}
-}
-
 /* ---- Names ------------------------------------------------------------------- */
-
-static bool is_identifier_n(const char *s, size_t n)
-{
-	if (n == 0 || !(isalpha((unsigned char)s[0]) || s[0] == '_'))
-		return false;
-	for (size_t i = 1; i < n; i++)
-		if (!(isalnum((unsigned char)s[i]) || s[i] == '_'))
-			return false;
-	return true;
-}
-
-static bool is_identifier(const char *s) { return is_identifier_n(s, strlen(s)); }
 
 /* "sm90" -> 90, "sm120" -> 120, "sm90a" -> 90; -1 when not a CUDA
  * architecture name. Two or three digits cover sm70 through sm1xx. */
@@ -81,43 +33,6 @@ static int arch_cc(const char *a)
 	return *p ? -1 : cc;
 }
 
-/* A path that can be written between the quotes of an #include and in a
- * comment as is: no quote, backslash, space or control character. */
-static bool path_is_plain(const char *s)
-{
-	for (; *s; s++)
-		if (!(isalnum((unsigned char)*s) || strchr("._/+-", *s)))
-			return false;
-	return true;
-}
-
-/* target relative to directory base; both absolute and resolved. */
-static void relative_path(strbuf *sb, const char *base, const char *target)
-{
-	/* The longest common prefix that ends at a component boundary. */
-	size_t common = 0;
-	for (size_t i = 0;; i++) {
-		bool bend = base[i] == '\0' || base[i] == '/';
-		bool tend = target[i] == '\0' || target[i] == '/';
-		if (bend && tend)
-			common = i;
-		if (!base[i] || !target[i] || base[i] != target[i])
-			break;
-	}
-	size_t before = sb->len;
-	for (const char *p = base + common; *p; p++)
-		if (*p == '/' && p[1])
-			strbuf_puts(sb, "../");
-	const char *rest = target + common;
-	if (*rest == '/')
-		rest++;
-	if (*rest)
-		strbuf_puts(sb, rest);
-	else if (sb->len == before)
-		strbuf_putc(sb, '.');
-	else
-		sb->len--, sb->data[sb->len] = '\0'; /* drop the trailing '/' */
-}
 
 /* ---- What one per-architecture header declares ------------------------------ */
 
@@ -608,9 +523,9 @@ static void provenance(out *o, const gen *g, const char *what)
 
 static void includes(out *o, const gen *g)
 {
-	line(o, "#include \"%s.h\"", g->base);
+	out_line(o, "#include \"%s.h\"", g->base);
 	for (int i = 0; i < g->es->n; i++)
-		line(o, "#include \"%s\"", g->es->v[i].include);
+		out_line(o, "#include \"%s\"", g->es->v[i].include);
 }
 
 /* switch (arch_for(cc)) { case j: RET aot_K_cuda_A_FN(ARGS); ... default: DFLT } */
@@ -618,9 +533,9 @@ static void arch_switch(out *o, const entries *es, int first, int end, const cha
                         const char *fn, const sig *args, const char *extra, const char *dflt)
 {
 	const char *k = es->v[first].kernel;
-	line(o, "switch (aot_%s_cuda_arch_for(%s)) {", k, cc);
+	out_line(o, "switch (aot_%s_cuda_arch_for(%s)) {", k, cc);
 	for (int j = first; j < end; j++) {
-		line(o, "case %d:", j - first);
+		out_line(o, "case %d:", j - first);
 		for (int t = 0; t <= o->indent; t++)
 			strbuf_putc(&o->sb, '\t');
 		strbuf_printf(&o->sb, "return aot_%s_cuda_%s_%s(", k, es->v[j].arch, fn);
@@ -630,9 +545,9 @@ static void arch_switch(out *o, const entries *es, int first, int end, const cha
 			strbuf_printf(&o->sb, "%s%s", args && args->n ? ", " : "", extra);
 		strbuf_puts(&o->sb, ");\n");
 	}
-	line(o, "default:");
-	line(o, "\treturn %s;", dflt);
-	line(o, "}");
+	out_line(o, "default:");
+	out_line(o, "\treturn %s;", dflt);
+	out_line(o, "}");
 }
 
 static char *gen_c(const gen *g)
@@ -641,15 +556,15 @@ static char *gen_c(const gen *g)
 	out o = {.indent = 0};
 	strbuf_init(&o.sb);
 	provenance(&o, g, "Multi-architecture dispatch: the architecture whose tuning fits the device, then its variant for the shape. C99, no dependencies.");
-	line(&o, "#include <stddef.h>");
-	line(&o, "#include <stdint.h>\n");
+	out_line(&o, "#include <stddef.h>");
+	out_line(&o, "#include <stdint.h>\n");
 	includes(&o, g);
 	for (int i = 0; i < es->n; i = group_end(es, i)) {
 		int end = group_end(es, i), na = end - i;
 		const entry *e = &es->v[i];
 		const char *k = e->kernel, *cc = cc_param(e);
-		line(&o, "\n/* ---- %s ---- */\n", k);
-		line(&o, "/* Lowest first: arch_for walks down from the highest. */");
+		out_line(&o, "\n/* ---- %s ---- */\n", k);
+		out_line(&o, "/* Lowest first: arch_for walks down from the highest. */");
 		strbuf_printf(&o.sb, "static const int aot_%s_cuda_ccs[%d] = {", k, na);
 		for (int j = i; j < end; j++)
 			strbuf_printf(&o.sb, "%s%d", j > i ? ", " : "", es->v[j].cc);
@@ -658,32 +573,32 @@ static char *gen_c(const gen *g)
 		for (int j = i; j < end; j++)
 			strbuf_printf(&o.sb, "%s\"%s\"", j > i ? ", " : "", es->v[j].arch);
 		strbuf_puts(&o.sb, "};\n\n");
-		line(&o, "int aot_%s_cuda_num_archs(void) { return %d; }\n", k, na);
-		line(&o, "const char *aot_%s_cuda_arch_at(int i)\n{", k);
-		line(&o, "\treturn i >= 0 && i < %d ? aot_%s_cuda_archs[i] : NULL;\n}\n", na, k);
-		line(&o, "int aot_%s_cuda_arch_for(int cc)\n{", k);
-		line(&o, "\tint i = %d;", na - 1);
-		line(&o, "\twhile (i > 0 && aot_%s_cuda_ccs[i] > cc)", k);
-		line(&o, "\t\ti--;");
-		line(&o, "\treturn i;\n}\n");
-		line(&o, "const char *aot_%s_cuda_arch_name(int cc)\n{", k);
-		line(&o, "\treturn aot_%s_cuda_archs[aot_%s_cuda_arch_for(cc)];\n}\n", k, k);
+		out_line(&o, "int aot_%s_cuda_num_archs(void) { return %d; }\n", k, na);
+		out_line(&o, "const char *aot_%s_cuda_arch_at(int i)\n{", k);
+		out_line(&o, "\treturn i >= 0 && i < %d ? aot_%s_cuda_archs[i] : NULL;\n}\n", na, k);
+		out_line(&o, "int aot_%s_cuda_arch_for(int cc)\n{", k);
+		out_line(&o, "\tint i = %d;", na - 1);
+		out_line(&o, "\twhile (i > 0 && aot_%s_cuda_ccs[i] > cc)", k);
+		out_line(&o, "\t\ti--;");
+		out_line(&o, "\treturn i;\n}\n");
+		out_line(&o, "const char *aot_%s_cuda_arch_name(int cc)\n{", k);
+		out_line(&o, "\treturn aot_%s_cuda_archs[aot_%s_cuda_arch_for(cc)];\n}\n", k, k);
 		strbuf_printf(&o.sb, "int aot_%s_cuda_select(int %s%s%s)\n{\n", k, cc,
 		              e->select.n ? ", " : "", e->select.text);
 		o.indent = 1;
 		arch_switch(&o, es, i, end, cc, "select", &e->select, NULL, "-1");
 		o.indent = 0;
-		line(&o, "}\n");
-		line(&o, "int aot_%s_cuda_num_variants(int cc)\n{", k);
+		out_line(&o, "}\n");
+		out_line(&o, "int aot_%s_cuda_num_variants(int cc)\n{", k);
 		o.indent = 1;
 		arch_switch(&o, es, i, end, "cc", "num_variants", NULL, NULL, "0");
 		o.indent = 0;
-		line(&o, "}\n");
-		line(&o, "const char *aot_%s_cuda_variant_name(int cc, int v)\n{", k);
+		out_line(&o, "}\n");
+		out_line(&o, "const char *aot_%s_cuda_variant_name(int cc, int v)\n{", k);
 		o.indent = 1;
 		arch_switch(&o, es, i, end, "cc", "variant_name", NULL, "v", "NULL");
 		o.indent = 0;
-		line(&o, "}");
+		out_line(&o, "}");
 	}
 	return o.sb.data;
 }
@@ -694,11 +609,11 @@ static char *gen_h(const gen *g)
 	out o = {.indent = 0};
 	strbuf_init(&o.sb);
 	provenance(&o, g, "Declarations of the multi-architecture dispatch and launcher.");
-	line(&o, "#ifndef %s", g->guard);
-	line(&o, "#define %s\n", g->guard);
-	line(&o, "#include <stddef.h>");
-	line(&o, "#include <stdint.h>\n");
-	line(&o, "#ifdef __cplusplus\nextern \"C\" {\n#endif");
+	out_line(&o, "#ifndef %s", g->guard);
+	out_line(&o, "#define %s\n", g->guard);
+	out_line(&o, "#include <stddef.h>");
+	out_line(&o, "#include <stdint.h>\n");
+	out_line(&o, "#ifdef __cplusplus\nextern \"C\" {\n#endif");
 	for (int i = 0; i < es->n; i = group_end(es, i)) {
 		int end = group_end(es, i);
 		const entry *e = &es->v[i];
@@ -707,27 +622,27 @@ static char *gen_h(const gen *g)
 		for (int j = i; j < end; j++)
 			strbuf_printf(&o.sb, " %s", es->v[j].arch);
 		strbuf_puts(&o.sb, " ----\n * cc is a compute capability as major * 10 + minor (90 for sm90). */\n\n");
-		line(&o, "/* The linked architectures, lowest first; NULL for an index out of range. */");
-		line(&o, "int aot_%s_cuda_num_archs(void);", k);
-		line(&o, "const char *aot_%s_cuda_arch_at(int i);", k);
-		line(&o, "/* The index of the architecture used on a device of compute capability cc:");
-		line(&o, " * the highest not newer than cc, else the lowest. */");
-		line(&o, "int aot_%s_cuda_arch_for(int cc);", k);
-		line(&o, "const char *aot_%s_cuda_arch_name(int cc);", k);
-		line(&o, "/* That architecture's variant for a shape, or -1 when none is valid there. */");
+		out_line(&o, "/* The linked architectures, lowest first; NULL for an index out of range. */");
+		out_line(&o, "int aot_%s_cuda_num_archs(void);", k);
+		out_line(&o, "const char *aot_%s_cuda_arch_at(int i);", k);
+		out_line(&o, "/* The index of the architecture used on a device of compute capability cc:");
+		out_line(&o, " * the highest not newer than cc, else the lowest. */");
+		out_line(&o, "int aot_%s_cuda_arch_for(int cc);", k);
+		out_line(&o, "const char *aot_%s_cuda_arch_name(int cc);", k);
+		out_line(&o, "/* That architecture's variant for a shape, or -1 when none is valid there. */");
 		strbuf_printf(&o.sb, "int aot_%s_cuda_select(int %s%s%s);\n", k, cc_param(e),
 		              e->select.n ? ", " : "", e->select.text);
-		line(&o, "int aot_%s_cuda_num_variants(int cc);", k);
-		line(&o, "/* \"sgemm<64, 128, 8, 8, 4>\"; NULL for an index out of range. */");
-		line(&o, "const char *aot_%s_cuda_variant_name(int cc, int v);", k);
-		line(&o, "\n#if defined(__CUDACC__) || defined(CUDART_VERSION)");
-		line(&o, "/* On the current device: its architecture's launcher, which selects and");
-		line(&o, " * launches on stream (cudaErrorInvalidValue when no variant is valid). */");
-		line(&o, "cudaError_t aot_%s_cuda_launch(%s);", k, e->launch.text);
-		line(&o, "#endif");
+		out_line(&o, "int aot_%s_cuda_num_variants(int cc);", k);
+		out_line(&o, "/* \"sgemm<64, 128, 8, 8, 4>\"; NULL for an index out of range. */");
+		out_line(&o, "const char *aot_%s_cuda_variant_name(int cc, int v);", k);
+		out_line(&o, "\n#if defined(__CUDACC__) || defined(CUDART_VERSION)");
+		out_line(&o, "/* On the current device: its architecture's launcher, which selects and");
+		out_line(&o, " * launches on stream (cudaErrorInvalidValue when no variant is valid). */");
+		out_line(&o, "cudaError_t aot_%s_cuda_launch(%s);", k, e->launch.text);
+		out_line(&o, "#endif");
 	}
-	line(&o, "\n#ifdef __cplusplus\n}\n#endif\n");
-	line(&o, "#endif");
+	out_line(&o, "\n#ifdef __cplusplus\n}\n#endif\n");
+	out_line(&o, "#endif");
 	return o.sb.data;
 }
 
@@ -737,52 +652,52 @@ static char *gen_cu(const gen *g)
 	out o = {.indent = 0};
 	strbuf_init(&o.sb);
 	provenance(&o, g, "Multi-architecture launcher: the current device's architecture, then its launcher.");
-	line(&o, "#include <atomic>\n");
-	line(&o, "#include <cuda_runtime.h>\n");
+	out_line(&o, "#include <atomic>\n");
+	out_line(&o, "#include <cuda_runtime.h>\n");
 	includes(&o, g);
 	/* One translation unit for every architecture (nvcc with one -gencode
 	 * each): the kernel source once, then each architecture's launcher,
 	 * which skips its own include of the source, so nothing the source
 	 * defines is defined twice in the program. */
 	for (int i = 0; i < es->n; i = group_end(es, i))
-		line(&o, "#include \"%s\"", es->v[i].source);
-	line(&o, "#define AOTC_LINKED 1");
+		out_line(&o, "#include \"%s\"", es->v[i].source);
+	out_line(&o, "#define AOTC_LINKED 1");
 	for (int i = 0; i < es->n; i++)
-		line(&o, "#include \"%.*s.cu\"", (int)strlen(es->v[i].include) - 2, es->v[i].include);
-	line(&o, "\n/* The current device's compute capability, major * 10 + minor. Cached per");
-	line(&o, " * device: a launch should not pay two attribute queries. 0 is \"not yet\". */");
-	line(&o, "static cudaError_t aot_link_device_cc(int *cc)\n{");
+		out_line(&o, "#include \"%.*s.cu\"", (int)strlen(es->v[i].include) - 2, es->v[i].include);
+	out_line(&o, "\n/* The current device's compute capability, major * 10 + minor. Cached per");
+	out_line(&o, " * device: a launch should not pay two attribute queries. 0 is \"not yet\". */");
+	out_line(&o, "static cudaError_t aot_link_device_cc(int *cc)\n{");
 	o.indent = 1;
-	line(&o, "enum { CACHED = 64 };");
-	line(&o, "static std::atomic<int> cache[CACHED];");
-	line(&o, "int dev, major, minor;");
-	line(&o, "cudaError_t e = cudaGetDevice(&dev);");
-	line(&o, "if (e != cudaSuccess)");
-	line(&o, "\treturn e;");
-	line(&o, "if (dev >= 0 && dev < CACHED && (*cc = cache[dev].load(std::memory_order_relaxed)) != 0)");
-	line(&o, "\treturn cudaSuccess;");
-	line(&o, "if ((e = cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev)) != cudaSuccess ||");
-	line(&o, "    (e = cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, dev)) != cudaSuccess)");
-	line(&o, "\treturn e;");
-	line(&o, "*cc = major * 10 + minor;");
-	line(&o, "if (dev >= 0 && dev < CACHED)");
-	line(&o, "\tcache[dev].store(*cc, std::memory_order_relaxed);");
-	line(&o, "return cudaSuccess;");
+	out_line(&o, "enum { CACHED = 64 };");
+	out_line(&o, "static std::atomic<int> cache[CACHED];");
+	out_line(&o, "int dev, major, minor;");
+	out_line(&o, "cudaError_t e = cudaGetDevice(&dev);");
+	out_line(&o, "if (e != cudaSuccess)");
+	out_line(&o, "\treturn e;");
+	out_line(&o, "if (dev >= 0 && dev < CACHED && (*cc = cache[dev].load(std::memory_order_relaxed)) != 0)");
+	out_line(&o, "\treturn cudaSuccess;");
+	out_line(&o, "if ((e = cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev)) != cudaSuccess ||");
+	out_line(&o, "    (e = cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, dev)) != cudaSuccess)");
+	out_line(&o, "\treturn e;");
+	out_line(&o, "*cc = major * 10 + minor;");
+	out_line(&o, "if (dev >= 0 && dev < CACHED)");
+	out_line(&o, "\tcache[dev].store(*cc, std::memory_order_relaxed);");
+	out_line(&o, "return cudaSuccess;");
 	o.indent = 0;
-	line(&o, "}");
+	out_line(&o, "}");
 	for (int i = 0; i < es->n; i = group_end(es, i)) {
 		const entry *e = &es->v[i];
 		const char *k = e->kernel;
-		line(&o, "\nextern \"C\" cudaError_t aot_%s_cuda_launch(%s)\n{", k, e->launch.text);
+		out_line(&o, "\nextern \"C\" cudaError_t aot_%s_cuda_launch(%s)\n{", k, e->launch.text);
 		o.indent = 1;
-		line(&o, "int aot_cc;");
-		line(&o, "cudaError_t aot_e = aot_link_device_cc(&aot_cc);");
-		line(&o, "if (aot_e != cudaSuccess)");
-		line(&o, "\treturn aot_e;");
+		out_line(&o, "int aot_cc;");
+		out_line(&o, "cudaError_t aot_e = aot_link_device_cc(&aot_cc);");
+		out_line(&o, "if (aot_e != cudaSuccess)");
+		out_line(&o, "\treturn aot_e;");
 		arch_switch(&o, es, i, group_end(es, i), "aot_cc", "launch", &e->launch, NULL,
 		            "cudaErrorInvalidValue");
 		o.indent = 0;
-		line(&o, "}");
+		out_line(&o, "}");
 	}
 	return o.sb.data;
 }

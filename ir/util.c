@@ -215,3 +215,23 @@ double median(const double *v, size_t n)
 	free(s);
 	return m;
 }
+
+int mkdir_p(const char *dir)
+{
+	char *p = xstrdup(dir);
+	for (char *s = p + 1;; s++) {
+		if (*s != '/' && *s)
+			continue;
+		char c = *s;
+		*s = 0;
+		if (mkdir(p, 0777) < 0 && errno != EEXIST) {
+			free(p);
+			return -1;
+		}
+		*s = c;
+		if (!c)
+			break;
+	}
+	free(p);
+	return 0;
+}

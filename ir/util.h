@@ -42,6 +42,9 @@ char *read_file(const char *path, size_t *len);
  * Returns 0, or -1 with errno set (the temporary is removed). */
 int write_file_atomic(const char *path, const void *data, size_t len);
 
+/* Creates dir and its missing parents (like mkdir -p); 0 or -1 with errno. */
+int mkdir_p(const char *dir);
+
 /* The median of v[0..n) (n > 0); v is not changed. */
 double median(const double *v, size_t n);
 

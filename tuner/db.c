@@ -461,21 +461,18 @@ static bool same_names(char **a, int na, const char *const *b, int nb)
 	return true;
 }
 
-static int mkdirs(const char *path)
+/* The directory of a file path, created with its parents. */
+static int mkdir_parent(const char *path)
 {
-	char *p = xstrdup(path);
-	for (char *s = p + 1; *s; s++) {
-		if (*s != '/')
-			continue;
-		*s = 0;
-		if (mkdir(p, 0777) < 0 && errno != EEXIST) {
-			free(p);
-			return -1;
-		}
-		*s = '/';
+	char *dir = xstrdup(path);
+	char *slash = strrchr(dir, '/');
+	int rc = 0;
+	if (slash && slash != dir) {
+		*slash = 0;
+		rc = mkdir_p(dir);
 	}
-	free(p);
-	return 0;
+	free(dir);
+	return rc;
 }
 
 tune_db *db_open(const char *path, const char *kernel, const char *source,
@@ -529,7 +526,7 @@ tune_db *db_open(const char *path, const char *kernel, const char *source,
 	json_decref(db->method);
 	db->hardware = json_deep_copy(hardware);
 	db->method = json_deep_copy(method);
-	if (mkdirs(path) < 0) {
+	if (mkdir_parent(path) < 0) {
 		diag_error(d, (aotc_loc){path, 0, 0}, "cannot create the database directory: %s",
 		           strerror(errno));
 		goto fail;

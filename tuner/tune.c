@@ -113,26 +113,6 @@ static char *cache_dir(void)
 	return sb.data;
 }
 
-static int mkdir_p(const char *dir)
-{
-	char *p = xstrdup(dir);
-	for (char *s = p + 1;; s++) {
-		if (*s != '/' && *s)
-			continue;
-		char c = *s;
-		*s = 0;
-		if (mkdir(p, 0777) < 0 && errno != EEXIST) {
-			free(p);
-			return -1;
-		}
-		*s = c;
-		if (!c)
-			break;
-	}
-	free(p);
-	return 0;
-}
-
 /* The key covers everything the bytes depend on. */
 static void cache_key(const pool *p, const char *instance, char out[33])
 {

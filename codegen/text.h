@@ -1,0 +1,35 @@
+/* Helpers shared by the emitters (emit.c, link.c): one emit point for
+ * generated text, and the checks on what from an input may reach it. */
+#ifndef AOTC_TEXT_H
+#define AOTC_TEXT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "util.h"
+
+/* Generated text, built in memory and written out once. */
+typedef struct out {
+	strbuf sb;
+	int indent;
+} out;
+
+/* A line at the current indentation (tabs). */
+void out_line(out *o, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void out_raw(out *o, const char *text);
+
+bool is_identifier(const char *s);
+bool is_identifier_n(const char *s, size_t n);
+
+/* Text that goes into a comment: no comment terminator, no newline, no
+ * "??" (a trigraph such as ??/ could splice lines under -std=c99). */
+void put_comment_text(strbuf *sb, const char *s);
+
+/* A path that can be written between the quotes of an #include and in a
+ * comment as is: no quote, backslash, space or control character. */
+bool path_is_plain(const char *s);
+
+/* target relative to directory base; both absolute and resolved. */
+void relative_path(strbuf *sb, const char *base, const char *target);
+
+#endif
