@@ -22,23 +22,11 @@ say "== environment"
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem --format=csv 2>&1 | tee -a "$log"
 nvcc --version 2>&1 | tail -1 | tee -a "$log"
 
-# aotc was linked on Debian against libclang-16 by its full file name; give the
-# loader that name for whatever libclang-16 this machine has (as
-# tools/device-tune.sh does).
 if [ ! -x build/aotc ]; then
 	say "run-on-h200: build/aotc is missing: carry the build/ folder made on the build machine"
 	exit 2
 fi
-if ldd build/aotc | grep -q 'not found'; then
-	mkdir -p /tmp/aotc-lib
-	for lib in $(ldd build/aotc | awk '/not found/ {print $1}'); do
-		base=${lib%%.so*}
-		cand=$(ls /usr/lib/x86_64-linux-gnu/$base.so* /usr/lib/llvm-16/lib/$base.so* 2>/dev/null | head -1)
-		say "linking $lib -> $cand"
-		[ -n "$cand" ] && ln -sf "$cand" "/tmp/aotc-lib/$lib"
-	done
-	export LD_LIBRARY_PATH=/tmp/aotc-lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
-fi
+. tools/device-libs.sh >>"$log" 2>&1  # sourced, not piped: it exports LD_LIBRARY_PATH
 build/aotc --version 2>&1 | tee -a "$log" || exit 2
 
 cd examples

@@ -25,18 +25,7 @@ fi
 echo "== environment"
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem --format=csv
 nproc
-# Debian names libclang-16 by its full version; give the loader that name
-# for whatever libclang-16 this machine has.
-if ldd build/aotc | grep -q 'not found'; then
-	mkdir -p /tmp/aotc-lib
-	for lib in $(ldd build/aotc | awk '/not found/ {print $1}'); do
-		base=${lib%%.so*}
-		cand=$(ls /usr/lib/x86_64-linux-gnu/$base.so* /usr/lib/llvm-16/lib/$base.so* 2>/dev/null | head -1)
-		echo "linking $lib -> $cand"
-		[ -n "$cand" ] && ln -sf "$cand" "/tmp/aotc-lib/$lib"
-	done
-	export LD_LIBRARY_PATH=/tmp/aotc-lib
-fi
+. tools/device-libs.sh
 ldd build/aotc | grep -E 'clang|jansson'
 build/aotc --version || exit 1
 
