@@ -133,6 +133,7 @@ typedef struct fn {
 	const char *name;
 	aotc_loc loc;
 	bool in_main, is_global, is_template;
+	bool in_namespace;      /* declared inside a namespace */
 	annotation *annots;
 	int nannots;
 	size_t annots_cap;
@@ -347,6 +348,7 @@ static void collect_fn(walk *w, CXCursor c, bool is_template)
 	f.name = take(&w->m->arena, clang_getCursorSpelling(c));
 	f.loc = cursor_loc(w, c);
 	f.in_main = clang_File_isEqual(file, w->main_file);
+	f.in_namespace = clang_getCursorKind(clang_getCursorSemanticParent(c)) == CXCursor_Namespace;
 	void *ctx[2] = {w, &f};
 	clang_visitChildren(c, visit_fn_child, ctx);
 	/* A redeclaration repeats (or inherits) the annotations of the first
@@ -787,6 +789,12 @@ aotc_module *frontend_parse(const char *path, const frontend_options *opt, diags
 			continue;
 		if (f->used_as_reference && only_launch_annotations(f))
 			continue;
+		if (f->in_namespace) {
+			/* Instantiations and emitted code name the kernel unqualified. */
+			diag_error(d, f->loc, "tuned kernel '%s' is inside a namespace; aotc needs tuned kernels at global scope",
+			           f->name);
+			continue;
+		}
 		build_kernel(&w, f);
 	}
 	if (d->errors > errors_before)
