@@ -4,7 +4,7 @@
 set -eu
 cd "$(dirname "$0")/.."
 
-pkgs="meson ninja-build pkg-config gcc g++ libclang-16-dev libjansson-dev libxxhash-dev"
+pkgs="meson ninja-build pkg-config gcc g++ clang python3 libclang-16-dev libjansson-dev libxxhash-dev"
 missing=
 for p in $pkgs; do
 	dpkg -s "$p" >/dev/null 2>&1 || missing="$missing $p"
