@@ -546,6 +546,11 @@ static void attach_reference(walk *w, kernel *k)
 		return;
 	}
 	r->used_as_reference = true;
+	if (r->in_namespace) {
+		diag_error(w->d, k->reference_loc, "AOTC_REFERENCE: '%s' is inside a namespace; the reference must be at global scope",
+		           k->reference);
+		return;
+	}
 	if (r->is_template) {
 		diag_error(w->d, k->reference_loc, "AOTC_REFERENCE: '%s' is a template; the reference must be a plain function",
 		           k->reference);
