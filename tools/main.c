@@ -55,7 +55,6 @@ typedef struct command {
 	const char *summary;
 	int (*run)(options *o, diags *d);
 	bool needs_arch;
-	const char *later;     /* set while an issue still has to build it */
 } command;
 
 static const char common_help[] =
@@ -514,24 +513,23 @@ static int cmd_report(options *o, diags *d)
 
 static const command commands[] = {
 	{"compile", "compile FILE --arch ARCH [options]",
-	 "parse, tune (or reuse the database), build the heuristic, emit", cmd_compile, true, NULL},
+	 "parse, tune (or reuse the database), build the heuristic, emit", cmd_compile, true},
 	{"tune", "tune FILE --arch ARCH [options]", "parse and tune only: fill the database",
-	 cmd_tune, true, NULL},
+	 cmd_tune, true},
 	{"emit", "emit FILE --arch ARCH [options]",
-	 "build the heuristic and emit from the database; needs no GPU", cmd_emit, true, NULL},
+	 "build the heuristic and emit from the database; needs no GPU", cmd_emit, true},
 	{"eval", "eval FILE --arch ARCH --shapes HELD_OUT.json [options]",
-	 "measure the emitted choice against every variant on held-out shapes", cmd_eval, true,
-	 NULL},
+	 "measure the emitted choice against every variant on held-out shapes", cmd_eval, true},
 	{"parse", "parse FILE [options]", "print the IR as JSON (FILE may also be IR JSON)",
-	 cmd_parse, false, NULL},
+	 cmd_parse, false},
 	{"configs", "configs FILE [--kernel K] [options]", "list the valid configurations",
-	 cmd_configs, false, NULL},
+	 cmd_configs, false},
 	{"report", "report DB [--max-variants N] [--goal G]",
-	 "summarise a database: winners, slowdowns, the tree", cmd_report, false, NULL},
+	 "summarise a database: winners, slowdowns, the tree", cmd_report, false},
 	{"__dispatch-check", "__dispatch-check FILE --arch ARCH [options]",
-	 "(for tests) the in-memory dispatch's answers on many shapes", cmd_check, true, NULL},
+	 "(for tests) the in-memory dispatch's answers on many shapes", cmd_check, true},
 	{"link", "link DIR... -o FILE", "one dispatch across architectures, with fallback",
-	 cmd_link, false, NULL},
+	 cmd_link, false},
 };
 
 static void usage(FILE *f)
@@ -546,8 +544,6 @@ static void usage(FILE *f)
 static void command_help(const command *c)
 {
 	printf("usage: aotc %s\n\n%s.\n", c->synopsis, c->summary);
-	if (c->later)
-		printf("(Not in this version of aotc yet: %s builds it.)\n", c->later);
 	printf("\n%s", common_help);
 }
 
@@ -715,11 +711,6 @@ int main(int argc, char **argv)
 	}
 	if (o.arch && !arch_known(o.arch)) {
 		fprintf(stderr, "aotc %s: unknown architecture '%s'\n", cmd->name, o.arch);
-		goto out;
-	}
-	if (cmd->later) {
-		fprintf(stderr, "aotc %s: not in this version of aotc yet (%s builds it)\n",
-		        cmd->name, cmd->later);
 		goto out;
 	}
 	status = cmd->run(&o, &d);
