@@ -681,18 +681,18 @@ int tune_kernel(const aotc_module *m, const kernel *k, const tune_options *o, di
 	}
 	pool_started = true;
 
-	int todo = 0, reused = 0;
+	int to_measure = 0, reused = 0;
 	for (int i = 0; i < ss.count; i++)
 		for (int c = 0; c < cf.n; c++)
-			db_get(db, dbc[c], dbs[i]) ? reused++ : todo++;
+			db_get(db, dbc[c], dbs[i]) ? reused++ : to_measure++;
 	if (!o->quiet)
 		fprintf(stderr, "aotc: tuning %s on %s: %d configurations (%d to compile) x %d shapes; %d measurements to take, %d reused from %s\n",
-		        k->name, hwid, cf.n, p.njobs, ss.count, todo, reused, db->path);
+		        k->name, hwid, cf.n, p.njobs, ss.count, to_measure, reused, db->path);
 	if (!k->reference && !o->quiet)
 		fprintf(stderr, "aotc: warning: '%s' has no AOTC_REFERENCE: the first variant that runs on a shape is taken as correct\n",
 		        k->name);
 
-	progress pr = {.tty = isatty(2), .quiet = o->quiet, .start = now_s(), .total = todo};
+	progress pr = {.tty = isatty(2), .quiet = o->quiet, .start = now_s(), .total = to_measure};
 	double t0 = now_s(), check_ms = 0, timing_ms = 0, shape_ms = 0;
 	int measured = 0;
 	bool out_of_budget = false;
