@@ -15,6 +15,11 @@
  * that does not fit k. */
 bool hmatrix_from_db(hmatrix *m, const tune_db *db, const kernel *k, diags *d);
 
+/* Features and validity of every variant at any shape row, as the emitted
+ * dispatch computes them (only for a matrix made with the kernel); false
+ * (all invalid, features 0) when an AOTC_VALUE cannot be evaluated there. */
+bool hmatrix_row(const hmatrix *m, const int64_t *row, double *feat, bool *valid);
+
 /* Frees a matrix made by hmatrix_from_db (db and k must outlive it). */
 void hmatrix_from_db_finish(hmatrix *m);
 

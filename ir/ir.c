@@ -167,6 +167,69 @@ long ir_enumerate(const kernel *k, bool (*fn)(void *ctx, const int64_t *values),
 	return count;
 }
 
+int ir_first_invalid(const kernel *k, const int64_t *values, const int64_t *params,
+                     eval_status *st)
+{
+	eval_env env = {.tunables = values, .ntunables = k->ntunables, .params = params,
+	                .nparams = k->nparams};
+	for (int i = 0; i < k->nvalid_ifs; i++) {
+		int64_t v = 0;
+		eval_status s = expr_eval(k->valid_ifs[i].e, &env, &v);
+		if (s != EVAL_OK || v == 0) {
+			if (st)
+				*st = s;
+			return i;
+		}
+	}
+	return -1;
+}
+
+int ir_features(const kernel *k, const int64_t *params, int64_t *out)
+{
+	eval_env env = {.params = params, .nparams = k->nparams};
+	int n = 0;
+	if (k->nfeatures) {
+		for (int f = 0; f < k->nfeatures; f++, n++)
+			if (expr_eval(k->features[f].e, &env, &out[n]) != EVAL_OK)
+				out[n] = 0;
+		return n;
+	}
+	for (int i = 0; i < k->nparams; i++)
+		if (k->params[i].shape >= 0)
+			out[n++] = params[i];
+	return n;
+}
+
+eval_status ir_launch_dims(const launch *grid, const launch *block, const aexpr *smem,
+                           const eval_env *env, int64_t dims[7], int *which)
+{
+	const launch *ls[2] = {grid, block};
+	for (int i = 0; i < 6; i++)
+		dims[i] = 1;
+	dims[6] = 0;
+	for (int l = 0; l < 2; l++)
+		for (int i = 0; i < ls[l]->ndims; i++) {
+			int64_t *d = &dims[3 * l + i];
+			eval_status st = expr_eval(ls[l]->dims[i].e, env, d);
+			if (st == EVAL_OK && (*d < 1 || *d > UINT32_MAX))
+				st = EVAL_DOMAIN;
+			if (st != EVAL_OK) {
+				*which = 3 * l + i;
+				return st;
+			}
+		}
+	if (smem->e) {
+		eval_status st = expr_eval(smem->e, env, &dims[6]);
+		if (st == EVAL_OK && (dims[6] < 0 || dims[6] > UINT32_MAX))
+			st = EVAL_DOMAIN;
+		if (st != EVAL_OK) {
+			*which = 6;
+			return st;
+		}
+	}
+	return EVAL_OK;
+}
+
 static void put_value(strbuf *sb, const tunable *t, int64_t v)
 {
 	if (t->is_bool)

@@ -203,6 +203,26 @@ int ir_check(aotc_module *m, kernel *k, diags *d);
 long ir_enumerate(const kernel *k,
                   bool (*fn)(void *ctx, const int64_t *values), void *ctx);
 
+/* ---- Evaluation for one configuration and shape -------------------------- */
+
+/* The first AOTC_VALID_IF that is false or cannot be evaluated for these
+ * tunable values and parameter values, or -1 when all hold; *st (may be
+ * NULL) gets the failing one's evaluation status (EVAL_OK when false). */
+int ir_first_invalid(const kernel *k, const int64_t *values, const int64_t *params,
+                     eval_status *st);
+
+/* The feature values the dispatch splits on: AOTC_FEATURES, or the shape
+ * arguments in parameter order. A feature that cannot be evaluated is 0
+ * (the emitted dispatch does the same). Returns how many. */
+int ir_features(const kernel *k, const int64_t *params, int64_t *out);
+
+/* grid[0..2], block[0..2], smem into dims[7] (absent ones 1, smem 0). On
+ * failure returns the status and *which (0..6) the dimension: an
+ * evaluation error, or EVAL_DOMAIN for a dimension outside [1, 2^32) (smem
+ * outside [0, 2^32)). */
+eval_status ir_launch_dims(const launch *grid, const launch *block, const aexpr *smem,
+                           const eval_env *env, int64_t dims[7], int *which);
+
 /* "sgemm<64, 128, 8, 8, 4>" (template arguments in order, defaults as
  * written) or, for launch-only tunables, "name<...>[LX=1, ...]". */
 char *ir_variant_name(arena *a, const kernel *k, const int64_t *values);

@@ -20,6 +20,7 @@
 #include "from_db.h"
 #include "heuristic.h"
 #include "link.h"
+#include "shapes.h"
 #include "ir.h"
 #include "tune.h"
 #include "util.h"
@@ -374,6 +375,8 @@ static int dispatch_check(options *o, const aotc_module *m, const kernel *k, dia
 			vars[j - 1] = t;
 		}
 	int nargs = db->nshape_args, nf = hm.nfeatures;
+	shape_set ss;
+	shape_set_init(&ss, k);
 	int64_t *row = xcalloc((size_t)nargs + 1, sizeof *row);
 	int64_t *params = xcalloc((size_t)k->nparams + 1, sizeof *params);
 	double *feat = xcalloc((size_t)nf + 1, sizeof *feat);
@@ -394,25 +397,8 @@ static int dispatch_check(options *o, const aotc_module *m, const kernel *k, dia
 				}
 			}
 		}
-		/* the dispatch as trained: features from the IR, validity from
-		 * AOTC_VALID_IF */
-		memset(params, 0, (size_t)k->nparams * sizeof *params);
-		for (int a = 0; a < nargs; a++)
-			params[ir_find_param(k, db->shape_args[a])] = row[a];
-		eval_env env = {.params = params, .nparams = k->nparams};
-		bool values_ok = true;
-		for (int i = 0; i < k->nvalues; i++)
-			if (!k->values[i].is_float && ir_param_is_integer(&k->params[k->values[i].param]) &&
-			    expr_eval(k->values[i].iexpr.e, &env, &params[k->values[i].param]) != EVAL_OK)
-				values_ok = false;
-		for (int f = 0; f < nf; f++) {
-			int64_t v = row[f < nargs ? f : 0];
-			if (k->nfeatures && expr_eval(k->features[f].e, &env, &v) != EVAL_OK)
-				v = 0;
-			feat[f] = (double)v;
-		}
-		for (int v = 0; v < hm.nvariants; v++)
-			valid[v] = values_ok && hm.valid_at(hm.valid_ctx, row, v);
+		/* The dispatch as trained: the same features and validity. */
+		bool values_ok = hmatrix_row(&hm, row, feat, valid);
 		int choice = values_ok ? htree_choose(&r.tree, feat, valid) : -1;
 		int e = -1;
 		for (int i = 0; i < r.nsubset; i++)
@@ -424,21 +410,15 @@ static int dispatch_check(options *o, const aotc_module *m, const kernel *k, dia
 		printf(" -> %d\n", e);
 		if (!k->is_global)
 			continue;
+		/* launch_dims takes every integer parameter: the shape arguments
+		 * here, the values computed from them */
+		shape_param_values(k, &ss, row, params);
 		for (int i = 0; i < r.nsubset; i++) {
-			/* launch_dims takes every integer parameter: the shape
-			 * arguments here, values as computed */
 			eval_env le = {.tunables = db->configs[vars[i]].values, .ntunables = k->ntunables,
 			               .params = params, .nparams = k->nparams};
-			int64_t dims[7] = {1, 1, 1, 1, 1, 1, 0};
-			bool ok = true;
-			const launch *ls[2] = {&k->grid, &k->block};
-			for (int l = 0; l < 2 && ok; l++)
-				for (int j = 0; j < ls[l]->ndims && ok; j++)
-					ok = expr_eval(ls[l]->dims[j].e, &le, &dims[3 * l + j]) == EVAL_OK &&
-					     dims[3 * l + j] >= 1 && dims[3 * l + j] <= UINT32_MAX;
-			if (ok && k->smem.e)
-				ok = expr_eval(k->smem.e, &le, &dims[6]) == EVAL_OK && dims[6] >= 0 &&
-				     dims[6] <= UINT32_MAX;
+			int64_t dims[7];
+			int which;
+			bool ok = ir_launch_dims(&k->grid, &k->block, &k->smem, &le, dims, &which) == EVAL_OK;
 			printf("dims %d", i);
 			for (int j = 0; j < k->nparams; j++)
 				if (ir_param_is_integer(&k->params[j]))
@@ -451,6 +431,7 @@ static int dispatch_check(options *o, const aotc_module *m, const kernel *k, dia
 				printf(" -> -1\n");
 		}
 	}
+	shape_set_finish(&ss);
 	free(vars);
 	free(row);
 	free(params);

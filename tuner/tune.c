@@ -313,29 +313,19 @@ static meas_status launch_dims(const kernel *k, const launch *grid, const launch
 	}
 	eval_env env = {.tunables = values, .ntunables = values ? k->ntunables : 0,
 	                .params = params, .nparams = k->nparams};
-	int64_t g[3] = {1, 1, 1}, b[3] = {1, 1, 1}, sm = 0;
-	const launch *ls[2] = {grid, block};
-	int64_t *dst[2] = {g, b};
-	for (int l = 0; l < 2; l++)
-		for (int i = 0; i < ls[l]->ndims; i++) {
-			eval_status st = expr_eval(ls[l]->dims[i].e, &env, &dst[l][i]);
-			if (st != EVAL_OK) {
-				strbuf_printf(why, "%s in %s", eval_status_name(st), l ? "AOTC_BLOCK" : "AOTC_GRID");
-				return MS_INVALID;
-			}
-			if (dst[l][i] < 1 || dst[l][i] > UINT32_MAX) {
-				strbuf_printf(why, "%s dimension %d is %lld", l ? "block" : "grid", i,
-				              (long long)dst[l][i]);
-				return MS_INVALID;
-			}
-		}
-	if (smem->e) {
-		eval_status st = expr_eval(smem->e, &env, &sm);
-		if (st != EVAL_OK || sm < 0 || sm > UINT32_MAX) {
-			strbuf_printf(why, "AOTC_SMEM is %s", st != EVAL_OK ? eval_status_name(st) : "out of range");
-			return MS_INVALID;
-		}
+	int64_t dims[7];
+	int which;
+	eval_status st = ir_launch_dims(grid, block, smem, &env, dims, &which);
+	if (st != EVAL_OK) {
+		static const char *const what[7] = {"grid x", "grid y", "grid z", "block x", "block y",
+		                                    "block z", "dynamic shared memory"};
+		if (st == EVAL_DOMAIN)
+			strbuf_printf(why, "%s is %lld", what[which], (long long)dims[which]);
+		else
+			strbuf_printf(why, "%s in the %s expression", eval_status_name(st), what[which]);
+		return MS_INVALID;
 	}
+	const int64_t *g = dims, *b = dims + 3, sm = dims[6];
 	/* What the device cannot launch is skipped here, with the reason. */
 	int64_t threads = b[0] * b[1] * b[2];
 	int64_t maxt = json_integer_value(json_object_get(dev, "max_threads_per_block"));
@@ -789,18 +779,12 @@ int tune_kernel(const aotc_module *m, const kernel *k, const tune_options *o, di
 			measurement mm = {.config = dbc[c], .shape = dbs[si], .error = NAN};
 			why.len = 0;
 			why.data[0] = 0;
-			eval_env env = {.tunables = values, .ntunables = k->ntunables, .params = params,
-			                .nparams = k->nparams};
-			bool valid = true;
-			for (int i = 0; i < k->nvalid_ifs && valid; i++) {
-				int64_t v;
-				eval_status st = expr_eval(k->valid_ifs[i].e, &env, &v);
-				if (st != EVAL_OK || v == 0) {
-					valid = false;
-					strbuf_printf(&why, "AOTC_VALID_IF(%s) %s", k->valid_ifs[i].text,
-					              st != EVAL_OK ? eval_status_name(st) : "is false");
-				}
-			}
+			eval_status vst;
+			int bad = ir_first_invalid(k, values, params, &vst);
+			bool valid = bad < 0;
+			if (!valid)
+				strbuf_printf(&why, "AOTC_VALID_IF(%s) %s", k->valid_ifs[bad].text,
+				              vst != EVAL_OK ? eval_status_name(vst) : "is false");
 			json_t *ldims = NULL;
 			if (!valid)
 				mm.status = MS_INVALID;
