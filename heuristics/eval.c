@@ -29,20 +29,20 @@ int eval_kernel(const aotc_module *m, const kernel *k, const tune_options *o, co
 	eo.db_dir = dir.data;
 	/* Without the device, the held-out measurements already in the
 	 * database are evaluated (that is how CI checks committed ones). */
-	diags quiet;
-	diags_init(&quiet);
-	quiet.out = NULL;
-	bool have_device = true;
-	int status = tune_kernel(m, k, &eo, &quiet);
-	if (status == 3) {
+	diags held;
+	diags_init_buffered(&held);
+	held.quiet_warnings = d->quiet_warnings;
+	bool have_device = true, no_device = false;
+	int status = tune_kernel(m, k, &eo, &no_device, &held);
+	if (status == 3 && no_device) {
 		have_device = false;
 		status = 0;
-	} else if (quiet.errors) {
-		diags_finish(&quiet);
-		status = tune_kernel(m, k, &eo, d); /* again, to say why */
-		diags_init(&quiet);
+	} else {
+		if (d->out)
+			diags_flush(&held, d->out);
+		d->errors += held.errors;
+		d->warnings += held.warnings;
 	}
-	diags_finish(&quiet);
 	tune_db *train = NULL, *test = NULL;
 	hmatrix mt = {0}, me = {0};
 	hresult r = {0};
@@ -61,8 +61,8 @@ int eval_kernel(const aotc_module *m, const kernel *k, const tune_options *o, co
 	int gr = glob(pat.data, 0, NULL, &g);
 	strbuf_finish(&pat);
 	if (gr != 0 || g.gl_pathc == 0) {
-		if (!have_device)
-			tune_kernel(m, k, &eo, d); /* says why it cannot tune */
+		if (!have_device && d->out)
+			diags_flush(&held, d->out); /* why it cannot tune */
 		diag_plain_error(d, "no held-out database in %s", dir.data);
 		status = 3;
 		goto out;
@@ -131,6 +131,7 @@ int eval_kernel(const aotc_module *m, const kernel *k, const tune_options *o, co
 	stats_line("aotc decision tree", sd_tree, n);
 	stats_line("best single variant", sd_single, n);
 out:
+	diags_finish(&held);
 	free(sd_tree);
 	free(sd_single);
 	if (built)

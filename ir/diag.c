@@ -19,8 +19,34 @@ void diags_init(diags *d)
 	d->out = stderr;
 }
 
+void diags_init_buffered(diags *d)
+{
+	memset(d, 0, sizeof *d);
+	d->out = open_memstream(&d->buf, &d->buf_len);
+	if (!d->out)
+		die("open_memstream failed");
+	d->buffered = true;
+}
+
+void diags_flush(diags *d, FILE *f)
+{
+	if (!d->buffered)
+		return;
+	fflush(d->out);
+	fwrite(d->buf, 1, d->buf_len, f);
+	rewind(d->out);
+	d->buf_len = 0;
+}
+
 void diags_finish(diags *d)
 {
+	if (d->buffered) {
+		fclose(d->out);
+		free(d->buf);
+		d->buf = NULL;
+		d->out = NULL;
+		d->buffered = false;
+	}
 	struct diag_source *s = d->sources;
 	while (s) {
 		struct diag_source *next = s->next;

@@ -27,9 +27,18 @@ typedef struct diags {
 	/* A small cache of source files so the line of each diagnostic can be
 	 * shown; files are read on first use. */
 	struct diag_source *sources;
+	bool buffered;      /* diags_init_buffered: out is a memory stream */
+	char *buf;          /* what it holds so far */
+	size_t buf_len;
 } diags;
 
 void diags_init(diags *d);
+/* Like diags_init, but the diagnostics are kept in memory until
+ * diags_flush prints them, so a caller can decide whether to show them
+ * (instead of running the work twice to reproduce them). */
+void diags_init_buffered(diags *d);
+/* Prints what a buffered diags collected to f and empties it. */
+void diags_flush(diags *d, FILE *f);
 void diags_finish(diags *d);
 
 /* Registers the text of file so diagnostics do not re-read it from disk

@@ -12,6 +12,7 @@ const char *rt_status_name(rt_status s)
 		[RT_ERR_FAULT] = "fault",
 		[RT_ERR_ENV] = "environment",
 		[RT_ERR_OTHER] = "error",
+		[RT_ERR_NO_DEVICE] = "no_device",
 	};
 	return (unsigned)s < COUNTOF(names) ? names[s] : "error";
 }

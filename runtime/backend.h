@@ -22,7 +22,11 @@ typedef enum rt_status {
 	RT_ERR_RESOURCES, /* cannot launch: too many threads, registers, shared memory */
 	RT_ERR_FAULT,     /* the kernel faulted (illegal address, trap); the device
 	                     context is unusable: the worker must exit */
-	RT_ERR_ENV,       /* no driver, no device, no compiler */
+	RT_ERR_ENV,       /* no compiler, a broken driver, a bad setting */
+	RT_ERR_NO_DEVICE, /* no device of that architecture on this machine (no
+	                     driver at all, none found, another architecture):
+	                     the one environment error `aotc compile` answers
+	                     by emitting from the database */
 	RT_ERR_OTHER,
 } rt_status;
 
@@ -57,6 +61,7 @@ typedef struct rt_compile_request {
 	int ninclude_dirs;
 	const char *const *defines;
 	int ndefines;
+	const char *compiler;      /* what compiler_for() chose for this file */
 } rt_compile_request;
 
 /* A compiled variant: bytes to hand to load() (a CUBIN; the host backend's
@@ -93,9 +98,13 @@ typedef struct rt_ops {
 
 	/* ---- Compile side: thread-safe, no device needed ---- */
 
-	/* The compiler's identity for the compile cache ("nvrtc 13.0",
-	 * "g++ 12.2.0"); NULL with err set when the compiler is missing. */
-	const char *(*compiler_id)(strbuf *err);
+	/* Chooses the compiler for a kernel file (req->instance unused), once
+	 * per tune, and returns its identity for the compile cache ("nvrtc
+	 * 13.0", "nvcc 13.0", "g++ 12.2.0"), which goes into req->compiler of
+	 * every compile() of that file. NULL with err set when no compiler can
+	 * take the file. A choice worth telling the user about (a file NVRTC
+	 * cannot take goes to nvcc) is explained in note. */
+	const char *(*compiler_for)(const rt_compile_request *file, strbuf *note, strbuf *err);
 	/* Compiles one instantiation. On RT_ERR_COMPILE err holds the log. */
 	rt_status (*compile)(const rt_compile_request *req, rt_blob *out, strbuf *err);
 

@@ -41,6 +41,7 @@ typedef struct options {
 	int max_variants;
 	double goal;
 	bool quiet, verbose;
+	bool compile_only;     /* tune --compile-only */
 	const char **includes;
 	int nincludes;
 	const char **defines;
@@ -70,6 +71,7 @@ static const char common_help[] =
 	"  --budget DURATION  cap on tuning time (e.g. 90s, 10m, 1h)\n"
 	"  -j N               compile workers (default: all cores)\n"
 	"  --seed N           seed for buffer contents, shape sampling and folds\n"
+	"  --compile-only     (tune) compile the reference and every variant; no device needed\n"
 	"  --max-variants N   variants the dispatch may choose among (default 8)\n"
 	"  --goal G           stop adding variants at this geomean slowdown (default 1.02)\n"
 	"  --quiet, --verbose less or more output\n"
@@ -204,30 +206,35 @@ static int run_per_kernel(options *o, diags *d, int mode)
 		} else if (mode == RUN_CHECK) {
 			status = dispatch_check(o, m, k, d);
 		} else if (mode == RUN_COMPILE) {
-			/* Tune where the device is; elsewhere re-emit from the
-			 * database, saying so. */
-			diags quiet;
-			diags_init(&quiet);
-			quiet.out = NULL;
-			status = tune_kernel(m, k, &to, &quiet);
-			bool no_device = status == EXIT_ENV && strcmp(o->arch, "host") != 0;
-			diags_finish(&quiet);
-			if (no_device) {
+			/* Tune where the device is; where there is none of
+			 * that architecture, re-emit from the database, saying
+			 * so. Any other failure is the tune's, told once. */
+			diags held;
+			diags_init_buffered(&held);
+			held.quiet_warnings = d->quiet_warnings;
+			bool no_device = false;
+			status = tune_kernel(m, k, &to, &no_device, &held);
+			if (status == EXIT_ENV && no_device) {
 				if (!o->quiet)
 					fprintf(stderr, "aotc: no %s device here: emitting from the tuning database in %s/\n",
 					        o->arch, o->db_dir);
 				status = 0;
-			} else if (status != 0) {
-				status = tune_kernel(m, k, &to, d); /* again, to say why */
+			} else {
+				diags_flush(&held, stderr);
+				d->errors += held.errors;
+				d->warnings += held.warnings;
 			}
+			diags_finish(&held);
 			if (status == 0)
 				status = emit_kernel(o, m, k, d);
 		} else if (mode == RUN_EVAL) {
 			hoptions ho;
 			heuristic_options(o, &ho);
 			status = eval_kernel(m, k, &to, &ho, d);
+		} else if (o->compile_only) {
+			status = tune_compile_only(m, k, &to, d);
 		} else {
-			status = tune_kernel(m, k, &to, d);
+			status = tune_kernel(m, k, &to, NULL, d);
 		}
 		tuned++;
 	}
@@ -582,7 +589,8 @@ int main(int argc, char **argv)
 	}
 
 	enum { OPT_KERNEL = 256, OPT_ARCH, OPT_DB, OPT_SHAPES, OPT_BUDGET, OPT_SEED,
-	       OPT_QUIET, OPT_VERBOSE, OPT_HELP, OPT_VERSION, OPT_MAX_VARIANTS, OPT_GOAL };
+	       OPT_QUIET, OPT_VERBOSE, OPT_HELP, OPT_VERSION, OPT_MAX_VARIANTS, OPT_GOAL,
+	       OPT_COMPILE_ONLY };
 	static const struct option longopts[] = {
 		{"kernel", required_argument, NULL, OPT_KERNEL},
 		{"arch", required_argument, NULL, OPT_ARCH},
@@ -596,6 +604,7 @@ int main(int argc, char **argv)
 		{"version", no_argument, NULL, OPT_VERSION},
 		{"max-variants", required_argument, NULL, OPT_MAX_VARIANTS},
 		{"goal", required_argument, NULL, OPT_GOAL},
+		{"compile-only", no_argument, NULL, OPT_COMPILE_ONLY},
 		{0},
 	};
 	options o = {.out_dir = ".", .db_dir = "aotc-db", .seed = 1};
@@ -650,6 +659,7 @@ int main(int argc, char **argv)
 			break;
 		}
 		case OPT_QUIET: o.quiet = true; break;
+		case OPT_COMPILE_ONLY: o.compile_only = true; break;
 		case OPT_VERBOSE: o.verbose = true; break;
 		case OPT_HELP:
 			command_help(cmd);
@@ -686,6 +696,10 @@ int main(int argc, char **argv)
 		goto out;
 	}
 	o.file = o.inputs[0];
+	if (o.compile_only && strcmp(cmd->name, "tune") != 0) {
+		fprintf(stderr, "aotc %s: --compile-only is an option of 'aotc tune'\n", cmd->name);
+		goto out;
+	}
 	if (cmd->needs_arch && !o.arch) {
 		fprintf(stderr, "aotc %s: needs --arch (e.g. --arch sm90 or --arch host)\n", cmd->name);
 		goto out;

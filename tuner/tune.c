@@ -412,6 +412,7 @@ typedef struct session {
 	json_t *device;       /* from the worker */
 	json_t *shape_req;    /* the current shape request, resent after a restart */
 	int restarts;
+	bool no_device;       /* the worker found no device of that architecture */
 } session;
 
 static void note_time(double *acc, const json_t *reply, const char *key)
@@ -436,6 +437,7 @@ static int start_worker(session *s, strbuf *why)
 	const char *st = json_string_value(json_object_get(r, "status"));
 	if (!st || strcmp(st, "ok") != 0) {
 		const char *note = json_string_value(json_object_get(r, "note"));
+		s->no_device = st && !strcmp(st, "no_device");
 		strbuf_puts(why, note ? note : "the worker could not open the device");
 		json_decref(r);
 		return 3;
@@ -532,7 +534,51 @@ static json_t *method_json(const char *backend)
 		"inputs", "fresh per shape from a seeded generator, restored before each checked run");
 }
 
-int tune_kernel(const aotc_module *m, const kernel *k, const tune_options *o, diags *d)
+/* The backend that tunes k for --arch: 0, or an exit status (diagnosed). */
+static int backend_for_kernel(const kernel *k, const tune_options *o, const rt_ops **ops,
+                              diags *d)
+{
+	*ops = rt_backend_for(o->arch);
+	if (!*ops) {
+		diag_plain_error(d, "this aotc cannot tune for --arch %s (built without that backend)", o->arch);
+		return 3;
+	}
+	if (k->is_global != (strcmp(o->arch, "host") != 0)) {
+		diag_error(d, k->loc, "'%s' is a %s kernel; it cannot be tuned for --arch %s", k->name,
+		           k->is_global ? "__global__" : "host", o->arch);
+		return 1;
+	}
+	return 0;
+}
+
+/* The compile request for m's file with the compiler the backend chooses
+ * for it (saying why when that is worth saying). *abs gets the file's
+ * absolute path, which the request borrows. False when no compiler can take
+ * the file (diagnosed). */
+static bool choose_compiler(const rt_ops *ops, const aotc_module *m, const tune_options *o,
+                            rt_compile_request *req, char **abs, diags *d)
+{
+	*abs = realpath(m->file, NULL);
+	*req = (rt_compile_request){
+		.source_path = *abs ? *abs : m->file, .arch = o->arch,
+		.include_dirs = o->include_dirs, .ninclude_dirs = o->ninclude_dirs,
+		.defines = o->defines, .ndefines = o->ndefines,
+	};
+	strbuf note, why;
+	strbuf_init(&note);
+	strbuf_init(&why);
+	req->compiler = ops->compiler_for(req, &note, &why);
+	if (note.len && !o->quiet)
+		fprintf(stderr, "aotc: %s\n", note.data);
+	if (!req->compiler)
+		diag_plain_error(d, "%s", why.data);
+	strbuf_finish(&note);
+	strbuf_finish(&why);
+	return req->compiler != NULL;
+}
+
+int tune_kernel(const aotc_module *m, const kernel *k, const tune_options *o, bool *no_device,
+                diags *d)
 {
 	int status = 0;
 	session s = {.m = m, .k = k, .o = o, .d = d};
@@ -549,18 +595,10 @@ int tune_kernel(const aotc_module *m, const kernel *k, const tune_options *o, di
 	bool pool_started = false;
 	char *abs = NULL;
 
-	s.ops = rt_backend_for(o->arch);
-	if (!s.ops) {
-		diag_plain_error(d, "this aotc cannot tune for --arch %s (built without that backend)", o->arch);
-		status = 3;
+	if (no_device)
+		*no_device = false;
+	if ((status = backend_for_kernel(k, o, &s.ops, d)) != 0)
 		goto out;
-	}
-	if (k->is_global != (strcmp(o->arch, "host") != 0)) {
-		diag_error(d, k->loc, "'%s' is a %s kernel; it cannot be tuned for --arch %s", k->name,
-		           k->is_global ? "__global__" : "host", o->arch);
-		status = 1;
-		goto out;
-	}
 	if (!(o->shapes_file ? shapes_from_file(k, o->shapes_file, &ss, d) : shapes_from_ir(k, &ss, d))) {
 		status = 1;
 		goto out;
@@ -569,12 +607,6 @@ int tune_kernel(const aotc_module *m, const kernel *k, const tune_options *o, di
 	if (cf.n == 0) {
 		diag_error(d, k->loc, "no configuration of '%s' satisfies its AOTC_REQUIREs", k->name);
 		status = 1;
-		goto out;
-	}
-	const char *cid = s.ops->compiler_id(&why);
-	if (!cid) {
-		diag_plain_error(d, "%s", why.data);
-		status = 3;
 		goto out;
 	}
 
@@ -594,9 +626,17 @@ int tune_kernel(const aotc_module *m, const kernel *k, const tune_options *o, di
 	                   "kernel", k->name, "seed", (json_int_t)o->seed, "method", method);
 	if ((status = start_worker(&s, &why)) != 0) {
 		diag_plain_error(d, "cannot tune for %s here: %s", o->arch, why.data);
-		if (strcmp(o->arch, "host") != 0 && d->out)
+		if (s.no_device && d->out)
 			fprintf(d->out, "aotc: tune on a machine with that GPU, or run 'aotc emit' with a database tuned there\n");
+		if (no_device)
+			*no_device = s.no_device;
 		json_decref(method);
+		goto out;
+	}
+	rt_compile_request file_req;
+	if (!choose_compiler(s.ops, m, o, &file_req, &abs, d)) {
+		json_decref(method);
+		status = 3;
 		goto out;
 	}
 	const char *hwid = json_string_value(json_object_get(s.device, "id"));
@@ -631,7 +671,7 @@ int tune_kernel(const aotc_module *m, const kernel *k, const tune_options *o, di
 
 	/* Compile jobs: the reference first, then configurations in order. */
 	p.ops = s.ops;
-	p.compiler_id = cid;
+	p.compiler_id = file_req.compiler;
 	p.source_hash = m->source_hash;
 	p.cache_dir = cache_dir();
 	if (mkdir_p(p.cache_dir) < 0) {
@@ -641,12 +681,7 @@ int tune_kernel(const aotc_module *m, const kernel *k, const tune_options *o, di
 		status = 3;
 		goto out;
 	}
-	abs = realpath(m->file, NULL);
-	p.req = (rt_compile_request){
-		.source_path = abs ? abs : m->file, .arch = o->arch,
-		.include_dirs = o->include_dirs, .ninclude_dirs = o->ninclude_dirs,
-		.defines = o->defines, .ndefines = o->ndefines,
-	};
+	p.req = file_req;
 	int ref_job = -1;
 	for (int i = 0; i < ss.count && k->reference && ref_job < 0; i++)
 		for (int c = 0; c < cf.n && ref_job < 0; c++)
@@ -925,5 +960,110 @@ out:
 	shape_set_finish(&ss);
 	free(params);
 	strbuf_finish(&why);
+	return status;
+}
+
+/* The first lines of a compiler log, indented, for a per-variant failure. */
+static void print_log(const char *log, bool all)
+{
+	int lines = 0;
+	for (const char *p = log; *p && (all || lines < 8); lines++) {
+		size_t n = strcspn(p, "\n");
+		fprintf(stderr, "    %.*s\n", (int)n, p);
+		p += n + (p[n] == '\n');
+		if (!all && lines == 7 && *p)
+			fprintf(stderr, "    ... (--verbose shows the whole log)\n");
+	}
+}
+
+int tune_compile_only(const aotc_module *m, const kernel *k, const tune_options *o, diags *d)
+{
+	const rt_ops *ops;
+	int status = backend_for_kernel(k, o, &ops, d);
+	if (status != 0)
+		return status;
+	configs cf = {.k = k};
+	arena_init(&cf.a);
+	pool p = {0};
+	char *abs = NULL;
+	bool started = false;
+	ir_enumerate(k, add_config, &cf);
+	if (cf.n == 0) {
+		diag_error(d, k->loc, "no configuration of '%s' satisfies its AOTC_REQUIREs", k->name);
+		status = 1;
+		goto out;
+	}
+	rt_compile_request req;
+	if (!choose_compiler(ops, m, o, &req, &abs, d)) {
+		status = 3;
+		goto out;
+	}
+	p.ops = ops;
+	p.req = req;
+	p.compiler_id = req.compiler;
+	p.source_hash = m->source_hash;
+	p.cache_dir = cache_dir();
+	if (mkdir_p(p.cache_dir) < 0) {
+		diag_plain_error(d, "cannot create the compile cache %s: %s", p.cache_dir, strerror(errno));
+		status = 3;
+		goto out;
+	}
+	int ref_job = k->reference ? pool_add(&p, k->reference) : -1;
+	cf.job = xcalloc((size_t)cf.n, sizeof *cf.job);
+	for (int c = 0; c < cf.n; c++) {
+		char *inst = instance_of(cf.names[c]);
+		cf.job[c] = pool_add(&p, inst);
+		free(inst);
+	}
+	long cores = sysconf(_SC_NPROCESSORS_ONLN);
+	pool_start(&p, o->jobs > 0 ? o->jobs : (int)(cores > 0 ? cores : 1));
+	started = true;
+	if (!o->quiet)
+		fprintf(stderr, "aotc: compiling %s for %s with %s: %d configurations%s on %d threads\n",
+		        k->name, o->arch, req.compiler, cf.n, k->reference ? " and the reference" : "",
+		        p.nthreads);
+	bool ref_ok = true;
+	if (ref_job >= 0) {
+		const job *j = pool_wait(&p, ref_job);
+		ref_ok = j->rs == RT_OK;
+		if (!ref_ok) {
+			diag_error(d, k->reference_loc, "the reference '%s' does not compile:\n%s",
+			           k->reference, j->log ? j->log : rt_status_name(j->rs));
+			status = 1;
+		}
+	}
+	int ok = 0, cached = 0;
+	bool env = false;
+	for (int c = 0; c < cf.n; c++) {
+		const job *j = pool_wait(&p, cf.job[c]);
+		cached += j->cached;
+		if (j->rs == RT_OK) {
+			ok++;
+			continue;
+		}
+		env |= j->rs == RT_ERR_ENV;
+		if (!o->quiet) {
+			fprintf(stderr, "aotc: %s: %s\n", cf.names[c], rt_status_name(j->rs));
+			print_log(j->log ? j->log : "", o->verbose);
+		}
+	}
+	double wall = p.finished_at - p.started_at;
+	printf("%s: %d of %d configurations compiled for %s with %s (%d from cache) in %.1f s on %d threads; reference %s\n",
+	       k->name, ok, cf.n, o->arch, req.compiler, cached, wall, p.nthreads,
+	       !k->reference ? "none" : ref_ok ? "compiled" : "failed");
+	if (status == 0 && ok == 0) {
+		diag_plain_error(d, "no configuration of '%s' compiles", k->name);
+		status = env ? 3 : 4;
+	}
+out:
+	if (started)
+		pool_finish(&p);
+	else
+		free(p.cache_dir);
+	free(abs);
+	free(cf.values);
+	free(cf.names);
+	free(cf.job);
+	arena_finish(&cf.a);
 	return status;
 }

@@ -24,8 +24,19 @@ typedef struct tune_options {
 
 /* Tunes kernel k of m. Returns an exit status of SPEC §3: 0, 1 (bad input,
  * diagnosed), 3 (environment: no device, no compiler, unreadable
- * database), 4 (no variant ran correctly). */
-int tune_kernel(const aotc_module *m, const kernel *k, const tune_options *o, diags *d);
+ * database), 4 (no variant ran correctly). *no_device (if non-NULL) tells a
+ * 3 for "no device of that architecture on this machine" from the other
+ * environment errors. */
+int tune_kernel(const aotc_module *m, const kernel *k, const tune_options *o, bool *no_device,
+                diags *d);
+
+/* `aotc tune --compile-only`: compiles the reference and every
+ * configuration of k (into the compile cache a later tune reuses), needing
+ * no device; prints each failure and a line "K: N of M configurations
+ * compiled ...". 0 when the reference (if any) and at least one
+ * configuration compile; 1 when the reference does not (diagnosed); 4 when
+ * no configuration does (3 if for want of a compiler). */
+int tune_compile_only(const aotc_module *m, const kernel *k, const tune_options *o, diags *d);
 
 /* "90s", "10m", "1h30m", "2.5h" or plain seconds; -1 if malformed. */
 double parse_duration(const char *s);

@@ -257,6 +257,7 @@ static const char *rs_status(rt_status rs)
 	case RT_ERR_FAULT: return "fault";
 	case RT_ERR_RESOURCES: return "resources";
 	case RT_ERR_ENV: return "environment";
+	case RT_ERR_NO_DEVICE: return "no_device";
 	case RT_ERR_COMPILE: return "compile_error";
 	default: return "error";
 	}

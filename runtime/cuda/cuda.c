@@ -45,9 +45,56 @@ bool cuda_parse_arch(const char *arch, int *major, int *minor, char *name, size_
 	return true;
 }
 
+/* NVRTC when it takes the file (in-process, the faster of the two); nvcc
+ * for files it cannot take: host headers (<cstdio>, <cublas_v2.h>), host
+ * functions, main(). AOTC_CUDA_COMPILER=nvrtc|nvcc forces one. */
+const char *cuda_compiler_for(const rt_compile_request *file, strbuf *note, strbuf *err)
+{
+	const char *force = getenv("AOTC_CUDA_COMPILER");
+	if (force && *force && strcmp(force, "nvrtc") && strcmp(force, "nvcc")) {
+		strbuf_printf(err, "AOTC_CUDA_COMPILER=%s: expected nvrtc or nvcc", force);
+		return NULL;
+	}
+	if (force && !strcmp(force, "nvcc"))
+		return cuda_nvcc_id(err);
+	const char *nvrtc = cuda_nvrtc_id(err);
+	if (force && !strcmp(force, "nvrtc"))
+		return nvrtc;
+	strbuf log;
+	strbuf_init(&log);
+	if (nvrtc && cuda_nvrtc_takes(file, &log)) {
+		strbuf_finish(&log);
+		return nvrtc;
+	}
+	const char *nvcc = cuda_nvcc_id(NULL);
+	if (!nvcc) {
+		/* Compile errors come from NVRTC then, variant by variant. */
+		strbuf_finish(&log);
+		return nvrtc;
+	}
+	err->len = 0;
+	err->data[0] = 0;
+	/* The first error line says why: "cannot open source file "cstdio"". */
+	const char *why = strstr(log.data, "error");
+	size_t n = why ? strcspn(why, "\n") : 0;
+	strbuf_printf(note, "%s cannot compile %s", nvrtc ? nvrtc : "NVRTC", file->source_path);
+	if (n)
+		strbuf_printf(note, " (%.*s)", (int)n, why);
+	strbuf_printf(note, "; compiling it with %s, as nvcc builds it", nvcc);
+	strbuf_finish(&log);
+	return nvcc;
+}
+
+rt_status cuda_compile(const rt_compile_request *req, rt_blob *out, strbuf *err)
+{
+	if (req->compiler && strncmp(req->compiler, "nvcc", 4) == 0)
+		return cuda_nvcc_compile(req, out, err);
+	return cuda_nvrtc_compile(req, out, err);
+}
+
 const rt_ops rt_cuda_ops = {
 	.name = "cuda",
-	.compiler_id = cuda_compiler_id,
+	.compiler_for = cuda_compiler_for,
 	.compile = cuda_compile,
 	.open = cuda_open,
 	.close = cuda_close,

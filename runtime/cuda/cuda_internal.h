@@ -35,7 +35,16 @@ bool cuda_parse_arch(const char *arch, int *major, int *minor, char *name, size_
  * cannot be loaded. Thread-safe. */
 bool cuda_nvrtc_version(int *major, int *minor, const char **why);
 
-const char *cuda_compiler_id(strbuf *err);
+/* The compile side (nvrtc.c, nvcc.c; cuda.c chooses between them). */
+const char *cuda_nvrtc_id(strbuf *err);    /* "nvrtc 13.0"; NULL: err says why */
+const char *cuda_nvcc_id(strbuf *err);     /* "nvcc 13.0"; err may be NULL */
+/* Whether NVRTC compiles the kernel file itself (no instance): false with
+ * its log when the file has host headers or host code NVRTC rejects. */
+bool cuda_nvrtc_takes(const rt_compile_request *file, strbuf *log);
+rt_status cuda_nvrtc_compile(const rt_compile_request *req, rt_blob *out, strbuf *err);
+rt_status cuda_nvcc_compile(const rt_compile_request *req, rt_blob *out, strbuf *err);
+char *cuda_source_dir(const char *path);    /* malloc'd; "." when none */
+const char *cuda_compiler_for(const rt_compile_request *file, strbuf *note, strbuf *err);
 rt_status cuda_compile(const rt_compile_request *req, rt_blob *out, strbuf *err);
 
 rt_status cuda_open(rt_device **out, const char *arch, strbuf *err);

@@ -92,6 +92,7 @@ static const cuda_sym cu_syms[] = {
 static pthread_once_t cu_once = PTHREAD_ONCE_INIT;
 static bool cu_ok;
 static char cu_error[512];
+static bool cu_no_driver;   /* no libcuda at all: a machine without a GPU */
 
 static void cu_load(void)
 {
@@ -99,6 +100,7 @@ static void cu_load(void)
 	if (!lib) {
 		snprintf(cu_error, sizeof cu_error,
 		         "libcuda.so.1 not found: no NVIDIA driver on this machine (%s)", dlerror());
+		cu_no_driver = true;
 		return;
 	}
 	const char *missing;
@@ -313,9 +315,11 @@ static rt_status open_device(rt_device *d, const char *arch, strbuf *err)
 	}
 	CUresult r = cu.Init(0);
 	if (r != CUDA_SUCCESS) {
-		/* Whatever cuInit says, there is no usable driver. */
+		/* No usable driver; "no device" only when the driver says so
+		 * (a mismatched or broken driver is worth an error). */
 		cu_fail(r, "cuInit", false, err);
-		return RT_ERR_ENV;
+		return r == CUDA_ERROR_NO_DEVICE || r == CUDA_ERROR_STUB_LIBRARY ? RT_ERR_NO_DEVICE
+		                                                                 : RT_ERR_ENV;
 	}
 	int index, count = 0;
 	rt_status st = device_index(&index, err);
@@ -323,11 +327,12 @@ static rt_status open_device(rt_device *d, const char *arch, strbuf *err)
 		return st;
 	CU_TRY(cu.DeviceGetCount(&count), false);
 	if (index >= count) {
-		if (count == 0)
+		if (count == 0) {
 			strbuf_puts(err, "no CUDA device on this machine");
-		else
-			strbuf_printf(err, "AOTC_DEVICE=%d, but there %s only %d CUDA device%s", index,
-			              count == 1 ? "is" : "are", count, count == 1 ? "" : "s");
+			return RT_ERR_NO_DEVICE;
+		}
+		strbuf_printf(err, "AOTC_DEVICE=%d, but there %s only %d CUDA device%s", index,
+		              count == 1 ? "is" : "are", count, count == 1 ? "" : "s");
 		return RT_ERR_ENV;
 	}
 	CU_TRY(cu.DeviceGet(&d->dev, index), false);
@@ -343,7 +348,7 @@ static rt_status open_device(rt_device *d, const char *arch, strbuf *err)
 	if (major != want_major || minor != want_minor) {
 		strbuf_printf(err, "device %d (%s) is sm%d%d, not %s", index, d->info.name, major,
 		              minor, arch);
-		return RT_ERR_ENV;
+		return RT_ERR_NO_DEVICE;
 	}
 
 	CU_TRY(cu.DevicePrimaryCtxRetain(&d->ctx, d->dev), false);
@@ -365,7 +370,7 @@ rt_status cuda_open(rt_device **out, const char *arch, strbuf *err)
 	pthread_once(&cu_once, cu_load);
 	if (!cu_ok) {
 		strbuf_puts(err, cu_error);
-		return RT_ERR_ENV;
+		return cu_no_driver ? RT_ERR_NO_DEVICE : RT_ERR_ENV;
 	}
 	rt_device *d = xcalloc(1, sizeof *d);
 	rt_status st = open_device(d, arch, err);

@@ -149,7 +149,7 @@ bool cuda_nvrtc_version(int *major, int *minor, const char **why)
 	return true;
 }
 
-const char *cuda_compiler_id(strbuf *err)
+const char *cuda_nvrtc_id(strbuf *err)
 {
 	pthread_once(&nv_once, nv_load);
 	if (!nv_ok) {
@@ -175,7 +175,79 @@ static char *program_log(nvrtcProgram prog)
 	return log;
 }
 
-rt_status cuda_compile(const rt_compile_request *req, rt_blob *out, strbuf *err)
+/* "<dir of path>" ("." when it has none); malloc'd. */
+char *cuda_source_dir(const char *path)
+{
+	char *dir = xstrdup(path);
+	char *slash = strrchr(dir, '/');
+	if (slash)
+		slash[slash == dir ? 1 : 0] = 0;
+	else
+		strcpy(dir, ".");
+	return dir;
+}
+
+/* NVRTC's options for req, NULL-terminated; free with free_opts. */
+static char **nvrtc_options(const rt_compile_request *req, const char *arch, size_t *n)
+{
+	size_t nopts = 0, maxopts = 7 + (size_t)req->ninclude_dirs + (size_t)req->ndefines;
+	char **opts = xcalloc(maxopts, sizeof *opts);
+	/* sm_XX, not compute_XX: we want SASS in a CUBIN, not PTX. */
+	opts[nopts++] = format("-arch=%s", arch);
+	opts[nopts++] = xstrdup("-std=c++17");
+	/* Keeps warning 1097 out of the log of every variant. */
+	opts[nopts++] = xstrdup("--diag-suppress=1097");
+	char *srcdir = cuda_source_dir(req->source_path);
+	opts[nopts++] = format("-I%s", srcdir);
+	free(srcdir);
+	for (int i = 0; i < req->ninclude_dirs; i++)
+		opts[nopts++] = format("-I%s", req->include_dirs[i]);
+	if (nv_include_opt)
+		opts[nopts++] = xstrdup(nv_include_opt);
+	for (int i = 0; i < req->ndefines; i++)
+		opts[nopts++] = format("-D%s", req->defines[i]);
+	*n = nopts;
+	return opts;
+}
+
+static void free_opts(char **opts, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free(opts[i]);
+	free(opts);
+}
+
+bool cuda_nvrtc_takes(const rt_compile_request *file, strbuf *log)
+{
+	pthread_once(&nv_once, nv_load);
+	int major, minor;
+	char arch[16];
+	if (!nv_ok || !cuda_parse_arch(file->arch, &major, &minor, arch, sizeof arch))
+		return false;
+	char *source = format("#include \"%s\"\n", file->source_path);
+	size_t nopts;
+	char **opts = nvrtc_options(file, arch, &nopts);
+	const char *header_names[] = {"aotc.h"};
+	const char *headers[] = {nv_header};
+	nvrtcProgram prog = NULL;
+	bool ok = nv.CreateProgram(&prog, source, "aotc_file.cu", 1, headers, header_names) ==
+	          NVRTC_SUCCESS;
+	if (ok) {
+		nvrtcResult r = nv.CompileProgram(prog, (int)nopts, (const char *const *)opts);
+		ok = r == NVRTC_SUCCESS;
+		if (!ok) {
+			char *text = program_log(prog);
+			strbuf_puts(log, text[0] ? text : nv.GetErrorString(r));
+			free(text);
+		}
+		nv.DestroyProgram(&prog);
+	}
+	free_opts(opts, nopts);
+	free(source);
+	return ok;
+}
+
+rt_status cuda_nvrtc_compile(const rt_compile_request *req, rt_blob *out, strbuf *err)
 {
 	out->data = NULL;
 	out->size = 0;
@@ -195,28 +267,8 @@ rt_status cuda_compile(const rt_compile_request *req, rt_blob *out, strbuf *err)
 	/* The kernel file is included rather than passed as the program so
 	 * that its own quoted includes and diagnostics keep its real path. */
 	char *source = format("#include \"%s\"\n", req->source_path);
-	char *srcdir = xstrdup(req->source_path);
-	char *slash = strrchr(srcdir, '/');
-	if (slash)
-		slash[slash == srcdir ? 1 : 0] = 0;
-	else
-		strcpy(srcdir, ".");
-
-	size_t nopts = 0, maxopts = 6 + (size_t)req->ninclude_dirs + (size_t)req->ndefines;
-	char **opts = xcalloc(maxopts, sizeof *opts);
-	/* sm_XX, not compute_XX: we want SASS in a CUBIN, not PTX. */
-	opts[nopts++] = format("-arch=%s", arch);
-	opts[nopts++] = xstrdup("-std=c++17");
-	/* Keeps warning 1097 out of the log of every variant. */
-	opts[nopts++] = xstrdup("--diag-suppress=1097");
-	opts[nopts++] = format("-I%s", srcdir);
-	for (int i = 0; i < req->ninclude_dirs; i++)
-		opts[nopts++] = format("-I%s", req->include_dirs[i]);
-	if (nv_include_opt)
-		opts[nopts++] = xstrdup(nv_include_opt);
-	for (int i = 0; i < req->ndefines; i++)
-		opts[nopts++] = format("-D%s", req->defines[i]);
-
+	size_t nopts;
+	char **opts = nvrtc_options(req, arch, &nopts);
 	/* A template instance is named by address: "&sgemm<64, 64, 8, 4, 4, 4>". */
 	char *expr = req->instance[0] == '&' ? xstrdup(req->instance)
 	                                     : format("&%s", req->instance);
@@ -284,11 +336,8 @@ rt_status cuda_compile(const rt_compile_request *req, rt_blob *out, strbuf *err)
 out:
 	if (prog)
 		nv.DestroyProgram(&prog);
-	for (size_t i = 0; i < nopts; i++)
-		free(opts[i]);
-	free(opts);
+	free_opts(opts, nopts);
 	free(expr);
-	free(srcdir);
 	free(source);
 	return st;
 }

@@ -3,6 +3,7 @@
  * directly. The "device" is this process; device pointers are addresses. */
 #include "backend.h"
 #include "elements.h"
+#include "proc.h"
 
 #include <ctype.h>
 #include <dirent.h>
@@ -10,7 +11,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
-#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,8 +18,6 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
-
-extern char **environ;
 
 /* ------------------------------------------------------------------ */
 /* Running the compiler                                               */
@@ -37,102 +35,6 @@ static struct {
 	char version[32];  /* "12.2.0" */
 	char *error;       /* why none was found */
 } cxx = {.once = PTHREAD_ONCE_INIT};
-
-static const char *tmp_root(void)
-{
-	const char *t = getenv("TMPDIR");
-	return t && *t ? t : "/tmp";
-}
-
-/* Spawns argv with stdin from /dev/null. If out_fd >= 0 it becomes the
- * child's stdout and stderr; if log_path is set, both go to that file (opened
- * in the child, so no descriptor of ours can leak into other threads'
- * children). Returns the pid, or -1 with errno set. */
-static pid_t spawn(char *const argv[], int out_fd, const char *log_path)
-{
-	posix_spawn_file_actions_t fa;
-	if (posix_spawn_file_actions_init(&fa) != 0)
-		return -1;
-	int rc = posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
-	if (rc == 0 && out_fd >= 0) {
-		rc = posix_spawn_file_actions_adddup2(&fa, out_fd, 1);
-		if (rc == 0)
-			rc = posix_spawn_file_actions_adddup2(&fa, out_fd, 2);
-		if (rc == 0)
-			rc = posix_spawn_file_actions_addclose(&fa, out_fd);
-	} else if (rc == 0 && log_path) {
-		rc = posix_spawn_file_actions_addopen(&fa, 2, log_path,
-		                                      O_WRONLY | O_CREAT | O_TRUNC, 0600);
-		if (rc == 0)
-			rc = posix_spawn_file_actions_adddup2(&fa, 2, 1);
-	}
-	pid_t pid = -1;
-	if (rc == 0)
-		rc = posix_spawnp(&pid, argv[0], &fa, NULL, argv, environ);
-	posix_spawn_file_actions_destroy(&fa);
-	if (rc != 0) {
-		errno = rc;
-		return -1;
-	}
-	return pid;
-}
-
-/* Waits for pid; returns its exit status, or -1 if it died of a signal. */
-static int wait_exit(pid_t pid)
-{
-	int st;
-	while (waitpid(pid, &st, 0) < 0)
-		if (errno != EINTR)
-			return -1;
-	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-}
-
-/* Runs `words... --version` and returns its first line (malloc'd), or NULL
- * with a reason in err. */
-static char *version_line(char **words, int nwords, strbuf *err)
-{
-	char *argv[MAX_CXX_WORDS + 2];
-	for (int i = 0; i < nwords; i++)
-		argv[i] = words[i];
-	argv[nwords] = "--version";
-	argv[nwords + 1] = NULL;
-
-	int p[2];
-	if (pipe(p) < 0) {
-		strbuf_printf(err, "pipe: %s", strerror(errno));
-		return NULL;
-	}
-	/* The read end is ours alone; keep it out of every child. */
-	fcntl(p[0], F_SETFD, FD_CLOEXEC);
-	pid_t pid = spawn(argv, p[1], NULL);
-	int e = errno;
-	close(p[1]);
-	if (pid < 0) {
-		close(p[0]);
-		strbuf_printf(err, "cannot run %s: %s", words[0], strerror(e));
-		return NULL;
-	}
-	strbuf out;
-	strbuf_init(&out);
-	char buf[4096];
-	for (;;) {
-		ssize_t n = read(p[0], buf, sizeof buf);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			break;
-		strbuf_putn(&out, buf, (size_t)n);
-	}
-	close(p[0]);
-	int status = wait_exit(pid);
-	out.data[strcspn(out.data, "\r\n")] = 0;
-	if (status != 0 || !out.data[0]) {
-		strbuf_printf(err, "%s --version failed (exit status %d)", words[0], status);
-		strbuf_finish(&out);
-		return NULL;
-	}
-	return out.data;
-}
 
 /* "c++ (Debian 12.2.0-14+deb12u1) 12.2.0" -> "12.2.0": the first token outside
  * parentheses shaped like a dotted version. */
@@ -207,7 +109,13 @@ static void resolve_cxx(void)
 			continue;
 		if (err.len)
 			strbuf_puts(&err, "; ");
-		char *line = version_line(words, n, &err);
+		char *argv[MAX_CXX_WORDS + 2];
+		memcpy(argv, words, (size_t)n * sizeof *argv);
+		argv[n] = "--version";
+		argv[n + 1] = NULL;
+		char *line = proc_output(argv, &err);
+		if (line)
+			line[strcspn(line, "\r\n")] = 0;
 		if (line) {
 			memcpy(cxx.words, words, sizeof words);
 			cxx.nwords = n;
@@ -229,6 +137,14 @@ static const char *host_compiler_id(strbuf *err)
 	if (!cxx.id)
 		strbuf_printf(err, "no C++ compiler found: %s", cxx.error);
 	return cxx.id;
+}
+
+static const char *host_compiler_for(const rt_compile_request *file, strbuf *note,
+                                     strbuf *err)
+{
+	(void)file;
+	(void)note;
+	return host_compiler_id(err);
 }
 
 /* ------------------------------------------------------------------ */
@@ -272,49 +188,6 @@ static const char trampoline[] =
 	"\taotc_call(f, a, std::index_sequence_for<P...>{});\n"
 	"}\n";
 
-static int write_whole(const char *path, const void *data, size_t len)
-{
-	int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
-	if (fd < 0)
-		return -1;
-	const char *p = data;
-	while (len > 0) {
-		ssize_t w = write(fd, p, len);
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w < 0) {
-			int e = errno;
-			close(fd);
-			errno = e;
-			return -1;
-		}
-		p += w;
-		len -= (size_t)w;
-	}
-	return close(fd);
-}
-
-/* Removes dir and whatever is in it (one level: all we ever create). */
-static void remove_dir(const char *dir)
-{
-	DIR *d = opendir(dir);
-	if (d) {
-		strbuf path;
-		strbuf_init(&path);
-		struct dirent *e;
-		while ((e = readdir(d))) {
-			if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
-				continue;
-			path.len = 0;
-			strbuf_printf(&path, "%s/%s", dir, e->d_name);
-			unlink(path.data);
-		}
-		strbuf_finish(&path);
-		closedir(d);
-	}
-	rmdir(dir);
-}
-
 static rt_status host_compile(const rt_compile_request *req, rt_blob *out, strbuf *err)
 {
 	memset(out, 0, sizeof *out);
@@ -344,18 +217,15 @@ static rt_status host_compile(const rt_compile_request *req, rt_blob *out, strbu
 	strbuf_init(&dir);
 	strbuf_init(&path);
 	strbuf_init(&gen);
-	strbuf_printf(&dir, "%s/aotc-host-XXXXXX", tmp_root());
 	rt_status st = RT_ERR_OTHER;
 	char **argv = NULL;
-	if (!mkdtemp(dir.data)) {
-		strbuf_printf(err, "mkdtemp %s: %s", dir.data, strerror(errno));
+	if (!proc_mkdtemp("aotc-host", &dir, err)) {
 		st = RT_ERR_ENV;
-		dir.len = 0;
 		goto done;
 	}
 
 	strbuf_printf(&path, "%s/aotc.h", dir.data);
-	if (write_whole(path.data, aotc_header_text, aotc_header_text_len) < 0) {
+	if (proc_write_new(path.data, aotc_header_text, aotc_header_text_len) < 0) {
 		strbuf_printf(err, "%s: %s", path.data, strerror(errno));
 		goto done;
 	}
@@ -364,7 +234,7 @@ static rt_status host_compile(const rt_compile_request *req, rt_blob *out, strbu
 	                    "\taotc_call(&%s, a);\n}\n", req->instance);
 	path.len = 0;
 	strbuf_printf(&path, "%s/gen.cpp", dir.data);
-	if (write_whole(path.data, gen.data, gen.len) < 0) {
+	if (proc_write_new(path.data, gen.data, gen.len) < 0) {
 		strbuf_printf(err, "%s: %s", path.data, strerror(errno));
 		goto done;
 	}
@@ -406,31 +276,20 @@ static rt_status host_compile(const rt_compile_request *req, rt_blob *out, strbu
 	strbuf log;
 	strbuf_init(&log);
 	strbuf_printf(&log, "%s/log", dir.data);
-	pid_t pid = spawn(argv, -1, log.data);
-	if (pid < 0) {
+	int status = proc_run_logged(argv, log.data);
+	if (status == -2) {
 		strbuf_printf(err, "cannot run %s: %s", argv[0], strerror(errno));
 		strbuf_finish(&log);
 		st = RT_ERR_ENV;
 		goto done;
 	}
-	int status = wait_exit(pid);
 	size_t size;
 	void *so = status == 0 ? read_file(path.data, &size) : NULL;
 	if (!so) {
-		char *text = read_file(log.data, NULL);
-		if (text && text[0]) {
-			strbuf_puts(err, text);
-			/* One trailing newline at most: callers add their own. */
-			while (err->len && err->data[err->len - 1] == '\n')
-				err->data[--err->len] = 0;
-		} else if (status == 0) {
+		if (status == 0)
 			strbuf_printf(err, "%s: %s", path.data, strerror(errno));
-		} else {
-			strbuf_printf(err, "%s %s", argv[0],
-			              status < 0 ? "was killed by a signal"
-			                         : "failed with no message");
-		}
-		free(text);
+		else
+			proc_append_log(err, log.data, argv[0], status);
 		strbuf_finish(&log);
 		st = RT_ERR_COMPILE;
 		goto done;
@@ -448,7 +307,7 @@ done:
 		free(argv);
 	}
 	if (dir.len)
-		remove_dir(dir.data);
+		proc_remove_dir(dir.data);
 	strbuf_finish(&dir);
 	strbuf_finish(&path);
 	strbuf_finish(&gen);
@@ -625,7 +484,7 @@ static rt_status host_load(rt_device *d, const rt_blob *blob, rt_function **out,
 	*out = NULL;
 	strbuf path;
 	strbuf_init(&path);
-	strbuf_printf(&path, "%s/aotc-host-XXXXXX.so", tmp_root());
+	strbuf_printf(&path, "%s/aotc-host-XXXXXX.so", proc_tmp_root());
 	int fd = mkstemps(path.data, 3);
 	if (fd < 0) {
 		strbuf_printf(err, "mkstemps %s: %s", path.data, strerror(errno));
@@ -793,7 +652,7 @@ static rt_status host_sync(rt_device *d, strbuf *err)
 
 const rt_ops rt_host_ops = {
 	.name = "host",
-	.compiler_id = host_compiler_id,
+	.compiler_for = host_compiler_for,
 	.compile = host_compile,
 	.open = host_open,
 	.close = host_close,

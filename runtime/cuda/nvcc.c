@@ -1,0 +1,365 @@
+/* The CUDA backend's second compiler: nvcc, for kernel files NVRTC cannot
+ * take (host headers such as <cstdio>, host functions, main()). nvcc -cubin
+ * preprocesses with the host compiler, so it compiles the file exactly as
+ * the user's own build does. One variant is one nvcc run on a generated
+ * file that includes the kernel and takes the instance's address (which
+ * instantiates it, as NVRTC's name expressions do); the instance's mangled
+ * name is then found among the CUBIN's function symbols by demangling them.
+ * Called from many tuner threads at once. */
+#include "cuda_internal.h"
+
+#include <ctype.h>
+#include <elf.h>
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "proc.h"
+
+/* libstdc++'s demangler; it has C linkage. */
+char *__cxa_demangle(const char *mangled, char *buf, size_t *len, int *status);
+
+extern const char aotc_header_text[];
+extern const size_t aotc_header_text_len;
+
+static struct {
+	pthread_once_t once;
+	char *path;       /* the nvcc that runs */
+	char id[32];      /* "nvcc 13.0" */
+	char error[1024]; /* why there is none */
+} nvcc = {.once = PTHREAD_ONCE_INIT};
+
+/* "Cuda compilation tools, release 13.0, V13.0.48" -> "13.0". */
+static bool release_of(const char *text, char *out, size_t n)
+{
+	const char *r = strstr(text, "release ");
+	if (!r)
+		return false;
+	r += 8;
+	size_t len = strcspn(r, ", \n");
+	if (len == 0 || len >= n)
+		return false;
+	memcpy(out, r, len);
+	out[len] = 0;
+	return true;
+}
+
+static void nvcc_load(void)
+{
+	/* The toolkit named by the environment first, as for NVRTC; then
+	 * /usr/local/cuda; then PATH. */
+	const char *roots[] = {getenv("CUDA_PATH"), getenv("CUDA_HOME"), "/usr/local/cuda"};
+	strbuf tried;
+	strbuf_init(&tried);
+	for (size_t i = 0; i <= COUNTOF(roots); i++) {
+		char *path;
+		if (i < COUNTOF(roots)) {
+			if (!roots[i] || !roots[i][0])
+				continue;
+			strbuf p;
+			strbuf_init(&p);
+			strbuf_printf(&p, "%s/bin/nvcc", roots[i]);
+			path = p.data;
+			if (access(path, X_OK) != 0) {
+				strbuf_printf(&tried, "%s%s: %s", tried.len ? "; " : "", path, strerror(errno));
+				free(path);
+				continue;
+			}
+		} else {
+			path = xstrdup("nvcc");
+		}
+		char *argv[] = {path, "--version", NULL};
+		strbuf err;
+		strbuf_init(&err);
+		char *out = proc_output(argv, &err);
+		char rel[16];
+		if (out && release_of(out, rel, sizeof rel)) {
+			nvcc.path = path;
+			snprintf(nvcc.id, sizeof nvcc.id, "nvcc %s", rel);
+			free(out);
+			strbuf_finish(&err);
+			strbuf_finish(&tried);
+			return;
+		}
+		strbuf_printf(&tried, "%s%s", tried.len ? "; " : "",
+		              out ? "nvcc --version names no release" : err.data);
+		free(out);
+		strbuf_finish(&err);
+		free(path);
+	}
+	snprintf(nvcc.error, sizeof nvcc.error, "nvcc not found (%s)", tried.data);
+	strbuf_finish(&tried);
+}
+
+const char *cuda_nvcc_id(strbuf *err)
+{
+	pthread_once(&nvcc.once, nvcc_load);
+	if (!nvcc.path) {
+		if (err)
+			strbuf_puts(err, nvcc.error);
+		return NULL;
+	}
+	return nvcc.id;
+}
+
+/* ---- Finding the instance in the CUBIN ---------------------------------- */
+
+/* A C++ name in a canonical spelling: no spaces, no integer-literal
+ * suffixes (64u, 8l), true/false as 1/0. "sgemm<64, 8>" and the
+ * demangler's "sgemm<64u, 8l>" come out the same. */
+static void canonical(const char *s, size_t n, strbuf *out)
+{
+	out->len = 0;
+	out->data[0] = 0;
+	for (size_t i = 0; i < n; i++) {
+		char c = s[i];
+		if (c == ' ')
+			continue;
+		bool start = i == 0 || !(isalnum((unsigned char)s[i - 1]) || s[i - 1] == '_');
+		if (start && strncmp(s + i, "true", 4) == 0 &&
+		    (i + 4 >= n || !(isalnum((unsigned char)s[i + 4]) || s[i + 4] == '_'))) {
+			strbuf_putc(out, '1');
+			i += 3;
+			continue;
+		}
+		if (start && strncmp(s + i, "false", 5) == 0 &&
+		    (i + 5 >= n || !(isalnum((unsigned char)s[i + 5]) || s[i + 5] == '_'))) {
+			strbuf_putc(out, '0');
+			i += 4;
+			continue;
+		}
+		if (start && isdigit((unsigned char)c)) {
+			while (i < n && isalnum((unsigned char)s[i])) {
+				if (!strchr("uUlL", s[i]))
+					strbuf_putc(out, s[i]);
+				i++;
+			}
+			i--;
+			continue;
+		}
+		strbuf_putc(out, c);
+	}
+}
+
+/* The demangled function's name with its template arguments: "void
+ * f<1>(int)" -> "f<1>", "g(int)" -> "g". */
+static void function_name(const char *demangled, const char **b, size_t *n)
+{
+	const char *s = demangled;
+	if (strncmp(s, "void ", 5) == 0)
+		s += 5;
+	int depth = 0;
+	const char *p = s;
+	for (; *p; p++) {
+		if (*p == '<')
+			depth++;
+		else if (*p == '>')
+			depth--;
+		else if (*p == '(' && depth == 0)
+			break;
+	}
+	*b = s;
+	*n = (size_t)(p - s);
+}
+
+/* The mangled name of instance among the CUBIN's function symbols; NULL
+ * with the reason (and the candidates) in err. */
+static char *find_symbol(const unsigned char *elf, size_t size, const char *instance,
+                         strbuf *err)
+{
+	const Elf64_Ehdr *eh = (const void *)elf;
+	if (size < sizeof *eh || memcmp(eh->e_ident, ELFMAG, SELFMAG) != 0 ||
+	    eh->e_ident[EI_CLASS] != ELFCLASS64 || eh->e_shentsize != sizeof(Elf64_Shdr) ||
+	    eh->e_shoff > size || eh->e_shnum > (size - eh->e_shoff) / sizeof(Elf64_Shdr)) {
+		strbuf_puts(err, "nvcc's output is not a 64-bit ELF CUBIN");
+		return NULL;
+	}
+	const Elf64_Shdr *sh = (const void *)(elf + eh->e_shoff);
+	strbuf want, got;
+	strbuf_init(&want);
+	strbuf_init(&got);
+	canonical(instance, strlen(instance), &want);
+	/* The base name, "sgemm<", for the fallback below. */
+	size_t base = strcspn(want.data, "<");
+	char *found = NULL, *only = NULL;
+	int nbase = 0;
+	strbuf cands;
+	strbuf_init(&cands);
+	for (int i = 0; i < eh->e_shnum && !found; i++) {
+		if (sh[i].sh_type != SHT_SYMTAB || sh[i].sh_link >= eh->e_shnum ||
+		    sh[i].sh_entsize != sizeof(Elf64_Sym) || sh[i].sh_offset > size ||
+		    sh[i].sh_size > size - sh[i].sh_offset)
+			continue;
+		const Elf64_Shdr *strs = &sh[sh[i].sh_link];
+		if (strs->sh_offset > size || strs->sh_size > size - strs->sh_offset)
+			continue;
+		const char *names = (const char *)elf + strs->sh_offset;
+		const Elf64_Sym *sym = (const void *)(elf + sh[i].sh_offset);
+		size_t nsym = sh[i].sh_size / sizeof *sym;
+		for (size_t j = 0; j < nsym && !found; j++) {
+			if (ELF64_ST_TYPE(sym[j].st_info) != STT_FUNC || sym[j].st_name >= strs->sh_size)
+				continue;
+			const char *mangled = names + sym[j].st_name;
+			if (!memchr(mangled, 0, strs->sh_size - sym[j].st_name))
+				continue;
+			int status = 0;
+			char *dem = __cxa_demangle(mangled, NULL, NULL, &status);
+			const char *b = mangled;
+			size_t n = strlen(mangled);
+			if (status == 0 && dem)
+				function_name(dem, &b, &n);
+			canonical(b, n, &got);
+			if (strcmp(got.data, want.data) == 0) {
+				found = xstrdup(mangled);
+			} else if (want.data[base] == '<' && strncmp(got.data, want.data, base + 1) == 0) {
+				nbase++;
+				free(only);
+				only = xstrdup(mangled);
+				strbuf_printf(&cands, "%s%.*s", cands.len ? ", " : "", (int)n, b);
+			}
+			free(dem);
+		}
+	}
+	/* A spelling the canonical form does not cover (a defaulted type
+	 * argument, an enum): the one instance of that template is it. */
+	if (!found && nbase == 1) {
+		found = only;
+		only = NULL;
+	}
+	if (!found)
+		strbuf_printf(err, "nvcc compiled %s but its CUBIN has no such kernel%s%s%s", instance,
+		              cands.len ? " (instances found: " : "", cands.data, cands.len ? ")" : "");
+	free(only);
+	strbuf_finish(&cands);
+	strbuf_finish(&want);
+	strbuf_finish(&got);
+	return found;
+}
+
+/* ---- Compiling ---------------------------------------------------------- */
+
+rt_status cuda_nvcc_compile(const rt_compile_request *req, rt_blob *out, strbuf *err)
+{
+	memset(out, 0, sizeof *out);
+	if (!cuda_nvcc_id(err))
+		return RT_ERR_ENV;
+	int major, minor;
+	char arch[16];
+	if (!cuda_parse_arch(req->arch, &major, &minor, arch, sizeof arch)) {
+		strbuf_printf(err, "not a CUDA architecture: '%s' (expected e.g. sm90)", req->arch);
+		return RT_ERR_ENV;
+	}
+	if (strpbrk(req->source_path, "\"\n")) {
+		strbuf_printf(err, "%s: cannot #include a path with '\"' or a newline",
+		              req->source_path);
+		return RT_ERR_COMPILE;
+	}
+	strbuf dir, path, gen, log, bin;
+	strbuf_init(&dir);
+	strbuf_init(&path);
+	strbuf_init(&gen);
+	strbuf_init(&log);
+	strbuf_init(&bin);
+	rt_status st = RT_ERR_OTHER;
+	char **argv = NULL;
+	int n = 0;
+	if (!proc_mkdtemp("aotc-nvcc", &dir, err)) {
+		st = RT_ERR_ENV;
+		goto done;
+	}
+	strbuf_printf(&path, "%s/aotc.h", dir.data);
+	if (proc_write_new(path.data, aotc_header_text, aotc_header_text_len) < 0) {
+		strbuf_printf(err, "%s: %s", path.data, strerror(errno));
+		st = RT_ERR_ENV;
+		goto done;
+	}
+	/* Taking the address instantiates the template for the device, as
+	 * NVRTC's name expression does. */
+	strbuf_printf(&gen, "#include \"%s\"\n", req->source_path);
+	strbuf_printf(&gen, "[[maybe_unused]] static auto *const aotc_instance_ = &%s;\n",
+	              req->instance);
+	path.len = 0;
+	strbuf_printf(&path, "%s/variant.cu", dir.data);
+	if (proc_write_new(path.data, gen.data, gen.len) < 0) {
+		strbuf_printf(err, "%s: %s", path.data, strerror(errno));
+		st = RT_ERR_ENV;
+		goto done;
+	}
+	strbuf_printf(&bin, "%s/variant.cubin", dir.data);
+	strbuf_printf(&log, "%s/log", dir.data);
+
+	/* nvcc -cubin -arch=sm_90 -std=c++17 -I tmp -I srcdir -I... -D...
+	 * variant.cu -o variant.cubin */
+	argv = xcalloc((size_t)(12 + req->ninclude_dirs + req->ndefines), sizeof *argv);
+	argv[n++] = xstrdup(nvcc.path);
+	argv[n++] = xstrdup("-cubin");
+	strbuf a;
+	strbuf_init(&a);
+	strbuf_printf(&a, "-arch=%s", arch);
+	argv[n++] = a.data;
+	argv[n++] = xstrdup("-std=c++17");
+	strbuf_init(&a);
+	strbuf_printf(&a, "-I%s", dir.data);
+	argv[n++] = a.data;
+	char *srcdir = cuda_source_dir(req->source_path);
+	strbuf_init(&a);
+	strbuf_printf(&a, "-I%s", srcdir);
+	argv[n++] = a.data;
+	free(srcdir);
+	for (int i = 0; i < req->ninclude_dirs; i++) {
+		strbuf_init(&a);
+		strbuf_printf(&a, "-I%s", req->include_dirs[i]);
+		argv[n++] = a.data;
+	}
+	for (int i = 0; i < req->ndefines; i++) {
+		strbuf_init(&a);
+		strbuf_printf(&a, "-D%s", req->defines[i]);
+		argv[n++] = a.data;
+	}
+	argv[n++] = xstrdup(path.data);
+	argv[n++] = xstrdup("-o");
+	argv[n++] = xstrdup(bin.data);
+	argv[n] = NULL;
+
+	int status = proc_run_logged(argv, log.data);
+	if (status == -2) {
+		strbuf_printf(err, "cannot run %s: %s", argv[0], strerror(errno));
+		st = RT_ERR_ENV;
+		goto done;
+	}
+	size_t size = 0;
+	void *cubin = status == 0 ? read_file(bin.data, &size) : NULL;
+	if (!cubin) {
+		if (status == 0)
+			strbuf_printf(err, "%s: %s", bin.data, strerror(errno));
+		else
+			proc_append_log(err, log.data, argv[0], status);
+		st = RT_ERR_COMPILE;
+		goto done;
+	}
+	char *symbol = find_symbol(cubin, size, req->instance, err);
+	if (!symbol) {
+		free(cubin);
+		st = RT_ERR_COMPILE;
+		goto done;
+	}
+	out->data = cubin;
+	out->size = size;
+	out->symbol = symbol;
+	st = RT_OK;
+done:
+	for (int i = 0; i < n; i++)
+		free(argv[i]);
+	free(argv);
+	if (dir.len)
+		proc_remove_dir(dir.data);
+	strbuf_finish(&dir);
+	strbuf_finish(&path);
+	strbuf_finish(&gen);
+	strbuf_finish(&log);
+	strbuf_finish(&bin);
+	return st;
+}
