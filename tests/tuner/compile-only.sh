@@ -1,0 +1,79 @@
+#!/bin/sh
+# aotc tune --compile-only (SPEC §3) on this machine, which needs no GPU:
+# per-variant failures and the "N of M" line; exit 0 / 1 (reference) / 4
+# (no variant); the compile cache a later tune reuses. And `aotc compile`'s
+# failure path: only "no device of that architecture" re-emits from the
+# database; another environment error exits 3 and is told once.
+# Usage: compile-only.sh AOTC REPO_ROOT
+aotc=$1
+root=$2
+here=$root/tests/tuner
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+export AOTC_CACHE_DIR="$tmp/cache"
+pass=0
+fail=0
+ok() { echo "PASS $1"; pass=$((pass + 1)); }
+bad() { echo "FAIL $1"; shift; for l in "$@"; do echo "    $l"; done; fail=$((fail + 1)); }
+check() {
+	if [ "$2" -eq "$3" ]; then ok "$1"; else bad "$1" "exit $2, expected $3" "$(tail -8 "$tmp/log")"; fi
+}
+has() { # NAME PATTERN: the log has a line matching PATTERN
+	if grep -q -- "$2" "$tmp/log"; then ok "$1"; else bad "$1" "no line matching '$2'" "$(tail -8 "$tmp/log")"; fi
+}
+
+if [ ! -x /usr/local/cuda/bin/nvcc ] && ! command -v nvcc >/dev/null; then
+	echo "no CUDA toolkit: skipping"
+	exit 77
+fi
+
+"$aotc" tune "$here/compile_only.cu" --arch sm90 --compile-only -j 2 >"$tmp/log" 2>&1
+check "compile-only: exit 0 with one variant failing" $? 0
+has "compile-only: the count line" "^scale: 3 of 4 configurations compiled for sm90 with nvrtc"
+has "compile-only: the failing variant named" "scale<128, 3>: compile_error"
+has "compile-only: its log shown" "TILE 128 cannot unroll 3"
+has "compile-only: the reference compiled" "reference compiled"
+
+"$aotc" tune "$here/compile_only.cu" --arch sm90 --compile-only -j 2 >"$tmp/log" 2>&1
+has "compile-only: a rerun takes the cache" "(3 from cache)"
+
+"$aotc" tune "$here/compile_only.cu" --arch sm90 --compile-only -DBREAK_REFERENCE -j 2 >"$tmp/log" 2>&1
+check "compile-only: a reference that does not compile exits 1" $? 1
+has "compile-only: the reference's error at AOTC_REFERENCE" "compile_only.cu:[0-9]*:[0-9]*: error: the reference 'scale_ref' does not compile"
+
+"$aotc" tune "$here/compile_only.cu" --arch sm90 --compile-only -DBREAK_ALL -j 2 >"$tmp/log" 2>&1
+check "compile-only: no variant compiles: exit 4" $? 4
+has "compile-only: 0 of 4" "^scale: 0 of 4 configurations compiled"
+
+AOTC_CUDA_COMPILER=nvcc "$aotc" tune "$here/compile_only.cu" --arch sm90 --compile-only -j 2 >"$tmp/log" 2>&1
+check "compile-only with nvcc: exit 0" $? 0
+has "compile-only with nvcc: the count line" "^scale: 3 of 4 configurations compiled for sm90 with nvcc"
+
+AOTC_CUDA_COMPILER=clang "$aotc" tune "$here/compile_only.cu" --arch sm90 --compile-only >"$tmp/log" 2>&1
+check "a bad AOTC_CUDA_COMPILER is an environment error" $? 3
+
+"$aotc" emit "$here/compile_only.cu" --arch sm90 --compile-only >"$tmp/log" 2>&1
+check "--compile-only outside tune is a usage error" $? 2
+
+# compile: the host backend always has its device, so an unwritable
+# database is another environment error: exit 3, said once, no emission.
+mkdir -p "$tmp/ro" "$tmp/out"
+touch "$tmp/ro/db"   # a file where the database directory should be
+"$aotc" compile "$root/templates/matmul_host.cpp" --arch host --db "$tmp/ro/db" -o "$tmp/out" \
+	--shapes "$here/small_shapes.json" >"$tmp/log" 2>&1
+check "compile: an unwritable database exits 3" $? 3
+n=$(grep -c "error:" "$tmp/log")
+if [ "$n" -eq 1 ]; then ok "compile: the error is told once"; else bad "compile: the error is told once" "$n error lines" "$(cat "$tmp/log")"; fi
+if [ -z "$(ls "$tmp/out")" ]; then ok "compile: nothing emitted"; else bad "compile: nothing emitted" "$(ls "$tmp/out")"; fi
+
+# compile for a GPU this machine does not have: re-emit, saying so.
+if ! ldconfig -p 2>/dev/null | grep -q libcuda.so.1; then
+	"$aotc" compile "$root/templates/softmax.cu" --arch sm90 --db "$root/templates" -o "$tmp/out" >"$tmp/log" 2>&1
+	check "compile without a GPU: re-emits from the database" $? 0
+	has "compile without a GPU: says so" "no sm90 device here: emitting from the tuning database"
+	n=$(grep -c "error" "$tmp/log")
+	if [ "$n" -eq 0 ]; then ok "compile without a GPU: no error shown"; else bad "compile without a GPU: no error shown" "$(cat "$tmp/log")"; fi
+fi
+
+echo "$pass passed, $fail failed"
+[ "$fail" -eq 0 ]
