@@ -418,7 +418,8 @@ static int dispatch_check(options *o, const aotc_module *m, const kernel *k, dia
 			               .params = params, .nparams = k->nparams};
 			int64_t dims[7];
 			int which;
-			bool ok = ir_launch_dims(&k->grid, &k->block, &k->smem, &le, dims, &which) == EVAL_OK;
+			bool ok = ir_launch_dims(&k->grid, &k->block, &k->smem, &le, dims, &which) == EVAL_OK &&
+			          ir_dims_launchable(dims);
 			printf("dims %d", i);
 			for (int j = 0; j < k->nparams; j++)
 				if (ir_param_is_integer(&k->params[j]))
