@@ -319,6 +319,17 @@ static int gen(out *o, const expr *e, int *tmp)
 	die("emit: bad operator %d", (int)e->op);
 }
 
+/* Whether e reads a parameter: otherwise it is fixed per variant, and the
+ * emitter evaluates it once (the launch dimensions over tunables only). */
+static bool uses_params(const expr *e)
+{
+	if (!e)
+		return false;
+	if (e->kind == EXPR_NAME && e->name_kind == NAME_PARAM)
+		return true;
+	return uses_params(e->a) || uses_params(e->b) || uses_params(e->c);
+}
+
 static int count_nodes(const expr *e)
 {
 	return e ? 1 + count_nodes(e->a) + count_nodes(e->b) + count_nodes(e->c) : 0;
@@ -512,10 +523,24 @@ static char *dispatch_c(const ctx *c)
 	for (int i = 0; i < k->nfeatures; i++)
 		note_helpers(k->features[i].e, used);
 	const launch *ls[2] = {&k->grid, &k->block};
+	/* Launch dimensions over tunables only are evaluated here, per variant,
+	 * into aot_fixed (-1 when they cannot be: every dimension's range
+	 * excludes it), so select() pays no arithmetic for them. */
+	bool fixed[7] = {false};
+	bool any_fixed = false;
 	for (int l = 0; l < 2; l++)
 		for (int i = 0; i < ls[l]->ndims; i++)
-			note_helpers(ls[l]->dims[i].e, used);
-	note_helpers(k->smem.e, used);
+			any_fixed |= fixed[3 * l + i] = !uses_params(ls[l]->dims[i].e);
+	if (k->smem.e)
+		any_fixed |= fixed[6] = !uses_params(k->smem.e);
+	if (!k->is_global)
+		any_fixed = false;
+	for (int l = 0; l < 2; l++)
+		for (int i = 0; i < ls[l]->ndims; i++)
+			if (!fixed[3 * l + i])
+				note_helpers(ls[l]->dims[i].e, used);
+	if (!fixed[6])
+		note_helpers(k->smem.e, used);
 	emit_helpers(&o, used);
 	for (int i = 0; i < k->nvalues; i++)
 		if (!k->values[i].is_float && ir_param_is_integer(&k->params[k->values[i].param])) {
@@ -538,10 +563,38 @@ static char *dispatch_c(const ctx *c)
 			for (int i = 0; i < ls[l]->ndims; i++) {
 				char name[32];
 				snprintf(name, sizeof name, "aot_%s%d", l ? "block" : "grid", i);
-				gen_function(&o, name, &ls[l]->dims[i]);
+				if (!fixed[3 * l + i])
+					gen_function(&o, name, &ls[l]->dims[i]);
 			}
-		if (k->smem.e)
+		if (k->smem.e && !fixed[6])
 			gen_function(&o, "aot_smem", &k->smem);
+	}
+	if (any_fixed) {
+		static const char *const what[7] = {"grid x", "grid y", "grid z", "block x", "block y",
+		                                    "block z", "smem"};
+		strbuf_puts(&o.sb, "/* per variant, launch dimensions over tunables only:");
+		for (int j = 0; j < 7; j++)
+			if (fixed[j])
+				strbuf_printf(&o.sb, " %s", what[j]);
+		strbuf_puts(&o.sb, " (-1: cannot be evaluated) */\n");
+		out_line(&o, "static const int64_t aot_fixed[AOT_NV][7] = {");
+		for (int v = 0; v < c->nvars; v++) {
+			eval_env env = {.tunables = c->in->db->configs[c->vars[v]].values,
+			                .ntunables = k->ntunables};
+			strbuf_puts(&o.sb, "\t{");
+			for (int j = 0; j < 7; j++) {
+				int64_t x = -1;
+				const aexpr *a = j == 6 ? &k->smem : &ls[j / 3]->dims[j % 3];
+				if (fixed[j] && expr_eval(a->e, &env, &x) != EVAL_OK)
+					x = -1;
+				if (!fixed[j])
+					x = 0;
+				strbuf_printf(&o.sb, "%sINT64_C(%lld)", j ? ", " : "", (long long)x);
+			}
+			strbuf_puts(&o.sb, "},\n");
+		}
+		out_line(&o, "};");
+		out_raw(&o, "\n");
 	}
 
 	if (k->is_global) {
@@ -556,10 +609,17 @@ static char *dispatch_c(const ctx *c)
 		o.indent++;
 		out_line(&o, "const int64_t *t = aot_params[v];");
 		out_line(&o, "int64_t x;");
+		out_line(&o, "(void)p;");
+		out_line(&o, "(void)t;");
 		for (int l = 0; l < 2; l++)
 			for (int i = 0; i < 3; i++) {
 				const char *arr = l ? "block" : "grid";
-				if (i < ls[l]->ndims) {
+				if (i < ls[l]->ndims && fixed[3 * l + i]) {
+					out_line(&o, "x = aot_fixed[v][%d];", 3 * l + i);
+					out_line(&o, "if (x < 1 || x > INT64_C(%s))", limit[l][i]);
+					out_line(&o, "\treturn 1;");
+					out_line(&o, "%s[%d] = (uint32_t)x;", arr, i);
+				} else if (i < ls[l]->ndims) {
 					out_line(&o, "if (aot_%s%d(p, t, &x) || x < 1 || x > INT64_C(%s))", arr, i, limit[l][i]);
 					out_line(&o, "\treturn 1;");
 					out_line(&o, "%s[%d] = (uint32_t)x;", arr, i);
@@ -570,7 +630,10 @@ static char *dispatch_c(const ctx *c)
 		out_line(&o, "if ((int64_t)block[0] * block[1] * block[2] > 1024)");
 		out_line(&o, "\treturn 1;");
 		if (k->smem.e) {
-			out_line(&o, "if (aot_smem(p, t, &x) || x < 0 || x > INT64_C(4294967295))");
+			if (fixed[6])
+				out_line(&o, "if ((x = aot_fixed[v][6]) < 0 || x > INT64_C(4294967295))");
+			else
+				out_line(&o, "if (aot_smem(p, t, &x) || x < 0 || x > INT64_C(4294967295))");
 			out_line(&o, "\treturn 1;");
 			out_line(&o, "*smem = (uint32_t)x;");
 		} else {

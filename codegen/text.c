@@ -62,7 +62,7 @@ bool include_text_ok(const char *s)
 		return false;
 	for (const char *p = s; *p; p++) {
 		unsigned char c = (unsigned char)*p;
-		if (c < 0x20 || c >= 0x7f || c == '"' || c == '\\' ||
+		if (c < 0x20 || c == 0x7f || c == '"' || c == '\\' ||
 		    (c == '*' && p[1] == '/') || (c == '/' && (p[1] == '*' || p[1] == '/')) ||
 		    (c == '?' && p[1] == '?'))
 			return false;

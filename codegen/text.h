@@ -30,8 +30,10 @@ void put_comment_text(strbuf *sb, const char *s);
 bool path_is_plain(const char *s);
 
 /* Text that may stand between the quotes of an #include line in emitted
- * code (a kernel's file name, --include-as): not empty, printable ASCII,
- * no quote, no backslash, no comment opener or closer, no "??". */
+ * code (a kernel's file name, --include-as): not empty, no control
+ * character, no quote, no backslash, no comment opener or closer, no "??".
+ * Bytes above 0x7f pass: a header name is not a string literal, its bytes
+ * are the file's name as is. */
 bool include_text_ok(const char *s);
 
 /* How emitted comments name a source file, the same from any working

@@ -677,7 +677,7 @@ int main(int argc, char **argv)
 			 * that ends the line, the string or opens a comment. */
 			if (!include_text_ok(optarg)) {
 				fprintf(stderr, "aotc %s: --include-as '%s' cannot be written in an #include "
-				        "(printable characters only, no \", \\, /*, */, // or two question marks)\n", cmd->name, optarg);
+				        "(no control character, \", \\, /*, */, // or two question marks)\n", cmd->name, optarg);
 				goto out;
 			}
 			o.include_as = optarg;

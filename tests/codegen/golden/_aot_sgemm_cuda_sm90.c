@@ -30,23 +30,6 @@ static const int64_t aot_params[AOT_NV][AOT_NT] = {
 	{INT64_C(128), INT64_C(256), INT64_C(16), INT64_C(8), INT64_C(8), INT64_C(4)},
 };
 
-static int aot_mul(int64_t a, int64_t b, int64_t *r)
-{
-	if (a > 0 ? (b > 0 ? a > INT64_MAX / b : b < INT64_MIN / a)
-	          : (b > 0 ? a < INT64_MIN / b : (a != 0 && b < INT64_MAX / a)))
-		return 1;
-	*r = a * b;
-	return 0;
-}
-
-static int aot_div(int64_t a, int64_t b, int64_t *r)
-{
-	if (b == 0 || (a == INT64_MIN && b == -1))
-		return 1;
-	*r = a / b;
-	return 0;
-}
-
 static int aot_mod(int64_t a, int64_t b, int64_t *r)
 {
 	if (b == 0 || (a == INT64_MIN && b == -1))
@@ -130,25 +113,13 @@ static int aot_grid1(const int64_t *p, const int64_t *t, int64_t *out)
 	return 0;
 }
 
-/* (BM * BN) / (TM * TN) */
-static int aot_block0(const int64_t *p, const int64_t *t, int64_t *out)
-{
-	int64_t v0, v1, v2, v3, v4, v5, v6;
-	(void)p;
-	(void)t;
-	v2 = t[0];
-	v3 = t[1];
-	if (aot_mul(v2, v3, &v1))
-		return 1;
-	v5 = t[3];
-	v6 = t[4];
-	if (aot_mul(v5, v6, &v4))
-		return 1;
-	if (aot_div(v1, v4, &v0))
-		return 1;
-	*out = v0;
-	return 0;
-}
+/* per variant, launch dimensions over tunables only: block x (-1: cannot be evaluated) */
+static const int64_t aot_fixed[AOT_NV][7] = {
+	{INT64_C(0), INT64_C(0), INT64_C(0), INT64_C(128), INT64_C(0), INT64_C(0), INT64_C(0)},
+	{INT64_C(0), INT64_C(0), INT64_C(0), INT64_C(256), INT64_C(0), INT64_C(0), INT64_C(0)},
+	{INT64_C(0), INT64_C(0), INT64_C(0), INT64_C(128), INT64_C(0), INT64_C(0), INT64_C(0)},
+	{INT64_C(0), INT64_C(0), INT64_C(0), INT64_C(512), INT64_C(0), INT64_C(0), INT64_C(0)},
+};
 
 /* Launch limits of every CUDA device: grid.x < 2^31, grid.y and grid.z <= 65535,
  * block <= 1024 x 1024 x 64 and at most 1024 threads. */
@@ -156,6 +127,8 @@ static int aot_dims(int v, const int64_t *p, uint32_t grid[3], uint32_t block[3]
 {
 	const int64_t *t = aot_params[v];
 	int64_t x;
+	(void)p;
+	(void)t;
 	if (aot_grid0(p, t, &x) || x < 1 || x > INT64_C(2147483647))
 		return 1;
 	grid[0] = (uint32_t)x;
@@ -163,7 +136,8 @@ static int aot_dims(int v, const int64_t *p, uint32_t grid[3], uint32_t block[3]
 		return 1;
 	grid[1] = (uint32_t)x;
 	grid[2] = 1;
-	if (aot_block0(p, t, &x) || x < 1 || x > INT64_C(1024))
+	x = aot_fixed[v][3];
+	if (x < 1 || x > INT64_C(1024))
 		return 1;
 	block[0] = (uint32_t)x;
 	block[1] = 1;

@@ -86,16 +86,16 @@ static int aot_grid0(const int64_t *p, const int64_t *t, int64_t *out)
 	return 0;
 }
 
-/* BLOCK */
-static int aot_block0(const int64_t *p, const int64_t *t, int64_t *out)
-{
-	int64_t v0;
-	(void)p;
-	(void)t;
-	v0 = t[0];
-	*out = v0;
-	return 0;
-}
+/* per variant, launch dimensions over tunables only: block x (-1: cannot be evaluated) */
+static const int64_t aot_fixed[AOT_NV][7] = {
+	{INT64_C(0), INT64_C(0), INT64_C(0), INT64_C(64), INT64_C(0), INT64_C(0), INT64_C(0)},
+	{INT64_C(0), INT64_C(0), INT64_C(0), INT64_C(128), INT64_C(0), INT64_C(0), INT64_C(0)},
+	{INT64_C(0), INT64_C(0), INT64_C(0), INT64_C(256), INT64_C(0), INT64_C(0), INT64_C(0)},
+	{INT64_C(0), INT64_C(0), INT64_C(0), INT64_C(256), INT64_C(0), INT64_C(0), INT64_C(0)},
+	{INT64_C(0), INT64_C(0), INT64_C(0), INT64_C(512), INT64_C(0), INT64_C(0), INT64_C(0)},
+	{INT64_C(0), INT64_C(0), INT64_C(0), INT64_C(512), INT64_C(0), INT64_C(0), INT64_C(0)},
+	{INT64_C(0), INT64_C(0), INT64_C(0), INT64_C(1024), INT64_C(0), INT64_C(0), INT64_C(0)},
+};
 
 /* Launch limits of every CUDA device: grid.x < 2^31, grid.y and grid.z <= 65535,
  * block <= 1024 x 1024 x 64 and at most 1024 threads. */
@@ -103,12 +103,15 @@ static int aot_dims(int v, const int64_t *p, uint32_t grid[3], uint32_t block[3]
 {
 	const int64_t *t = aot_params[v];
 	int64_t x;
+	(void)p;
+	(void)t;
 	if (aot_grid0(p, t, &x) || x < 1 || x > INT64_C(2147483647))
 		return 1;
 	grid[0] = (uint32_t)x;
 	grid[1] = 1;
 	grid[2] = 1;
-	if (aot_block0(p, t, &x) || x < 1 || x > INT64_C(1024))
+	x = aot_fixed[v][3];
+	if (x < 1 || x > INT64_C(1024))
 		return 1;
 	block[0] = (uint32_t)x;
 	block[1] = 1;
