@@ -7,9 +7,14 @@
  *   _aot_K_T.cu   (CUDA) the selected instantiations and the launcher
  *   _aot_K_T.cpp  (host) the same for a host kernel
  *   _aot_K_T.h    declarations of both
+ *   aotc.h        a copy of the runtime header, so that the kernel source's
+ *                 #include <aotc.h> needs nothing installed
  *
+ * The launcher includes the kernel by its file name (or --include-as), so
+ * `-I <kernel dir> -I <output dir>` builds the output wherever it is.
  * Output is a pure function of the IR, the database and the heuristic: no
- * timestamps, no paths of this machine beyond the kernel's include. */
+ * timestamps, no paths of this machine (comments name the source relative
+ * to its repository root, see source_name in text.h). */
 #ifndef AOTC_EMIT_H
 #define AOTC_EMIT_H
 
@@ -25,14 +30,24 @@ typedef struct emit_input {
 	const hmatrix *hm;         /* from db and k */
 	const hresult *hr;         /* the heuristic on hm */
 	const char *out_dir;
+	const char *include_as;    /* what the launcher's #include names; NULL: the file name */
 } emit_input;
 
 /* "cuda_sm90", "host", "rocm_gfx90a" into buf. */
 void emit_arch_tag(const char *arch, char *buf, size_t n);
 
-/* Writes the files (each atomically). Returns 0, or 1 after a diagnostic
- * (a name that is not a C identifier), or 3 when a file cannot be
- * written. */
+/* The copy of aotc.h for directory dir: it begins with a line saying aotc
+ * wrote it, then the runtime header's bytes. Returns 1 with *text (malloc'd)
+ * and *len when dir/aotc.h must be written (absent, or an earlier copy
+ * aotc wrote); 0 when it already holds this copy or the runtime header
+ * itself (left as it is); -1 after a diagnostic when it is some other file
+ * (never overwritten) or cannot be read. */
+int emit_header_copy(const char *dir, char **text, size_t *len, diags *d);
+
+/* Writes the files: all of them or none (temporaries, then renames).
+ * Returns 0, or 1 after a diagnostic (a name that is not a C identifier, an
+ * include that cannot be written), or 3 when a file cannot be written or
+ * a foreign aotc.h is in the way. */
 int emit_files(const emit_input *in, diags *d);
 
 #endif

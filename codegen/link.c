@@ -11,6 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "emit.h"
 #include "text.h"
 #include "util.h"
 
@@ -50,7 +51,7 @@ typedef struct entry {
 	char *include;  /* the header relative to the output's directory */
 	char *dir_rel;  /* DIR relative to the output's directory */
 	char *hw;       /* the hardware id it was tuned on, or NULL */
-	char *source;   /* the kernel source its .cu includes, relative to the output's directory */
+	char *source;   /* the kernel source as its .cu includes it (found through the include path) */
 	sig select, launch;
 } entry;
 
@@ -384,13 +385,13 @@ static bool scan_dir(entries *es, const char *dir, const char *out_real, diags *
 				                 cu.data);
 				ok = false;
 			} else {
+				/* As written: the include path that finds it for
+				 * the per-architecture .cu finds it for the linked one. */
 				strbuf src;
 				strbuf_init(&src);
-				if (strcmp(rel.data, "."))
-					strbuf_printf(&src, "%s/", rel.data);
 				strbuf_putn(&src, q1 + 10, (size_t)(q2 - q1 - 10));
 				e->source = src.data;
-				if (!path_is_plain(e->source)) {
+				if (!include_text_ok(e->source)) {
 					diag_plain_error(d, "'%s': its kernel source path %s cannot be written in an #include",
 					                 cu.data, e->source);
 					ok = false;
@@ -458,6 +459,7 @@ typedef struct gen {
 	const entries *es;
 	const char *base;     /* the output's file name without directory and .c */
 	const char *guard;
+	const char *include_as; /* --include-as, or NULL */
 } gen;
 
 /* [first, end) of the entries of kernel at index i. */
@@ -518,7 +520,12 @@ static void provenance(out *o, const gen *g, const char *what)
 		if (!seen)
 			strbuf_printf(sb, " %s", es->v[i].dir_rel);
 	}
-	strbuf_printf(sb, " -o %s.c\n */\n", g->base);
+	strbuf_printf(sb, " -o %s.c", g->base);
+	if (g->include_as) {
+		strbuf_puts(sb, " --include-as ");
+		put_comment_text(sb, g->include_as);
+	}
+	strbuf_puts(sb, "\n */\n");
 }
 
 static void includes(out *o, const gen *g)
@@ -659,8 +666,18 @@ static char *gen_cu(const gen *g)
 	 * each): the kernel source once, then each architecture's launcher,
 	 * which skips its own include of the source, so nothing the source
 	 * defines is defined twice in the program. */
-	for (int i = 0; i < es->n; i = group_end(es, i))
-		out_line(&o, "#include \"%s\"", es->v[i].source);
+	if (g->include_as) {
+		out_line(&o, "#include \"%s\"", g->include_as);
+	} else {
+		/* Each source once: kernels of one file share it. */
+		for (int i = 0; i < es->n; i = group_end(es, i)) {
+			bool seen = false;
+			for (int j = 0; j < i && !seen; j = group_end(es, j))
+				seen = !strcmp(es->v[j].source, es->v[i].source);
+			if (!seen)
+				out_line(&o, "#include \"%s\"", es->v[i].source);
+		}
+	}
 	out_line(&o, "#define AOTC_LINKED 1");
 	for (int i = 0; i < es->n; i++)
 		out_line(&o, "#include \"%.*s.cu\"", (int)strlen(es->v[i].include) - 2, es->v[i].include);
@@ -704,7 +721,8 @@ static char *gen_cu(const gen *g)
 
 /* ---- Entry point --------------------------------------------------------------- */
 
-int link_dirs(const char *const *dirs, int ndirs, const char *out_path, diags *d)
+int link_dirs(const char *const *dirs, int ndirs, const char *out_path, const char *include_as,
+              diags *d)
 {
 	size_t ol = strlen(out_path);
 	if (ol < 3 || strcmp(out_path + ol - 2, ".c") != 0 || out_path[ol - 3] == '/') {
@@ -741,6 +759,37 @@ int link_dirs(const char *const *dirs, int ndirs, const char *out_path, diags *d
 		if (!check_groups(&es, d))
 			status = 1;
 	}
+	/* One --include-as names one file: refused for kernels from several. */
+	for (int i = 1; status == 0 && include_as && i < es.n; i++)
+		if (strcmp(es.v[i].source, es.v[0].source) != 0) {
+			diag_plain_error(d, "link: --include-as names one kernel source, but the linked files include %s and %s",
+			                 es.v[0].source, es.v[i].source);
+			status = 1;
+		}
+	if (status == 0 && include_as && !include_text_ok(include_as)) {
+		diag_plain_error(d, "link: --include-as '%s' cannot be written in an #include", include_as);
+		status = 1;
+	}
+	/* aotc.h beside the output, as emit writes it, before the three files:
+	 * a foreign aotc.h there stops the link with nothing written. */
+	char *hdr = NULL;
+	size_t hdr_len = 0;
+	if (status == 0) {
+		int h = emit_header_copy(out_dir, &hdr, &hdr_len, d);
+		if (h < 0) {
+			status = 3;
+		} else if (h > 0) {
+			strbuf path;
+			strbuf_init(&path);
+			strbuf_printf(&path, "%s/aotc.h", out_dir);
+			if (write_file_atomic(path.data, hdr, hdr_len) < 0) {
+				diag_plain_error(d, "cannot write %s: %s", path.data, strerror(errno));
+				status = 3;
+			}
+			strbuf_finish(&path);
+		}
+		free(hdr);
+	}
 	if (status == 0) {
 		strbuf guard;
 		strbuf_init(&guard);
@@ -748,7 +797,7 @@ int link_dirs(const char *const *dirs, int ndirs, const char *out_path, diags *d
 		for (const char *p = base; *p; p++)
 			strbuf_putc(&guard, isalnum((unsigned char)*p) ? (char)toupper((unsigned char)*p) : '_');
 		strbuf_puts(&guard, "_H");
-		gen g = {.es = &es, .base = base, .guard = guard.data};
+		gen g = {.es = &es, .base = base, .guard = guard.data, .include_as = include_as};
 		/* All three in memory first: a bad input never leaves a part written. */
 		char *files[3] = {gen_c(&g), gen_h(&g), gen_cu(&g)};
 		const char *ext[3] = {"c", "h", "cu"};

@@ -3,8 +3,8 @@
  *
  * Input: directories, each holding emitted CUDA files _aot_K_cuda_A.{c,h,cu}
  * (A = sm70, sm80, sm90, sm90a, sm100, sm120...; possibly several kernels K).
- * Only the .h is read: the select and launch declarations are parsed from it,
- * so link needs neither the kernel source nor a database. Every architecture
+ * The .h is read for the select and launch declarations, the .cu for how it
+ * names the kernel source; link needs neither the source nor a database. Every architecture
  * of one kernel must declare the same signatures.
  *
  * Output: -o FILE names the C file; its header and launcher go beside it with
@@ -22,12 +22,16 @@
  *   FILE.cu  cudaError_t aot_K_cuda_launch(<kernel params>, cudaStream_t):
  *            the current device's compute capability (cached per device),
  *            then the chosen architecture's aot_K_cuda_A_launch. It
- *            includes the kernel source once and every architecture's
+ *            includes the kernel source once (as the per-architecture .cu
+ *            names it, by file name through the include path, or as
+ *            --include-as says) and every architecture's
  *            .cu after it (their own include of the source is skipped
  *            under AOTC_LINKED), so it is the one CUDA file to build, with
  *            one -gencode per linked architecture: nothing the source
  *            defines (a reference kernel) is then defined twice
  *   FILE.h   declarations of both
+ *   aotc.h   the runtime header's copy, as aotc emit writes it (emit.h), so
+ *            -I <kernel dir> -I <FILE's dir> builds FILE.cu
  *
  * The choice: the highest linked architecture not newer than cc, else the
  * lowest. An "a" or "f" suffix counts as its number (sm90a is 90), so one
@@ -43,9 +47,12 @@
 
 /* Returns 0; 1 after diagnostics (a directory without emitted files or
  * unreadable, the same kernel and architecture twice, names that are not C
- * identifiers, signatures that differ, a bad FILE); 3 when an output cannot
- * be written. Nothing is written unless every input is good. Unless
+ * identifiers, signatures that differ, a bad FILE, an include_as given
+ * for kernels from different sources); 3 when an output cannot be written.
+ * include_as (may be NULL) replaces how FILE.cu includes the kernel
+ * source. Nothing is written unless every input is good. Unless
  * d->quiet_warnings (--quiet), a line on stdout says what was linked. */
-int link_dirs(const char *const *dirs, int ndirs, const char *out, diags *d);
+int link_dirs(const char *const *dirs, int ndirs, const char *out, const char *include_as,
+              diags *d);
 
 #endif

@@ -2,7 +2,9 @@
 
 #include <ctype.h>
 #include <stdarg.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 void out_line(out *o, const char *fmt, ...)
 {
@@ -52,6 +54,56 @@ bool path_is_plain(const char *s)
 		if (!(isalnum((unsigned char)*s) || strchr("._/+-", *s)))
 			return false;
 	return true;
+}
+
+bool include_text_ok(const char *s)
+{
+	if (!*s)
+		return false;
+	for (const char *p = s; *p; p++) {
+		unsigned char c = (unsigned char)*p;
+		if (c < 0x20 || c == 0x7f || c == '"' || c == '\\' ||
+		    (c == '*' && p[1] == '/') || (c == '/' && (p[1] == '*' || p[1] == '/')) ||
+		    (c == '?' && p[1] == '?'))
+			return false;
+	}
+	return true;
+}
+
+void source_name(strbuf *sb, const char *file)
+{
+	const char *slash = strrchr(file, '/');
+	const char *base = slash ? slash + 1 : file;
+	char *real = realpath(file, NULL);
+	if (real) {
+		/* Walk up from the file's directory: the first one holding .git
+		 * (a directory, or a file in a worktree) is the root. */
+		strbuf dir;
+		strbuf_init(&dir);
+		strbuf_puts(&dir, real);
+		for (;;) {
+			char *cut = strrchr(dir.data, '/');
+			if (!cut)
+				break;
+			*cut = '\0';
+			dir.len = (size_t)(cut - dir.data);
+			strbuf probe;
+			strbuf_init(&probe);
+			strbuf_printf(&probe, "%s/.git", dir.data);
+			struct stat st;
+			bool found = stat(probe.data, &st) == 0;
+			strbuf_finish(&probe);
+			if (found) {
+				strbuf_puts(sb, real + dir.len + 1);
+				strbuf_finish(&dir);
+				free(real);
+				return;
+			}
+		}
+		strbuf_finish(&dir);
+		free(real);
+	}
+	strbuf_puts(sb, base);
 }
 
 void relative_path(strbuf *sb, const char *base, const char *target)

@@ -29,6 +29,18 @@ void put_comment_text(strbuf *sb, const char *s);
  * comment as is: no quote, backslash, space or control character. */
 bool path_is_plain(const char *s);
 
+/* Text that may stand between the quotes of an #include line in emitted
+ * code (a kernel's file name, --include-as): not empty, no control
+ * character, no quote, no backslash, no comment opener or closer, no "??".
+ * Bytes above 0x7f pass: a header name is not a string literal, its bytes
+ * are the file's name as is. */
+bool include_text_ok(const char *s);
+
+/* How emitted comments name a source file, the same from any working
+ * directory: its path relative to the nearest ancestor directory holding
+ * a .git (the repository root), else its base name. Appends to sb. */
+void source_name(strbuf *sb, const char *file);
+
 /* target relative to directory base; both absolute and resolved. */
 void relative_path(strbuf *sb, const char *base, const char *target);
 

@@ -25,7 +25,7 @@ static bool row_params(row_ctx *c, const int64_t *row)
 static bool valid_at(void *ctx, const int64_t *row, int v)
 {
 	row_ctx *c = ctx;
-	return row_params(c, row) && ir_first_invalid(c->k, c->db->configs[v].values, c->params, NULL) < 0;
+	return row_params(c, row) && ir_dispatchable(c->k, c->db->configs[v].values, c->params);
 }
 
 bool hmatrix_row(const hmatrix *m, const int64_t *row, double *feat, bool *valid)
@@ -42,7 +42,7 @@ bool hmatrix_row(const hmatrix *m, const int64_t *row, double *feat, bool *valid
 	for (int f = 0; f < m->nfeatures; f++)
 		feat[f] = (double)c->feat[f];
 	for (int v = 0; v < m->nvariants; v++)
-		valid[v] = ir_first_invalid(c->k, c->db->configs[v].values, c->params, NULL) < 0;
+		valid[v] = ir_dispatchable(c->k, c->db->configs[v].values, c->params);
 	return true;
 }
 

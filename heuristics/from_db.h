@@ -9,7 +9,8 @@
 /* Fills m from db: variants are its configurations, shapes its shapes,
  * times the ok measurements' medians. With the kernel k, features are its
  * AOTC_FEATURES (default: the shape arguments) and validity its
- * AOTC_VALID_IFs, evaluated as the emitted code will; without it (aotc report
+ * AOTC_VALID_IFs and (CUDA) launch limits (ir_dispatchable), evaluated as
+ * the emitted code will; without it (aotc report
  * on a database alone) features are the shape arguments and validity comes
  * from the "invalid" statuses. Returns false after diagnosing a database
  * that does not fit k. */

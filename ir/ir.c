@@ -230,6 +230,29 @@ eval_status ir_launch_dims(const launch *grid, const launch *block, const aexpr 
 	return EVAL_OK;
 }
 
+bool ir_dims_launchable(const int64_t dims[7])
+{
+	static const int64_t max[6] = {INT64_C(2147483647), 65535, 65535, 1024, 1024, 64};
+	for (int i = 0; i < 6; i++)
+		if (dims[i] > max[i])
+			return false;
+	return dims[3] * dims[4] * dims[5] <= 1024;
+}
+
+bool ir_dispatchable(const kernel *k, const int64_t *values, const int64_t *params)
+{
+	if (ir_first_invalid(k, values, params, NULL) >= 0)
+		return false;
+	if (!k->is_global)
+		return true;
+	eval_env env = {.tunables = values, .ntunables = k->ntunables, .params = params,
+	                .nparams = k->nparams};
+	int64_t dims[7];
+	int which;
+	return ir_launch_dims(&k->grid, &k->block, &k->smem, &env, dims, &which) == EVAL_OK &&
+	       ir_dims_launchable(dims);
+}
+
 static void put_value(strbuf *sb, const tunable *t, int64_t v)
 {
 	if (t->is_bool)

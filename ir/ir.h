@@ -223,6 +223,17 @@ int ir_features(const kernel *k, const int64_t *params, int64_t *out);
 eval_status ir_launch_dims(const launch *grid, const launch *block, const aexpr *smem,
                            const eval_env *env, int64_t dims[7], int *which);
 
+/* Whether dims (from ir_launch_dims) are within what every CUDA device
+ * launches: grid.x <= 2^31-1, grid.y and grid.z <= 65535, block at most
+ * 1024 x 1024 x 64 and 1024 threads. The emitted launch_dims refuses, and
+ * its select() passes over, what this refuses. */
+bool ir_dims_launchable(const int64_t dims[7]);
+
+/* Whether the dispatch may choose the variant with these tunable values
+ * at these parameter values: every AOTC_VALID_IF holds and, for a
+ * __global__ kernel, its launch evaluates and is launchable. */
+bool ir_dispatchable(const kernel *k, const int64_t *values, const int64_t *params);
+
 /* "sgemm<64, 128, 8, 8, 4>" (template arguments in order, defaults as
  * written) or, for launch-only tunables, "name<...>[LX=1, ...]". */
 char *ir_variant_name(arena *a, const kernel *k, const int64_t *values);

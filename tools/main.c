@@ -20,6 +20,7 @@
 #include "from_db.h"
 #include "heuristic.h"
 #include "link.h"
+#include "text.h"
 #include "shapes.h"
 #include "ir.h"
 #include "tune.h"
@@ -36,6 +37,7 @@ typedef struct options {
 	const char *db_dir;
 	const char *shapes;
 	const char *budget;
+	const char *include_as;  /* --include-as (emit, compile, link) */
 	int jobs;
 	long seed;
 	int max_variants;
@@ -76,6 +78,11 @@ static const char common_help[] =
 	"  --goal G           stop adding variants at this geomean slowdown (default 1.02)\n"
 	"  --quiet, --verbose less or more output\n"
 	"  --help, --version\n";
+
+/* Options only some subcommands take. */
+static const char include_as_help[] =
+	"  --include-as PATH  what the emitted launcher's #include names the kernel source\n"
+	"                     (default: its file name, found through the include path)\n";
 
 /* ---- Shared steps -------------------------------------------------------- */
 
@@ -342,7 +349,7 @@ static int emit_kernel(options *o, const aotc_module *m, const kernel *k, diags 
 		status = EXIT_NO_VARIANT;
 	} else {
 		emit_input in = {.m = m, .k = k, .arch = o->arch, .db = db, .hm = &hm, .hr = &r,
-		                 .out_dir = o->out_dir};
+		                 .out_dir = o->out_dir, .include_as = o->include_as};
 		status = emit_files(&in, d);
 		if (status == 0 && !o->quiet) {
 			char tag[64];
@@ -425,7 +432,8 @@ static int dispatch_check(options *o, const aotc_module *m, const kernel *k, dia
 			               .params = params, .nparams = k->nparams};
 			int64_t dims[7];
 			int which;
-			bool ok = ir_launch_dims(&k->grid, &k->block, &k->smem, &le, dims, &which) == EVAL_OK;
+			bool ok = ir_launch_dims(&k->grid, &k->block, &k->smem, &le, dims, &which) == EVAL_OK &&
+			          ir_dims_launchable(dims);
 			printf("dims %d", i);
 			for (int j = 0; j < k->nparams; j++)
 				if (ir_param_is_integer(&k->params[j]))
@@ -452,7 +460,7 @@ static int dispatch_check(options *o, const aotc_module *m, const kernel *k, dia
 
 static int cmd_link(options *o, diags *d)
 {
-	return link_dirs((const char *const *)o->inputs, o->ninputs, o->out_dir, d);
+	return link_dirs((const char *const *)o->inputs, o->ninputs, o->out_dir, o->include_as, d);
 }
 
 static int cmd_tune(options *o, diags *d) { return run_per_kernel(o, d, RUN_TUNE); }
@@ -529,10 +537,18 @@ static void usage(FILE *f)
 	fputs("\nRun 'aotc COMMAND --help' for a command's options.\n", f);
 }
 
+/* The subcommands that write emitted files and so take --include-as. */
+static bool takes_include_as(const command *c)
+{
+	return !strcmp(c->name, "emit") || !strcmp(c->name, "compile") || !strcmp(c->name, "link");
+}
+
 static void command_help(const command *c)
 {
 	printf("usage: aotc %s\n\n%s.\n", c->synopsis, c->summary);
 	printf("\n%s", common_help);
+	if (takes_include_as(c))
+		fputs(include_as_help, stdout);
 }
 
 static const char *known_arches[] = {
@@ -590,7 +606,7 @@ int main(int argc, char **argv)
 
 	enum { OPT_KERNEL = 256, OPT_ARCH, OPT_DB, OPT_SHAPES, OPT_BUDGET, OPT_SEED,
 	       OPT_QUIET, OPT_VERBOSE, OPT_HELP, OPT_VERSION, OPT_MAX_VARIANTS, OPT_GOAL,
-	       OPT_COMPILE_ONLY };
+	       OPT_COMPILE_ONLY, OPT_INCLUDE_AS };
 	static const struct option longopts[] = {
 		{"kernel", required_argument, NULL, OPT_KERNEL},
 		{"arch", required_argument, NULL, OPT_ARCH},
@@ -605,6 +621,7 @@ int main(int argc, char **argv)
 		{"max-variants", required_argument, NULL, OPT_MAX_VARIANTS},
 		{"goal", required_argument, NULL, OPT_GOAL},
 		{"compile-only", no_argument, NULL, OPT_COMPILE_ONLY},
+		{"include-as", required_argument, NULL, OPT_INCLUDE_AS},
 		{0},
 	};
 	options o = {.out_dir = ".", .db_dir = "aotc-db", .seed = 1};
@@ -658,6 +675,21 @@ int main(int argc, char **argv)
 			}
 			break;
 		}
+		case OPT_INCLUDE_AS:
+			if (!takes_include_as(cmd)) {
+				fprintf(stderr, "aotc %s: unknown option '--include-as' (emit, compile and link take it)\n",
+				        cmd->name);
+				goto out;
+			}
+			/* It is written between the quotes of an #include: nothing
+			 * that ends the line, the string or opens a comment. */
+			if (!include_text_ok(optarg)) {
+				fprintf(stderr, "aotc %s: --include-as '%s' cannot be written in an #include "
+				        "(no control character, \", \\, /*, */, // or two question marks)\n", cmd->name, optarg);
+				goto out;
+			}
+			o.include_as = optarg;
+			break;
 		case OPT_QUIET: o.quiet = true; break;
 		case OPT_COMPILE_ONLY: o.compile_only = true; break;
 		case OPT_VERBOSE: o.verbose = true; break;

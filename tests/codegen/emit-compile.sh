@@ -87,8 +87,10 @@ cat >"$tmp/link_host.cpp" <<'END'
 #include "_aot_matmul_host_host.h"
 int main() { return aot_matmul_host_host_select(64, 64, 64) < 0; }
 END
+# The launchers find the kernel source through the kernel's directory and
+# aotc.h in the output directory: no installed aotc.h.
 try "_aot_matmul_host_host.cpp: g++ -std=c++17" g++ -std=c++17 -Wall -Wextra -Werror \
-	-I "$root/runtime/include" -c -o "$tmp/launch_host.o" "$out/_aot_matmul_host_host.cpp"
+	-I "$root/templates" -I "$out" -c -o "$tmp/launch_host.o" "$out/_aot_matmul_host_host.cpp"
 try "host: .c + .cpp + a C++ main link" g++ -std=c++17 -I "$out" -o "$tmp/link_host" \
 	"$tmp/link_host.cpp" "$tmp/_aot_matmul_host_host.gcc.o" "$tmp/launch_host.o"
 try "host: the linked program selects a variant" "$tmp/link_host"
@@ -98,7 +100,7 @@ if [ -z "${NVCC:-}" ]; then
 else
 	for base in _aot_sgemm_cuda_sm90 _aot_softmax_cuda_sm90; do
 		try "$base.cu: nvcc -arch=sm_90 -std=c++17" "$NVCC" -arch=sm_90 -std=c++17 \
-			-Werror all-warnings -I "$root/runtime/include" -c -o "$tmp/$base.cu.o" "$out/$base.cu"
+			-Werror all-warnings -I "$root/templates" -I "$out" -c -o "$tmp/$base.cu.o" "$out/$base.cu"
 		# The launcher has C linkage, as the header declares it.
 		if nm "$tmp/$base.cu.o" 2>/dev/null | grep -q " T ${base#_}_launch\$"; then
 			ok "$base.cu: defines ${base#_}_launch with C linkage"

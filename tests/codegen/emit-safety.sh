@@ -84,7 +84,7 @@ if retarget "$hostdb" clash.cpp clashdb 's/^N$/p/'; then
 			bad "host parameters p, v: a clear refusal" "$(head -3 log)"
 		fi
 	elif gcc -std=c99 -Wall -Wextra -Werror -pedantic -c -o c.o out2/_aot_matmul_host_host.c >cc.log 2>&1 &&
-		g++ -std=c++17 -Wall -Wextra -Werror -I "$root/runtime/include" -c -o cpp.o \
+		g++ -std=c++17 -Wall -Wextra -Werror -I . -I out2 -c -o cpp.o \
 			out2/_aot_matmul_host_host.cpp >>cc.log 2>&1; then
 		ok "host parameters p, v: the emitted files compile"
 	else
@@ -106,7 +106,7 @@ if [ -n "${NVCC:-}" ]; then
 			else
 				bad "sgemm with parameters a, b, c: a clear refusal" "$(head -3 log)"
 			fi
-		elif "$NVCC" -arch=sm_90 -std=c++17 -I "$root/runtime/include" -c -o cu.o \
+		elif "$NVCC" -arch=sm_90 -std=c++17 -I . -I out3 -c -o cu.o \
 			out3/_aot_sgemm_cuda_sm90.cu >cc.log 2>&1; then
 			ok "sgemm with parameters a, b, c: the launcher compiles"
 		else
@@ -121,13 +121,15 @@ fi
 
 # --- 3. the kernel source's path in the launcher's #include -----------------
 # A header name is not a string literal: escapes are not processed in it,
-# so a non-ASCII directory must be written as its bytes (and a path that
-# cannot be spelt in #include "..." diagnosed).
-mkdir -p "Jos$(printf '\303\251')" out4
-src="Jos$(printf '\303\251')/mm.cpp"
+# so a non-ASCII file name must be written as its bytes (and a name that
+# cannot be spelt in #include "..." diagnosed). The launcher names the file
+# only; its non-ASCII directory is on the include path, as in a user's build.
+dir="Jos$(printf '\303\251')"
+mkdir -p "$dir" out4
+src="$dir/mm$(printf '\303\251').cpp"
 cp "$root/templates/matmul_host.cpp" "$src"
 if "$aotc" emit "$src" --arch host --db "$root/tests/codegen" -o out4 >log 2>&1; then
-	if g++ -std=c++17 -I "$root/runtime/include" -c -o inc.o out4/_aot_matmul_host_host.cpp >cc.log 2>&1; then
+	if g++ -std=c++17 -I "$dir" -I out4 -c -o inc.o out4/_aot_matmul_host_host.cpp >cc.log 2>&1; then
 		ok "kernel source under a non-ASCII directory: the launcher finds it"
 	else
 		bad "kernel source under a non-ASCII directory: the launcher finds it" \

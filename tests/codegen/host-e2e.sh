@@ -63,7 +63,7 @@ mkdir -p first
 cp out/* first/
 
 try "$base.c: gcc -std=c99" gcc -std=c99 -Wall -Wextra -Werror -pedantic -O2 -c -o dispatch.o "out/$base.c"
-try "$base.cpp: g++ -std=c++17" g++ -std=c++17 -Wall -Wextra -O2 -I "$root/runtime/include" \
+try "$base.cpp: g++ -std=c++17" g++ -std=c++17 -Wall -Wextra -O2 -I . -I out \
 	-c -o launcher.o "out/$base.cpp"
 
 # The test program. matmul_host_naive is defined in the launcher object

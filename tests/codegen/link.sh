@@ -179,7 +179,7 @@ done
 # The linked launcher compiles with nvcc (no GPU needed); skipped without one.
 nvcc=$(command -v nvcc || { [ -x /usr/local/cuda/bin/nvcc ] && echo /usr/local/cuda/bin/nvcc; })
 if [ -n "$nvcc" ]; then
-	if "$nvcc" -arch=sm_90 -std=c++17 -I "$root/runtime/include" -c "$tmp/link/aot_sgemm.cu" -o "$tmp/link/aot_sgemm.cu.o" >"$tmp/out" 2>&1; then
+	if "$nvcc" -arch=sm_90 -std=c++17 -I "$root/templates" -I "$tmp/link" -c "$tmp/link/aot_sgemm.cu" -o "$tmp/link/aot_sgemm.cu.o" >"$tmp/out" 2>&1; then
 		ok "nvcc -arch=sm_90 -c aot_sgemm.cu"
 	else
 		no "nvcc -arch=sm_90 -c aot_sgemm.cu"
@@ -264,6 +264,25 @@ expect 1 "must name the C file" "-o without .c" "$aotc" link "$tmp/sm90" -o "$tm
 expect 1 "_aot_" "-o over an emitted name" "$aotc" link "$tmp/sm90" -o "$tmp/bad/_aot_sgemm_cuda_sm90.c"
 expect 1 "directory" "-o in a missing directory" "$aotc" link "$tmp/sm90" -o "$tmp/nodir/x.c"
 if [ -z "$(ls "$tmp/bad")" ]; then ok "failed links wrote nothing"; else no "failed links left files: $(ls "$tmp/bad")"; fi
+# The linked .cu includes the kernel source as the per-architecture ones do
+# (by file name), once; aotc.h is copied beside it; --include-as overrides.
+if [ "$(grep -c '^#include "sgemm.cu"$' "$tmp/link/aot_sgemm.cu")" -eq 1 ] && [ -f "$tmp/link/aotc.h" ]; then
+	ok "linked .cu includes sgemm.cu by name, aotc.h beside it"
+else
+	no "linked .cu include / aotc.h: $(grep '^#include' "$tmp/link/aot_sgemm.cu" | head -3)"
+fi
+mkdir -p "$tmp/inc"
+expect 0 "^aotc: linked sgemm" "link --include-as" "$aotc" link "$tmp/sm90" --include-as kernels/sgemm.cu \
+	-o "$tmp/inc/l.c"
+if grep -q '^#include "kernels/sgemm.cu"$' "$tmp/inc/l.cu" && ! grep -q '^#include "sgemm.cu"$' "$tmp/inc/l.cu"; then
+	ok "--include-as names the kernel source in the linked .cu"
+else
+	no "--include-as in the linked .cu"
+fi
+expect 1 "names one kernel source" "--include-as with two sources" \
+	"$aotc" link "$tmp/sm80" "$tmp/multi" --include-as k.cu -o "$tmp/bad/x.c"
+expect 2 "cannot be written in an #include" "--include-as with a quote" \
+	"$aotc" link "$tmp/sm90" --include-as 'a"b.cu' -o "$tmp/bad/x.c"
 # Usage errors.
 expect 2 "usage: aotc link" "no -o" "$aotc" link "$tmp/sm90"
 expect 2 "usage: aotc link" "no directory" "$aotc" link -o "$tmp/bad/x.c"

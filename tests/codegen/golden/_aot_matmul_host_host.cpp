@@ -8,7 +8,7 @@
  */
 #include "_aot_matmul_host_host.h"
 #ifndef AOTC_LINKED
-#include "templates/matmul_host.cpp"
+#include "matmul_host.cpp"
 #endif
 
 extern "C" int aot_matmul_host_host_launch(int M, int N, int K, const float *A, const float *B, float *C)

@@ -30,23 +30,6 @@ static const int64_t aot_params[AOT_NV][AOT_NT] = {
 	{INT64_C(128), INT64_C(256), INT64_C(16), INT64_C(8), INT64_C(8), INT64_C(4)},
 };
 
-static int aot_mul(int64_t a, int64_t b, int64_t *r)
-{
-	if (a > 0 ? (b > 0 ? a > INT64_MAX / b : b < INT64_MIN / a)
-	          : (b > 0 ? a < INT64_MIN / b : (a != 0 && b < INT64_MAX / a)))
-		return 1;
-	*r = a * b;
-	return 0;
-}
-
-static int aot_div(int64_t a, int64_t b, int64_t *r)
-{
-	if (b == 0 || (a == INT64_MIN && b == -1))
-		return 1;
-	*r = a / b;
-	return 0;
-}
-
 static int aot_mod(int64_t a, int64_t b, int64_t *r)
 {
 	if (b == 0 || (a == INT64_MIN && b == -1))
@@ -130,32 +113,48 @@ static int aot_grid1(const int64_t *p, const int64_t *t, int64_t *out)
 	return 0;
 }
 
-/* (BM * BN) / (TM * TN) */
-static int aot_block0(const int64_t *p, const int64_t *t, int64_t *out)
+/* per variant, launch dimensions over tunables only: block x (-1: cannot be evaluated) */
+static const int64_t aot_fixed[AOT_NV][7] = {
+	{INT64_C(0), INT64_C(0), INT64_C(0), INT64_C(128), INT64_C(0), INT64_C(0), INT64_C(0)},
+	{INT64_C(0), INT64_C(0), INT64_C(0), INT64_C(256), INT64_C(0), INT64_C(0), INT64_C(0)},
+	{INT64_C(0), INT64_C(0), INT64_C(0), INT64_C(128), INT64_C(0), INT64_C(0), INT64_C(0)},
+	{INT64_C(0), INT64_C(0), INT64_C(0), INT64_C(512), INT64_C(0), INT64_C(0), INT64_C(0)},
+};
+
+/* Launch limits of every CUDA device: grid.x < 2^31, grid.y and grid.z <= 65535,
+ * block <= 1024 x 1024 x 64 and at most 1024 threads. */
+static int aot_dims(int v, const int64_t *p, uint32_t grid[3], uint32_t block[3], uint32_t *smem)
 {
-	int64_t v0, v1, v2, v3, v4, v5, v6;
+	const int64_t *t = aot_params[v];
+	int64_t x;
 	(void)p;
 	(void)t;
-	v2 = t[0];
-	v3 = t[1];
-	if (aot_mul(v2, v3, &v1))
+	if (aot_grid0(p, t, &x) || x < 1 || x > INT64_C(2147483647))
 		return 1;
-	v5 = t[3];
-	v6 = t[4];
-	if (aot_mul(v5, v6, &v4))
+	grid[0] = (uint32_t)x;
+	if (aot_grid1(p, t, &x) || x < 1 || x > INT64_C(65535))
 		return 1;
-	if (aot_div(v1, v4, &v0))
+	grid[1] = (uint32_t)x;
+	grid[2] = 1;
+	x = aot_fixed[v][3];
+	if (x < 1 || x > INT64_C(1024))
 		return 1;
-	*out = v0;
+	block[0] = (uint32_t)x;
+	block[1] = 1;
+	block[2] = 1;
+	if ((int64_t)block[0] * block[1] * block[2] > 1024)
+		return 1;
+	*smem = 0;
 	return 0;
 }
 
 static int aot_valid(int v, const int64_t *p)
 {
+	uint32_t g[3], b[3], s;
 	int64_t x;
 	if (aot_valid_if0(p, aot_params[v], &x) || !x)
 		return 0;
-	return 1;
+	return !aot_dims(v, p, g, b, &s);
 }
 
 int aot_sgemm_cuda_sm90_select(int64_t M, int64_t N, int64_t K)
@@ -279,23 +278,7 @@ const int64_t *aot_sgemm_cuda_sm90_variant_params(int v)
 int aot_sgemm_cuda_sm90_launch_dims(int aot_v, int64_t M, int64_t N, int64_t K, uint32_t aot_grid[3], uint32_t aot_block[3], uint32_t *aot_smem)
 {
 	int64_t aot_p[8] = {M, N, K, 0, 0, 0, 0, 0};
-	const int64_t *aot_t;
-	int64_t aot_x;
 	if (aot_v < 0 || aot_v >= AOT_NV)
 		return -1;
-	aot_t = aot_params[aot_v];
-	if (aot_grid0(aot_p, aot_t, &aot_x) || aot_x < 1 || aot_x > INT64_C(4294967295))
-		return -1;
-	aot_grid[0] = (uint32_t)aot_x;
-	if (aot_grid1(aot_p, aot_t, &aot_x) || aot_x < 1 || aot_x > INT64_C(4294967295))
-		return -1;
-	aot_grid[1] = (uint32_t)aot_x;
-	aot_grid[2] = 1;
-	if (aot_block0(aot_p, aot_t, &aot_x) || aot_x < 1 || aot_x > INT64_C(4294967295))
-		return -1;
-	aot_block[0] = (uint32_t)aot_x;
-	aot_block[1] = 1;
-	aot_block[2] = 1;
-	*aot_smem = 0;
-	return 0;
+	return aot_dims(aot_v, aot_p, aot_grid, aot_block, aot_smem) ? -1 : 0;
 }

@@ -8,7 +8,7 @@
  */
 #include "_aot_sgemm_cuda_sm90.h"
 #ifndef AOTC_LINKED
-#include "templates/sgemm.cu"
+#include "sgemm.cu"
 #endif
 
 extern "C" cudaError_t aot_sgemm_cuda_sm90_launch(int M, int N, int K, float alpha, const float *A, const float *B, float beta, float *C, cudaStream_t aot_stream)

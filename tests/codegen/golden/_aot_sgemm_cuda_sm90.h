@@ -24,7 +24,10 @@ const char *aot_sgemm_cuda_sm90_variant_name(int v);
 /* Tunable values in declaration order; NULL for an index out of range. */
 const int64_t *aot_sgemm_cuda_sm90_variant_params(int v);
 /* Grid, block and dynamic shared memory of variant v: 0, or -1 if they
- * cannot be evaluated (overflow, division by zero, out of range). */
+ * cannot be evaluated (overflow, division by zero, out of range) or exceed
+ * what a CUDA device launches (grid.y, grid.z > 65535, grid.x >= 2^31,
+ * more than 1024 threads or 1024 x 1024 x 64 per block); select() never
+ * returns such a variant. */
 int aot_sgemm_cuda_sm90_launch_dims(int v, int64_t M, int64_t N, int64_t K, uint32_t grid[3], uint32_t block[3], uint32_t *smem);
 
 #if defined(__CUDACC__) || defined(CUDART_VERSION)

@@ -86,23 +86,49 @@ static int aot_grid0(const int64_t *p, const int64_t *t, int64_t *out)
 	return 0;
 }
 
-/* BLOCK */
-static int aot_block0(const int64_t *p, const int64_t *t, int64_t *out)
+/* per variant, launch dimensions over tunables only: block x (-1: cannot be evaluated) */
+static const int64_t aot_fixed[AOT_NV][7] = {
+	{INT64_C(0), INT64_C(0), INT64_C(0), INT64_C(64), INT64_C(0), INT64_C(0), INT64_C(0)},
+	{INT64_C(0), INT64_C(0), INT64_C(0), INT64_C(128), INT64_C(0), INT64_C(0), INT64_C(0)},
+	{INT64_C(0), INT64_C(0), INT64_C(0), INT64_C(256), INT64_C(0), INT64_C(0), INT64_C(0)},
+	{INT64_C(0), INT64_C(0), INT64_C(0), INT64_C(256), INT64_C(0), INT64_C(0), INT64_C(0)},
+	{INT64_C(0), INT64_C(0), INT64_C(0), INT64_C(512), INT64_C(0), INT64_C(0), INT64_C(0)},
+	{INT64_C(0), INT64_C(0), INT64_C(0), INT64_C(512), INT64_C(0), INT64_C(0), INT64_C(0)},
+	{INT64_C(0), INT64_C(0), INT64_C(0), INT64_C(1024), INT64_C(0), INT64_C(0), INT64_C(0)},
+};
+
+/* Launch limits of every CUDA device: grid.x < 2^31, grid.y and grid.z <= 65535,
+ * block <= 1024 x 1024 x 64 and at most 1024 threads. */
+static int aot_dims(int v, const int64_t *p, uint32_t grid[3], uint32_t block[3], uint32_t *smem)
 {
-	int64_t v0;
+	const int64_t *t = aot_params[v];
+	int64_t x;
 	(void)p;
 	(void)t;
-	v0 = t[0];
-	*out = v0;
+	if (aot_grid0(p, t, &x) || x < 1 || x > INT64_C(2147483647))
+		return 1;
+	grid[0] = (uint32_t)x;
+	grid[1] = 1;
+	grid[2] = 1;
+	x = aot_fixed[v][3];
+	if (x < 1 || x > INT64_C(1024))
+		return 1;
+	block[0] = (uint32_t)x;
+	block[1] = 1;
+	block[2] = 1;
+	if ((int64_t)block[0] * block[1] * block[2] > 1024)
+		return 1;
+	*smem = 0;
 	return 0;
 }
 
 static int aot_valid(int v, const int64_t *p)
 {
+	uint32_t g[3], b[3], s;
 	int64_t x;
 	if (aot_valid_if0(p, aot_params[v], &x) || !x)
 		return 0;
-	return 1;
+	return !aot_dims(v, p, g, b, &s);
 }
 
 int aot_softmax_cuda_sm90_select(int64_t rows, int64_t cols)
@@ -309,21 +335,7 @@ const int64_t *aot_softmax_cuda_sm90_variant_params(int v)
 int aot_softmax_cuda_sm90_launch_dims(int aot_v, int64_t rows, int64_t cols, uint32_t aot_grid[3], uint32_t aot_block[3], uint32_t *aot_smem)
 {
 	int64_t aot_p[4] = {rows, cols, 0, 0};
-	const int64_t *aot_t;
-	int64_t aot_x;
 	if (aot_v < 0 || aot_v >= AOT_NV)
 		return -1;
-	aot_t = aot_params[aot_v];
-	if (aot_grid0(aot_p, aot_t, &aot_x) || aot_x < 1 || aot_x > INT64_C(4294967295))
-		return -1;
-	aot_grid[0] = (uint32_t)aot_x;
-	aot_grid[1] = 1;
-	aot_grid[2] = 1;
-	if (aot_block0(aot_p, aot_t, &aot_x) || aot_x < 1 || aot_x > INT64_C(4294967295))
-		return -1;
-	aot_block[0] = (uint32_t)aot_x;
-	aot_block[1] = 1;
-	aot_block[2] = 1;
-	*aot_smem = 0;
-	return 0;
+	return aot_dims(aot_v, aot_p, aot_grid, aot_block, aot_smem) ? -1 : 0;
 }

@@ -8,7 +8,7 @@
  */
 #include "_aot_softmax_cuda_sm90.h"
 #ifndef AOTC_LINKED
-#include "templates/softmax.cu"
+#include "softmax.cu"
 #endif
 
 extern "C" cudaError_t aot_softmax_cuda_sm90_launch(int rows, int cols, const float *x, float *y, cudaStream_t aot_stream)
