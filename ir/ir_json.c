@@ -160,9 +160,21 @@ char *ir_to_json(const aotc_module *m)
 	json_t *ks = json_array();
 	for (int i = 0; i < m->nkernels; i++)
 		json_array_append_new(ks, jkernel(&m->kernels[i]));
-	json_t *root = json_pack("{s:i, s:s, s:s, s:s, s:o}", "aotc_ir", AOTC_IR_VERSION,
+	json_t *root = json_pack("{s:i, s:s, s:s, s:s}", "aotc_ir", AOTC_IR_VERSION,
 	                         "aotc_version", AOTC_VERSION_STRING, "file", m->file,
-	                         "source_hash", m->source_hash, "kernels", ks);
+	                         "source_hash", m->source_hash);
+	/* Only where expressions use some: IR without constants reads as before. */
+	if (m->nconsts) {
+		json_t *cs = json_array();
+		for (int i = 0; i < m->nconsts; i++) {
+			const source_const *c = &m->consts[i];
+			json_array_append_new(cs, json_pack("{s:s, s:s, s:I, s:o}", "name", c->name,
+				"kind", const_kind_name(c->kind), "value", (json_int_t)c->value,
+				"loc", jloc(c->loc)));
+		}
+		json_object_set_new(root, "constants", cs);
+	}
+	json_object_set_new(root, "kernels", ks);
 	char *s = json_dumps(root, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(17));
 	json_decref(root);
 	if (!s)
@@ -535,6 +547,25 @@ aotc_module *ir_from_json(const char *text, size_t len, const char *path, diags 
 	memcpy(m->source_hash, json_string_value(hash), 33);
 	r.m = m;
 	char where[64];
+	const json_t *cs = json_object_get(root, "constants");
+	if (cs && !json_is_array(cs)) {
+		r.where = "";
+		mistyped(&r, "constants");
+	}
+	for (size_t i = 0; cs && i < json_array_size(cs) && !r.errors; i++) {
+		snprintf(where, sizeof where, "constants[%zu]", i);
+		r.where = where;
+		const json_t *c = json_array_get(cs, i);
+		source_const k = {0};
+		k.name = str(&r, c, "name", false);
+		k.loc = rloc(&r, c, "loc");
+		k.value = integer(&r, c, "value");
+		const char *kind = str(&r, c, "kind", false);
+		if (kind && !const_kind_from_name(kind, &k.kind))
+			bad(&r, "unknown constant kind");
+		if (!r.errors)
+			ARENA_PUSH(&m->arena, m->consts, m->nconsts, m->consts_cap, k);
+	}
 	for (size_t i = 0; i < json_array_size(ks) && !r.errors; i++) {
 		snprintf(where, sizeof where, "kernels[%zu]", i);
 		r.where = where;
