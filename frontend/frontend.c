@@ -68,6 +68,7 @@ typedef struct walk {
 	int ncands;
 	size_t cands_cap;
 	bool indexed;
+	bool found_system_include;
 } walk;
 
 /* The file name to print for f: the user's spelling for the main file. */
@@ -923,8 +924,14 @@ static void attach_reference(walk *w, kernel *k)
 			return;
 		}
 	}
-	/* The reference's own AOTC_GRID/BLOCK/SMEM, resolved against the
-	 * kernel's parameters (they are the same). */
+	/* The reference's own AOTC_GRID/BLOCK/SMEM, over its own parameter
+	 * names (by position the kernel's parameters). */
+	for (int i = 0; kf && i < r->nparams; i++)
+		if (strcmp(r->param_names[i], k->params[i].name) != 0) {
+			k->ref_param_names = arena_alloc(&w->m->arena, (size_t)r->nparams * sizeof *k->ref_param_names);
+			memcpy(k->ref_param_names, r->param_names, (size_t)r->nparams * sizeof *r->param_names);
+			break;
+		}
 	kernel scratch = *k;
 	scratch.grid = scratch.block = (launch){0};
 	scratch.smem = (aexpr){0};
@@ -1005,6 +1012,28 @@ static void hash_sources(walk *w)
 }
 
 /* ---- Parsing ------------------------------------------------------------- */
+
+static void visit_system_inclusion(CXFile f, CXSourceLocation *stack, unsigned depth,
+                                   CXClientData data)
+{
+	(void)stack;
+	walk *w = data;
+	if (depth == 0 || w->found_system_include)
+		return;
+	CXString name = clang_getFileName(f);
+	const char *n = clang_getCString(name);
+	bool virtual = n && strncmp(n, VDIR "/", sizeof VDIR) == 0;
+	clang_disposeString(name);
+	if (!virtual && clang_Location_isInSystemHeader(clang_getLocationForOffset(w->tu, f, 0)))
+		w->found_system_include = true;
+}
+
+/* Whether the file includes headers other than aotc's own. */
+static bool includes_system_headers(walk *w)
+{
+	clang_getInclusions(w->tu, visit_system_inclusion, w);
+	return w->found_system_include;
+}
 
 static bool has_suffix(const char *s, const char *suffix)
 {
@@ -1135,8 +1164,15 @@ aotc_module *frontend_parse(const char *path, const frontend_options *opt, diags
 		goto fail;
 	}
 	w.main_file = clang_getFile(w.tu, path);
-	if (report_clang_diagnostics(&w, opt->verbose) > 0)
+	if (report_clang_diagnostics(&w, opt->verbose) > 0) {
+		if (!host && !real_headers && includes_system_headers(&w))
+			diag_note(d, (aotc_loc){m->file, 0, 0},
+			          "parsed with aotc's CUDA shim instead of the toolkit's headers (%s); CUDA library and host headers may not parse with it",
+			          mode && strcmp(mode, "shim") == 0 ? "AOTC_FRONTEND=shim"
+			          : !cuda ? "no CUDA toolkit found; set CUDA_PATH"
+			                  : "libclang is older than 16");
 		goto fail;
+	}
 	m->source = (const_source){find_const, &w};
 
 	clang_visitChildren(clang_getTranslationUnitCursor(w.tu), visit_top, &w);

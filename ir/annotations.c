@@ -644,6 +644,7 @@ typedef struct scope_ctx {
 	diags *d;
 	const char *what;   /* "AOTC_REQUIRE", for messages */
 	bool tunables, params, shapes_only;
+	bool reference;     /* the reference's own annotations: its parameter names */
 } scope_ctx;
 
 /* A defaulted, untuned template parameter whose default is a constant
@@ -683,7 +684,12 @@ static bool lookup(void *ctx, const char *name, aotc_loc loc, name_kind *kind,
 		*index = t;
 		return true;
 	}
-	int p = ir_find_param(s->k, name);
+	int p = -1;
+	for (int i = 0; s->reference && s->k->ref_param_names && i < s->k->nparams; i++)
+		if (strcmp(s->k->ref_param_names[i], name) == 0)
+			p = i;
+	if (p < 0)
+		p = ir_find_param(s->k, name);
 	if (p >= 0) {
 		const param *pp = &s->k->params[p];
 		if (!ir_param_is_integer(pp)) {
@@ -732,11 +738,11 @@ static bool lookup(void *ctx, const char *name, aotc_loc loc, name_kind *kind,
 }
 
 static int resolve(aotc_module *m, kernel *k, diags *d, aexpr *a, const char *what,
-                   bool tunables, bool params, bool shapes_only)
+                   bool tunables, bool params, bool shapes_only, bool reference)
 {
 	if (!a->e)
 		return 0;
-	scope_ctx ctx = {m, k, d, what, tunables, params, shapes_only};
+	scope_ctx ctx = {m, k, d, what, tunables, params, shapes_only, reference};
 	expr_scope scope = {lookup, &ctx};
 	return expr_resolve(a->e, &scope, d);
 }
@@ -776,11 +782,11 @@ static void order_tunables(aotc_module *m, kernel *k)
 }
 
 static int check_launch(aotc_module *m, kernel *k, diags *d, launch *g, const char *what,
-                        bool tunables)
+                        bool tunables, bool reference)
 {
 	int errors = 0;
 	for (int i = 0; i < g->ndims; i++)
-		errors += resolve(m, k, d, &g->dims[i], what, tunables, true, false);
+		errors += resolve(m, k, d, &g->dims[i], what, tunables, true, false, reference);
 	return errors;
 }
 
@@ -813,26 +819,26 @@ int ir_check(aotc_module *m, kernel *k, diags *d)
 	}
 
 	for (int i = 0; i < k->nrequires; i++)
-		errors += resolve(m, k, d, &k->requires[i], "AOTC_REQUIRE", true, false, false);
+		errors += resolve(m, k, d, &k->requires[i], "AOTC_REQUIRE", true, false, false, false);
 	for (int i = 0; i < k->nvalid_ifs; i++)
-		errors += resolve(m, k, d, &k->valid_ifs[i], "AOTC_VALID_IF", true, true, false);
-	errors += check_launch(m, k, d, &k->grid, "AOTC_GRID", true);
-	errors += check_launch(m, k, d, &k->block, "AOTC_BLOCK", true);
-	errors += resolve(m, k, d, &k->smem, "AOTC_SMEM", true, true, false);
-	errors += check_launch(m, k, d, &k->ref_grid, "AOTC_GRID of the reference", false);
-	errors += check_launch(m, k, d, &k->ref_block, "AOTC_BLOCK of the reference", false);
-	errors += resolve(m, k, d, &k->ref_smem, "AOTC_SMEM of the reference", false, true, false);
+		errors += resolve(m, k, d, &k->valid_ifs[i], "AOTC_VALID_IF", true, true, false, false);
+	errors += check_launch(m, k, d, &k->grid, "AOTC_GRID", true, false);
+	errors += check_launch(m, k, d, &k->block, "AOTC_BLOCK", true, false);
+	errors += resolve(m, k, d, &k->smem, "AOTC_SMEM", true, true, false, false);
+	errors += check_launch(m, k, d, &k->ref_grid, "AOTC_GRID of the reference", false, true);
+	errors += check_launch(m, k, d, &k->ref_block, "AOTC_BLOCK of the reference", false, true);
+	errors += resolve(m, k, d, &k->ref_smem, "AOTC_SMEM of the reference", false, true, false, true);
 	/* Outputs are compared with the reference element by element, so their
 	 * size cannot depend on the variant; inputs (per-block tables) may. */
 	for (int i = 0; i < k->nbuffers; i++)
 		errors += resolve(m, k, d, &k->buffers[i].count,
 		                  k->buffers[i].role == ROLE_IN ? "AOTC_BUFFER"
 		                                                : "AOTC_BUFFER of an output",
-		                  k->buffers[i].role == ROLE_IN, true, false);
+		                  k->buffers[i].role == ROLE_IN, true, false, false);
 	for (int i = 0; i < k->nvalues; i++)
-		errors += resolve(m, k, d, &k->values[i].iexpr, "AOTC_VALUE", false, true, true);
+		errors += resolve(m, k, d, &k->values[i].iexpr, "AOTC_VALUE", false, true, true, false);
 	for (int i = 0; i < k->nfeatures; i++)
-		errors += resolve(m, k, d, &k->features[i], "AOTC_FEATURES", false, true, true);
+		errors += resolve(m, k, d, &k->features[i], "AOTC_FEATURES", false, true, true, false);
 
 	/* A launch-only tunable nothing launches with is almost always a
 	 * misspelt template parameter. */

@@ -143,6 +143,9 @@ typedef struct kernel {
 	const char *reference; /* NULL: first variant that runs */
 	aotc_loc reference_loc;
 	launch ref_grid, ref_block; /* the reference's own geometry */
+	/* The reference's parameter names (nparams of them; its geometry may use
+	 * them, position by position), or NULL where they are the kernel's. */
+	const char **ref_param_names;
 	aexpr ref_smem;
 	bool has_tolerance;
 	double tolerance;

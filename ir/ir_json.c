@@ -144,12 +144,19 @@ static json_t *jkernel(const kernel *k)
 	json_object_set_new(o, "shapes", ss);
 	json_object_set_new(o, "features", jexprs(k->features, k->nfeatures));
 
-	if (k->reference)
-		json_object_set_new(o, "reference", json_pack("{s:s, s:o, s:o, s:o, s:o}",
+	if (k->reference) {
+		json_t *ref = json_pack("{s:s, s:o, s:o, s:o, s:o}",
 			"name", k->reference, "loc", jloc(k->reference_loc),
 			"grid", jlaunch(&k->ref_grid), "block", jlaunch(&k->ref_block),
-			"smem", jexpr(&k->ref_smem)));
-	else
+			"smem", jexpr(&k->ref_smem));
+		if (k->ref_param_names) {
+			json_t *names = json_array();
+			for (int i = 0; i < k->nparams; i++)
+				json_array_append_new(names, json_string(k->ref_param_names[i]));
+			json_object_set_new(ref, "param_names", names);
+		}
+		json_object_set_new(o, "reference", ref);
+	} else
 		json_object_set_new(o, "reference", json_null());
 	json_object_set_new(o, "tolerance", k->has_tolerance ? json_real(k->tolerance) : json_null());
 	return o;
@@ -508,6 +515,19 @@ static void rkernel(reader *r, const json_t *o)
 		rlaunch(r, ref, "grid", &k->ref_grid);
 		rlaunch(r, ref, "block", &k->ref_block);
 		rexpr(r, json_object_get(ref, "smem"), &k->ref_smem);
+		const json_t *names = field(r, ref, "param_names", JSON_ARRAY, true);
+		if (names && (int)json_array_size(names) != k->nparams)
+			bad(r, "reference param_names must name every parameter");
+		for (int i = 0; names && !r->errors && i < k->nparams; i++) {
+			const json_t *n = json_array_get(names, (size_t)i);
+			if (!json_is_string(n)) {
+				bad(r, "reference param_names must be strings");
+				break;
+			}
+			if (!k->ref_param_names)
+				k->ref_param_names = arena_alloc(a, (size_t)k->nparams * sizeof *k->ref_param_names);
+			k->ref_param_names[i] = arena_strdup(a, json_string_value(n));
+		}
 	}
 	const json_t *tol = json_object_get(o, "tolerance");
 	if (tol && !json_is_null(tol)) {
