@@ -267,6 +267,26 @@ static bool lookup_in_macro(void *ctx, const char *name, aotc_loc loc, name_kind
 	return true;
 }
 
+/* Whether a macro body is one operand wherever it is expanded: one token,
+ * a parenthesized whole, or a unary operator applied to such. */
+static bool one_operand(const char **t, unsigned n)
+{
+	if (n == 1)
+		return true;
+	if (n >= 2 && (!strcmp(t[0], "-") || !strcmp(t[0], "+") || !strcmp(t[0], "~") ||
+	               !strcmp(t[0], "!")))
+		return one_operand(t + 1, n - 1);
+	if (n < 2 || strcmp(t[0], "(") != 0)
+		return false;
+	int depth = 0;
+	for (unsigned i = 0; i < n; i++) {
+		depth += !strcmp(t[i], "(") - !strcmp(t[i], ")");
+		if (depth == 0)
+			return i == n - 1;
+	}
+	return false;
+}
+
 static void eval_macro(walk *w, cand *k)
 {
 	arena *a = &w->m->arena;
@@ -279,15 +299,22 @@ static void eval_macro(walk *w, cand *k)
 	clang_tokenize(w->tu, clang_getCursorExtent(k->cursor), &toks, &n);
 	strbuf sb;
 	strbuf_init(&sb);
+	const char **body = arena_alloc(a, (n + 1) * sizeof *body);
 	for (unsigned i = 1; i < n; i++) { /* toks[0] is the name */
-		CXString t = clang_getTokenSpelling(w->tu, toks[i]);
+		body[i - 1] = take(a, clang_getTokenSpelling(w->tu, toks[i]));
 		strbuf_puts(&sb, i > 1 ? " " : "");
-		strbuf_puts(&sb, clang_getCString(t));
-		clang_disposeString(t);
+		strbuf_puts(&sb, body[i - 1]);
 	}
 	clang_disposeTokens(w->tu, toks, n);
 	if (!sb.len) {
 		k->why = "is a macro without a value, not an integer constant";
+		strbuf_finish(&sb);
+		return;
+	}
+	if (!one_operand(body, n - 1)) {
+		/* `#define A 2 + 3` makes A * 2 eight in C; a value would make it ten. */
+		k->why = arena_printf(a, "is a macro whose value '%s' is not parenthesized; write '#define %s (%s)' to use it as a constant",
+		                      sb.data, k->qname, sb.data);
 		strbuf_finish(&sb);
 		return;
 	}
