@@ -67,6 +67,7 @@ typedef struct walk {
 	CXCursor *seen;         /* canonical cursors already taken */
 	int nseen;
 	size_t seen_cap;
+	arena index_arena;      /* the constants' index, for the walk's lifetime */
 	struct cand *cands;     /* the source's constants, indexed on first lookup */
 	int ncands;
 	size_t cands_cap;
@@ -156,7 +157,7 @@ typedef struct index_ctx {
 static void add_cand(walk *w, CXCursor c, const_kind kind, const char *prefix,
                      const char *scope, const char *name)
 {
-	arena *a = &w->m->arena;
+	arena *a = &w->index_arena;
 	const char *q = arena_printf(a, "%s%s%s%s", prefix, scope, scope[0] ? "::" : "", name);
 	CXSourceLocation sl = clang_getCursorLocation(c);
 	CXFile f;
@@ -185,7 +186,7 @@ static enum CXChildVisitResult visit_enum(CXCursor c, CXCursor parent, CXClientD
 	index_ctx *ix = data;
 	if (clang_getCursorKind(c) != CXCursor_EnumConstantDecl)
 		return CXChildVisit_Continue;
-	arena *a = &ix->w->m->arena;
+	arena *a = &ix->w->index_arena;
 	const char *name = take(a, clang_getCursorSpelling(c));
 	const char *ename = take(a, clang_getCursorSpelling(parent));
 	bool scoped = clang_EnumDecl_isScoped(parent);
@@ -203,7 +204,7 @@ static enum CXChildVisitResult visit_index(CXCursor c, CXCursor parent, CXClient
 	(void)parent;
 	index_ctx *ix = data;
 	walk *w = ix->w;
-	arena *a = &w->m->arena;
+	arena *a = &w->index_arena;
 	enum CXCursorKind kind = clang_getCursorKind(c);
 	bool nested = ix->prefix[0] != 0;
 	switch (kind) {
@@ -289,7 +290,7 @@ static bool one_operand(const char **t, unsigned n)
 
 static void eval_macro(walk *w, cand *k)
 {
-	arena *a = &w->m->arena;
+	arena *a = &w->index_arena;
 	if (clang_Cursor_isMacroFunctionLike(k->cursor)) {
 		k->why = "is a function-like macro, not an integer constant";
 		return;
@@ -342,7 +343,7 @@ static void eval_macro(walk *w, cand *k)
 
 static void eval_cand(walk *w, cand *k)
 {
-	arena *a = &w->m->arena;
+	arena *a = &w->index_arena;
 	k->found = CONST_NOT_INTEGER;
 	CXFile f;
 	unsigned line, col;
@@ -423,7 +424,7 @@ static cand *match_cand(walk *w, const char *name, const char **why)
 		return exact[0] ? exact[0] : exact[1];
 	int u = best[0] ? 0 : 1;
 	if (best[u] && second[u]) {
-		*why = arena_printf(&w->m->arena, "is ambiguous: '%s' or '%s' (write the qualified name)",
+		*why = arena_printf(&w->index_arena, "is ambiguous: '%s' or '%s' (write the qualified name)",
 		                    best[u]->qname, second[u]->qname);
 		return NULL;
 	}
@@ -1185,6 +1186,7 @@ aotc_module *frontend_parse(const char *path, const frontend_options *opt, diags
 
 	aotc_module *m = ir_module_create(path);
 	walk w = {.m = m, .d = d, .main_path = m->file};
+	arena_init(&w.index_arena);
 	int errors_before = d->errors;
 	CXIndex index = clang_createIndex(0, 0);
 	/* The detailed preprocessing record gives macro definitions as cursors,
@@ -1245,11 +1247,13 @@ aotc_module *frontend_parse(const char *path, const frontend_options *opt, diags
 		goto fail;
 	clang_disposeTranslationUnit(w.tu);
 	clang_disposeIndex(index);
+	arena_finish(&w.index_arena);
 	return m;
 fail:
 	if (w.tu)
 		clang_disposeTranslationUnit(w.tu);
 	clang_disposeIndex(index);
+	arena_finish(&w.index_arena);
 	ir_module_destroy(m);
 	return NULL;
 }
