@@ -1,6 +1,6 @@
 // Namespace-scope integer constants in annotation expressions: const, static const and
 // constexpr at global scope, one defined in terms of another, used in AOTC_TUNE values,
-// AOTC_REQUIRE, AOTC_GRID/BLOCK (and __launch_bounds__), AOTC_BUFFER counts, AOTC_SHAPES
+// AOTC_REQUIRE, AOTC_VALID_IF, AOTC_GRID/BLOCK (and __launch_bounds__), AOTC_BUFFER counts, AOTC_SHAPES
 // bounds and AOTC_FEATURES. A parameter shadows a constant of the same name (K below is
 // the parameter, not the constant 7). Only the constants used are recorded in the IR.
 #include <aotc.h>
@@ -17,6 +17,7 @@ template <int BM, int BN>
 AOTC_TUNE(BM, TILE, 2 * TILE)
 AOTC_TUNE(BN, TILE, 4 * TILE)
 AOTC_REQUIRE(BM * BN % NUM_THREADS == 0 && BM / WARPS >= 2)
+AOTC_VALID_IF(N % TILE == 0)
 AOTC_GRID(cdiv(N, BN), cdiv(M, BM))
 AOTC_BLOCK(NUM_THREADS)
 AOTC_BUFFER(A, M * (K + PAD), in)
