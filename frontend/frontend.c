@@ -1,8 +1,11 @@
 /* libclang stays here. The walk: parse the translation unit (clang's own
- * errors are reported as ours), collect every function with its aotc
- * annotations, then hand each annotated function of the main file to ir/
- * as a kernel. Annotation arguments are re-read from the source text at the
- * macro's expansion position, so diagnostics point into the argument. */
+ * errors in the user's files are reported as ours; those inside system
+ * headers are not), collect every function with its aotc annotations, then
+ * hand each annotated function of the main file to ir/ as a kernel.
+ * Annotation arguments are re-read from the source text at the macro's
+ * expansion position, so diagnostics point into the argument. Names the
+ * annotations use that are no tunable or parameter are looked up, lazily,
+ * among the file's constants (find_const). */
 #include "frontend.h"
 
 #include <ctype.h>
@@ -64,6 +67,12 @@ typedef struct walk {
 	CXCursor *seen;         /* canonical cursors already taken */
 	int nseen;
 	size_t seen_cap;
+	arena index_arena;      /* the constants' index, for the walk's lifetime */
+	struct cand *cands;     /* the source's constants, indexed on first lookup */
+	int ncands;
+	size_t cands_cap;
+	bool indexed;
+	bool found_system_include;
 } walk;
 
 /* The file name to print for f: the user's spelling for the main file. */
@@ -119,6 +128,375 @@ static char *trim(char *s)
 	return s;
 }
 
+/* ---- Source constants ---------------------------------------------------- */
+
+/* Annotation expressions may name the file's integer constants (SPEC §2).
+ * The first lookup indexes the candidates by name without evaluating any:
+ * namespace-scope variables and enumerators (those of namespaces in system
+ * headers are skipped) and macro definitions. A candidate is evaluated when
+ * a name matches it, at most once. */
+typedef struct cand {
+	const char *qname;      /* fully qualified: "cfg::TILE", "Dir::X", "TILE" */
+	size_t min_len;         /* shortest spelling: "X", or "Dir::X" for a scoped enum */
+	CXCursor cursor;
+	const_kind kind;
+	bool user;              /* defined in the main file or a user header */
+	int ndefs;              /* macros: definitions seen (#undef and #define again) */
+	enum { CAND_NEW, CAND_BUSY, CAND_DONE } state;
+	const_found found;
+	int64_t value;
+	const char *why;
+	aotc_loc loc;
+} cand;
+
+typedef struct index_ctx {
+	walk *w;
+	const char *prefix;     /* "" or "ns::" */
+} index_ctx;
+
+static void add_cand(walk *w, CXCursor c, const_kind kind, const char *prefix,
+                     const char *scope, const char *name)
+{
+	arena *a = &w->index_arena;
+	const char *q = arena_printf(a, "%s%s%s%s", prefix, scope, scope[0] ? "::" : "", name);
+	CXSourceLocation sl = clang_getCursorLocation(c);
+	CXFile f;
+	clang_getExpansionLocation(sl, &f, NULL, NULL, NULL);
+	bool user = f && !clang_Location_isInSystemHeader(sl);
+	for (int i = 0; i < w->ncands; i++) {
+		cand *o = &w->cands[i];
+		if (o->kind != kind || strcmp(o->qname, q) != 0)
+			continue;
+		/* A redeclaration (extern const int X; ... = 4) or a redefined
+		 * macro: the definition, the last macro definition. */
+		if (kind == CONST_MACRO || clang_isCursorDefinition(c)) {
+			o->cursor = c;
+			o->user = user;
+		}
+		o->ndefs++;
+		return;
+	}
+	cand k = {.qname = q, .cursor = c, .kind = kind, .user = user, .ndefs = 1};
+	k.min_len = strlen(name) + (scope[0] ? strlen(scope) + 2 : 0);
+	ARENA_PUSH(a, w->cands, w->ncands, w->cands_cap, k);
+}
+
+static enum CXChildVisitResult visit_enum(CXCursor c, CXCursor parent, CXClientData data)
+{
+	index_ctx *ix = data;
+	if (clang_getCursorKind(c) != CXCursor_EnumConstantDecl)
+		return CXChildVisit_Continue;
+	arena *a = &ix->w->index_arena;
+	const char *name = take(a, clang_getCursorSpelling(c));
+	const char *ename = take(a, clang_getCursorSpelling(parent));
+	bool scoped = clang_EnumDecl_isScoped(parent);
+	if (!scoped)
+		add_cand(ix->w, c, CONST_ENUMERATOR, ix->prefix, "", name);
+	/* E::X for scoped enums, and for plain ones as C++11 allows; an
+	 * anonymous enum's spelling is "(unnamed enum at ...)" or empty. */
+	if (ename[0] && !strchr(ename, ' ') && !strchr(ename, '('))
+		add_cand(ix->w, c, CONST_ENUMERATOR, ix->prefix, ename, name);
+	return CXChildVisit_Continue;
+}
+
+static enum CXChildVisitResult visit_index(CXCursor c, CXCursor parent, CXClientData data)
+{
+	(void)parent;
+	index_ctx *ix = data;
+	walk *w = ix->w;
+	arena *a = &w->index_arena;
+	enum CXCursorKind kind = clang_getCursorKind(c);
+	bool nested = ix->prefix[0] != 0;
+	switch (kind) {
+	case CXCursor_MacroDefinition:
+		if (!nested && !clang_Cursor_isMacroBuiltin(c))
+			add_cand(w, c, CONST_MACRO, "", "", take(a, clang_getCursorSpelling(c)));
+		break;
+	case CXCursor_VarDecl:
+		add_cand(w, c, CONST_VARIABLE, ix->prefix, "", take(a, clang_getCursorSpelling(c)));
+		break;
+	case CXCursor_EnumDecl: {
+		index_ctx inner = *ix;
+		clang_visitChildren(c, visit_enum, &inner);
+		break;
+	}
+	case CXCursor_Namespace: {
+		if (clang_Location_isInSystemHeader(clang_getCursorLocation(c)))
+			break;
+		const char *ns = take(a, clang_getCursorSpelling(c));
+		index_ctx inner = {w, ns[0] ? arena_printf(a, "%s%s::", ix->prefix, ns) : ix->prefix};
+		clang_visitChildren(c, visit_index, &inner);
+		break;
+	}
+	case CXCursor_LinkageSpec:
+		return CXChildVisit_Recurse;
+	default:
+		break;
+	}
+	return CXChildVisit_Continue;
+}
+
+static bool is_integral(CXType t)
+{
+	switch (clang_getCanonicalType(t).kind) {
+	case CXType_Bool: case CXType_Char_U: case CXType_UChar: case CXType_Char16:
+	case CXType_Char32: case CXType_UShort: case CXType_UInt: case CXType_ULong:
+	case CXType_ULongLong: case CXType_Char_S: case CXType_SChar: case CXType_WChar:
+	case CXType_Short: case CXType_Int: case CXType_Long: case CXType_LongLong:
+	case CXType_Enum:
+		return true;
+	default:
+		return false;
+	}
+}
+
+static const_found find_const(void *ctx, const char *name, source_const *out, const char **why);
+
+/* A macro body's names: the source's other constants. */
+static bool lookup_in_macro(void *ctx, const char *name, aotc_loc loc, name_kind *kind,
+                            int *index, int64_t *value, bool *diagnosed)
+{
+	(void)loc;
+	(void)index;
+	(void)diagnosed;
+	source_const c;
+	const char *why;
+	if (find_const(ctx, name, &c, &why) != CONST_FOUND)
+		return false;
+	*kind = NAME_CONST;
+	*value = c.value;
+	return true;
+}
+
+/* Whether a macro body is one operand wherever it is expanded: one token,
+ * a parenthesized whole, or a unary operator applied to such. */
+static bool one_operand(const char **t, unsigned n)
+{
+	if (n == 1)
+		return true;
+	if (n >= 2 && (!strcmp(t[0], "-") || !strcmp(t[0], "+") || !strcmp(t[0], "~") ||
+	               !strcmp(t[0], "!")))
+		return one_operand(t + 1, n - 1);
+	if (n < 2 || strcmp(t[0], "(") != 0)
+		return false;
+	int depth = 0;
+	for (unsigned i = 0; i < n; i++) {
+		depth += !strcmp(t[i], "(") - !strcmp(t[i], ")");
+		if (depth == 0)
+			return i == n - 1;
+	}
+	return false;
+}
+
+static void eval_macro(walk *w, cand *k)
+{
+	arena *a = &w->index_arena;
+	if (clang_Cursor_isMacroFunctionLike(k->cursor)) {
+		k->why = "is a function-like macro, not an integer constant";
+		return;
+	}
+	CXToken *toks;
+	unsigned n;
+	clang_tokenize(w->tu, clang_getCursorExtent(k->cursor), &toks, &n);
+	strbuf sb;
+	strbuf_init(&sb);
+	const char **body = arena_alloc(a, (n + 1) * sizeof *body);
+	for (unsigned i = 1; i < n; i++) { /* toks[0] is the name */
+		body[i - 1] = take(a, clang_getTokenSpelling(w->tu, toks[i]));
+		strbuf_puts(&sb, i > 1 ? " " : "");
+		strbuf_puts(&sb, body[i - 1]);
+	}
+	clang_disposeTokens(w->tu, toks, n);
+	if (!sb.len) {
+		k->why = "is a macro without a value, not an integer constant";
+		strbuf_finish(&sb);
+		return;
+	}
+	if (!one_operand(body, n - 1)) {
+		/* `#define A 2 + 3` makes A * 2 eight in C; a value would make it ten. */
+		k->why = arena_printf(a, "is a macro whose value '%s' is not parenthesized; write '#define %s (%s)' to use it as a constant",
+		                      sb.data, k->qname, sb.data);
+		strbuf_finish(&sb);
+		return;
+	}
+	/* Parsed quietly: what fails is reported at the use, as one error. */
+	diags quiet;
+	diags_init(&quiet);
+	quiet.out = NULL;
+	arena scratch;
+	arena_init(&scratch);
+	expr *e = expr_parse_string(&scratch, &quiet, sb.data, sb.len, k->loc);
+	expr_scope scope = {lookup_in_macro, w};
+	int64_t v;
+	if (e && expr_resolve(e, &scope, &quiet) == 0 &&
+	    expr_eval(e, &(eval_env){0}, &v) == EVAL_OK) {
+		k->found = CONST_FOUND;
+		k->value = v;
+	} else {
+		k->why = arena_printf(a, "is a macro whose value '%s' is not an integer constant expression",
+		                      sb.data);
+	}
+	arena_finish(&scratch);
+	diags_finish(&quiet);
+	strbuf_finish(&sb);
+}
+
+static void eval_cand(walk *w, cand *k)
+{
+	arena *a = &w->index_arena;
+	k->found = CONST_NOT_INTEGER;
+	CXFile f;
+	unsigned line, col;
+	clang_getExpansionLocation(clang_getCursorLocation(k->cursor), &f, &line, &col, NULL);
+	k->loc = f ? (aotc_loc){file_name(w, f), (int)line, (int)col}
+	           : (aotc_loc){"<command line>", 0, 0};
+	if (k->kind == CONST_ENUMERATOR) {
+		k->found = CONST_FOUND;
+		k->value = clang_getEnumConstantDeclValue(k->cursor);
+		return;
+	}
+	if (k->kind == CONST_MACRO) {
+		eval_macro(w, k);
+		return;
+	}
+	CXType t = clang_getCursorType(k->cursor);
+	const char *type = take(a, clang_getTypeSpelling(t));
+	if (!is_integral(t)) {
+		k->why = arena_printf(a, "is a constant of type '%s', not an integer", type);
+		if (!clang_isConstQualifiedType(t))
+			k->why = arena_printf(a, "is a variable of type '%s', not an integer constant",
+			                      type);
+		return;
+	}
+	if (!clang_isConstQualifiedType(t)) {
+		k->why = arena_printf(a, "is a variable of type '%s', not a constant (declare it const or constexpr)",
+		                      type);
+		return;
+	}
+	CXEvalResult r = clang_Cursor_Evaluate(k->cursor);
+	if (!r || clang_EvalResult_getKind(r) != CXEval_Int) {
+		k->why = "has no value known at compile time (its initializer is not a constant expression)";
+	} else if (clang_EvalResult_isUnsignedInt(r) &&
+	           clang_EvalResult_getAsUnsigned(r) > (unsigned long long)INT64_MAX) {
+		k->why = "does not fit in a 64-bit signed integer";
+	} else {
+		k->found = CONST_FOUND;
+		k->value = clang_EvalResult_getAsLongLong(r);
+	}
+	if (r)
+		clang_EvalResult_dispose(r);
+}
+
+/* Whether name spells q: q itself, or a tail of it after a '::' that keeps
+ * at least min_len characters (a scoped enumerator needs its enum). */
+static bool spells(const char *name, const cand *k)
+{
+	size_t n = strlen(name), qn = strlen(k->qname);
+	if (n < k->min_len || n > qn || strcmp(k->qname + qn - n, name) != 0)
+		return false;
+	return n == qn || (k->qname[qn - n - 1] == ':' && k->qname[qn - n - 2] == ':');
+}
+
+static cand *match_cand(walk *w, const char *name, const char **why)
+{
+	if (!w->indexed) {
+		index_ctx ix = {w, ""};
+		clang_visitChildren(clang_getTranslationUnitCursor(w->tu), visit_index, &ix);
+		w->indexed = true;
+	}
+	/* The exact qualified name, else the one match of the user's files,
+	 * else the one match of the system headers. */
+	cand *exact[2] = {NULL, NULL}, *best[2] = {NULL, NULL}, *second[2] = {NULL, NULL};
+	for (int i = 0; i < w->ncands; i++) {
+		cand *k = &w->cands[i];
+		if (strcmp(k->qname, name) == 0 && !exact[k->user ? 0 : 1])
+			exact[k->user ? 0 : 1] = k;
+		if (!spells(name, k))
+			continue;
+		int u = k->user ? 0 : 1;
+		if (!best[u])
+			best[u] = k;
+		else if (!second[u])
+			second[u] = k;
+	}
+	*why = NULL;
+	if (exact[0] || exact[1])
+		return exact[0] ? exact[0] : exact[1];
+	int u = best[0] ? 0 : 1;
+	if (best[u] && second[u]) {
+		*why = arena_printf(&w->index_arena, "is ambiguous: '%s' or '%s' (write the qualified name)",
+		                    best[u]->qname, second[u]->qname);
+		return NULL;
+	}
+	return best[u];
+}
+
+static const_found find_const(void *ctx, const char *name, source_const *out, const char **why)
+{
+	walk *w = ctx;
+	const char *amb;
+	cand *k = match_cand(w, name, &amb);
+	if (!k) {
+		if (!amb)
+			return CONST_UNKNOWN;
+		*why = amb;
+		out->loc = (aotc_loc){w->main_path, 0, 0};
+		return CONST_NOT_INTEGER;
+	}
+	if (k->state == CAND_BUSY) {
+		*why = "is defined in terms of itself";
+		out->loc = k->loc;
+		return CONST_NOT_INTEGER;
+	}
+	if (k->state == CAND_NEW) {
+		k->state = CAND_BUSY;
+		eval_cand(w, k);
+		k->state = CAND_DONE;
+	}
+	out->name = k->qname;
+	out->loc = k->loc;
+	out->kind = k->kind;
+	out->value = k->value;
+	*why = k->why;
+	return k->found;
+}
+
+/* Whether raw annotation text that differs from the preprocessor's only
+ * by macros may be used as written: every macro in it is an object-like
+ * macro of the user's files, defined once, with an integer value (so that
+ * the IR keeps the names and diagnostics point into the argument). */
+static bool macros_are_constants(walk *w, const char *raw, size_t len)
+{
+	diags quiet;
+	diags_init(&quiet);
+	quiet.out = NULL;
+	arena scratch;
+	arena_init(&scratch);
+	lexer l;
+	lexer_init(&l, &scratch, &quiet, raw, len, (aotc_loc){w->main_path, 1, 1});
+	int macros = 0;
+	bool ok = true;
+	for (; ok && l.tok.kind != TOK_EOF; lexer_next(&l)) {
+		if (l.tok.kind == TOK_ERROR) {
+			ok = false;
+			break;
+		}
+		if (l.tok.kind != TOK_IDENT)
+			continue;
+		char *name = lexer_text(&l);
+		const char *why;
+		cand *k = match_cand(w, name, &why);
+		if (!k || k->kind != CONST_MACRO)
+			continue;
+		source_const c;
+		macros++;
+		ok = k->user && k->ndefs == 1 && find_const(w, name, &c, &why) == CONST_FOUND;
+	}
+	arena_finish(&scratch);
+	diags_finish(&quiet);
+	return ok && macros > 0;
+}
+
 /* ---- Collecting functions ---------------------------------------------- */
 
 typedef struct annotation {
@@ -137,9 +515,11 @@ typedef struct fn {
 	annotation *annots;
 	int nannots;
 	size_t annots_cap;
-	const char **param_types; /* canonical spellings, to compare with the reference */
+	const char **param_types; /* keys to compare with the reference (parameter_type_key) */
+	const char **param_spellings; /* as declared, for messages */
+	const char **param_names;
 	int nparams;
-	size_t params_cap;
+	size_t params_cap, spellings_cap, names_cap;
 	bool used_as_reference;
 } fn;
 
@@ -257,7 +637,7 @@ static void add_annotation(walk *w, fn *f, CXCursor attr)
 	aotc_loc rawloc;
 	if (buf && macro_args(buf, size, offset, macro, a.loc, &raw, &rawlen, &rawloc)) {
 		a.loc = rawloc;
-		if (same_tokens(raw, rawlen, args)) {
+		if (same_tokens(raw, rawlen, args) || macros_are_constants(w, raw, rawlen)) {
 			a.text = raw;
 			a.len = rawlen;
 		} else {
@@ -272,34 +652,21 @@ static void add_annotation(walk *w, fn *f, CXCursor attr)
 	ARENA_PUSH(&w->m->arena, f->annots, f->nannots, f->annots_cap, a);
 }
 
-/* A parameter's type as a caller sees it: qualifiers of the parameter
- * itself (`float *__restrict`, `const int`) do not change the signature. */
-static const char *parameter_type_key(arena *a, const char *spelling)
+static const char *unqualified(arena *a, const char *s);
+
+/* A parameter's type as a caller sees it, for comparing a kernel with its
+ * reference: qualifiers of the parameter itself (`float *__restrict`,
+ * `const int`) do not change the signature, and neither does `const` or
+ * `volatile` on a pointer's pointee (the reference reads the same buffers,
+ * usually through `const float *`). */
+static const char *parameter_type_key(arena *a, CXType t)
 {
-	strbuf sb;
-	strbuf_init(&sb);
-	strbuf_puts(&sb, spelling);
-	const char *drop[] = {"__restrict", "restrict", "const", "volatile"};
-	bool changed = true;
-	while (changed) {
-		changed = false;
-		while (sb.len && sb.data[sb.len - 1] == ' ')
-			sb.data[--sb.len] = 0;
-		for (size_t i = 0; i < COUNTOF(drop); i++) {
-			size_t n = strlen(drop[i]);
-			if (sb.len > n && strcmp(sb.data + sb.len - n, drop[i]) == 0 &&
-			    (sb.data[sb.len - n - 1] == ' ' || sb.data[sb.len - n - 1] == '*')) {
-				sb.data[sb.len -= n] = 0;
-				changed = true;
-			}
-		}
+	CXType c = clang_getCanonicalType(t);
+	if (c.kind == CXType_Pointer) {
+		const char *pointee = unqualified(a, take(a, clang_getTypeSpelling(clang_getPointeeType(c))));
+		return arena_printf(a, "%s *", pointee);
 	}
-	const char *r = sb.data;
-	if (!strchr(r, '*') && strncmp(r, "const ", 6) == 0)
-		r += 6;
-	char *out = arena_strdup(a, r);
-	strbuf_finish(&sb);
-	return out;
+	return unqualified(a, take(a, clang_getTypeSpelling(c)));
 }
 
 static enum CXChildVisitResult visit_fn_child(CXCursor c, CXCursor parent, CXClientData data)
@@ -316,10 +683,13 @@ static enum CXChildVisitResult visit_fn_child(CXCursor c, CXCursor parent, CXCli
 		f->is_global = true;
 		break;
 	case CXCursor_ParmDecl: {
-		CXType t = clang_getCanonicalType(clang_getCursorType(c));
-		const char *spelling = parameter_type_key(&w->m->arena,
-			take(&w->m->arena, clang_getTypeSpelling(t)));
-		ARENA_PUSH(&w->m->arena, f->param_types, f->nparams, f->params_cap, spelling);
+		arena *a = &w->m->arena;
+		CXType t = clang_getCursorType(c);
+		int n = f->nparams;
+		ARENA_PUSH(a, f->param_spellings, n, f->spellings_cap, take(a, clang_getTypeSpelling(t)));
+		n = f->nparams;
+		ARENA_PUSH(a, f->param_names, n, f->names_cap, take(a, clang_getCursorSpelling(c)));
+		ARENA_PUSH(a, f->param_types, f->nparams, f->params_cap, parameter_type_key(a, t));
 		break;
 	}
 	default:
@@ -561,25 +931,40 @@ static void attach_reference(walk *w, kernel *k)
 		           k->reference, k->is_global ? "" : "not ", k->name);
 		return;
 	}
+	/* The tuner passes the reference the kernel's arguments by position;
+	 * names may differ, types up to const and restrict on pointers. */
 	fn *kf = find_fn(w, k->name);
-	bool same = kf && r->nparams == kf->nparams;
-	for (int i = 0; same && i < r->nparams; i++) {
+	if (kf && r->nparams != kf->nparams) {
+		diag_error(w->d, k->reference_loc, "AOTC_REFERENCE: '%s' takes %d parameter%s, '%s' takes %d",
+		           k->reference, r->nparams, r->nparams == 1 ? "" : "s", k->name, kf->nparams);
+		diag_note(w->d, r->loc, "'%s' declared here", k->reference);
+		return;
+	}
+	for (int i = 0; kf && i < r->nparams; i++) {
 		/* A dependent type (T *) cannot be compared by spelling; its
 		 * element kind must then agree. */
 		const param *p = &k->params[i];
+		bool same;
 		if (strstr(kf->param_types[i], "type-parameter"))
 			same = p->is_pointer == (strchr(r->param_types[i], '*') != NULL);
 		else
 			same = strcmp(r->param_types[i], kf->param_types[i]) == 0;
+		if (!same) {
+			diag_error(w->d, k->reference_loc, "AOTC_REFERENCE: parameter %d ('%s') of '%s' is '%s', '%s' takes '%s'",
+			           i + 1, r->param_names[i], k->reference, r->param_spellings[i],
+			           k->name, kf->param_spellings[i]);
+			diag_note(w->d, r->loc, "'%s' declared here", k->reference);
+			return;
+		}
 	}
-	if (!same) {
-		diag_error(w->d, k->reference_loc, "AOTC_REFERENCE: '%s' must take the same parameters as '%s'",
-		           k->reference, k->name);
-		diag_note(w->d, r->loc, "'%s' declared here", k->reference);
-		return;
-	}
-	/* The reference's own AOTC_GRID/BLOCK/SMEM, resolved against the
-	 * kernel's parameters (they are the same). */
+	/* The reference's own AOTC_GRID/BLOCK/SMEM, over its own parameter
+	 * names (by position the kernel's parameters). */
+	for (int i = 0; kf && i < r->nparams; i++)
+		if (strcmp(r->param_names[i], k->params[i].name) != 0) {
+			k->ref_param_names = arena_alloc(&w->m->arena, (size_t)r->nparams * sizeof *k->ref_param_names);
+			memcpy(k->ref_param_names, r->param_names, (size_t)r->nparams * sizeof *r->param_names);
+			break;
+		}
 	kernel scratch = *k;
 	scratch.grid = scratch.block = (launch){0};
 	scratch.smem = (aexpr){0};
@@ -661,6 +1046,28 @@ static void hash_sources(walk *w)
 
 /* ---- Parsing ------------------------------------------------------------- */
 
+static void visit_system_inclusion(CXFile f, CXSourceLocation *stack, unsigned depth,
+                                   CXClientData data)
+{
+	(void)stack;
+	walk *w = data;
+	if (depth == 0 || w->found_system_include)
+		return;
+	CXString name = clang_getFileName(f);
+	const char *n = clang_getCString(name);
+	bool virtual = n && strncmp(n, VDIR "/", sizeof VDIR) == 0;
+	clang_disposeString(name);
+	if (!virtual && clang_Location_isInSystemHeader(clang_getLocationForOffset(w->tu, f, 0)))
+		w->found_system_include = true;
+}
+
+/* Whether the file includes headers other than aotc's own. */
+static bool includes_system_headers(walk *w)
+{
+	clang_getInclusions(w->tu, visit_system_inclusion, w);
+	return w->found_system_include;
+}
+
 static bool has_suffix(const char *s, const char *suffix)
 {
 	size_t n = strlen(s), m = strlen(suffix);
@@ -683,7 +1090,11 @@ static const char *find_cuda(const frontend_options *opt)
 	return NULL;
 }
 
-static int report_clang_diagnostics(walk *w)
+/* clang's errors in the user's files are ours. Errors inside system
+ * headers (libclang parsing CCCL or glibc in ways nvcc does not) do not
+ * fail the parse: the kernels are what aotc reads, and nvcc compiles the
+ * variants; --verbose shows them as warnings. */
+static int report_clang_diagnostics(walk *w, bool verbose)
 {
 	int errors = 0;
 	unsigned n = clang_getNumDiagnostics(w->tu);
@@ -691,11 +1102,18 @@ static int report_clang_diagnostics(walk *w)
 		CXDiagnostic dg = clang_getDiagnostic(w->tu, i);
 		enum CXDiagnosticSeverity sev = clang_getDiagnosticSeverity(dg);
 		if (sev >= CXDiagnostic_Error) {
-			aotc_loc loc = loc_of(w, clang_getDiagnosticLocation(dg), NULL, NULL);
+			CXSourceLocation sl = clang_getDiagnosticLocation(dg);
+			aotc_loc loc = loc_of(w, sl, NULL, NULL);
 			CXString msg = clang_getDiagnosticSpelling(dg);
-			diag_error(w->d, loc, "%s", clang_getCString(msg));
+			if (clang_Location_isInSystemHeader(sl)) {
+				if (verbose)
+					diag_warning(w->d, loc, "%s (in a system header; ignored)",
+					             clang_getCString(msg));
+			} else {
+				diag_error(w->d, loc, "%s", clang_getCString(msg));
+				errors++;
+			}
 			clang_disposeString(msg);
-			errors++;
 		}
 		clang_disposeDiagnostic(dg);
 	}
@@ -734,6 +1152,16 @@ aotc_module *frontend_parse(const char *path, const frontend_options *opt, diags
 			/* CUDA 13 dropped a header clang's wrapper still includes. */
 			argv[argc++] = "-isystem";
 			argv[argc++] = VDIR "/compat";
+			/* CUDA 13 keeps CCCL (libcu++, CUB, Thrust) there; nvcc adds it. */
+			char *cccl = arena_printf(&args_arena, "%s/include/cccl", cuda);
+			if (stat(cccl, &st) == 0 && S_ISDIR(st.st_mode)) {
+				argv[argc++] = "-isystem";
+				argv[argc++] = cccl;
+			}
+			/* libcu++'s SFINAE helpers are variadic __host__ __device__
+			 * functions, which clang's CUDA mode rejects and nvcc takes. */
+			argv[argc++] = "-Xclang";
+			argv[argc++] = "-fcuda-allow-variadic-functions";
 		} else {
 			argv[argc++] = "-nocudainc";
 			argv[argc++] = "--cuda-path=/nonexistent";
@@ -742,6 +1170,7 @@ aotc_module *frontend_parse(const char *path, const frontend_options *opt, diags
 		}
 	}
 	argv[argc++] = "-std=c++17";
+	argv[argc++] = "-ferror-limit=0"; /* ignored system-header errors must not hide ours */
 	argv[argc++] = "-D__AOTC__";
 	argv[argc++] = "-I" VDIR "/include";
 	for (int i = 0; i < opt->ninclude_dirs; i++)
@@ -757,19 +1186,30 @@ aotc_module *frontend_parse(const char *path, const frontend_options *opt, diags
 
 	aotc_module *m = ir_module_create(path);
 	walk w = {.m = m, .d = d, .main_path = m->file};
+	arena_init(&w.index_arena);
 	int errors_before = d->errors;
 	CXIndex index = clang_createIndex(0, 0);
+	/* The detailed preprocessing record gives macro definitions as cursors,
+	 * for macros used as constants (about 8% more parse time). */
 	enum CXErrorCode rc = clang_parseTranslationUnit2(
 		index, path, argv, argc, unsaved, COUNTOF(unsaved),
-		CXTranslationUnit_KeepGoing, &w.tu);
+		CXTranslationUnit_KeepGoing | CXTranslationUnit_DetailedPreprocessingRecord, &w.tu);
 	arena_finish(&args_arena);
 	if (rc != CXError_Success) {
 		diag_plain_error(d, "libclang could not parse '%s' (error %d)", path, (int)rc);
 		goto fail;
 	}
 	w.main_file = clang_getFile(w.tu, path);
-	if (report_clang_diagnostics(&w) > 0)
+	if (report_clang_diagnostics(&w, opt->verbose) > 0) {
+		if (!host && !real_headers && includes_system_headers(&w))
+			diag_note(d, (aotc_loc){m->file, 0, 0},
+			          "parsed with aotc's CUDA shim instead of the toolkit's headers (%s); CUDA library and host headers may not parse with it",
+			          mode && strcmp(mode, "shim") == 0 ? "AOTC_FRONTEND=shim"
+			          : !cuda ? "no CUDA toolkit found; set CUDA_PATH"
+			                  : "libclang is older than 16");
 		goto fail;
+	}
+	m->source = (const_source){find_const, &w};
 
 	clang_visitChildren(clang_getTranslationUnitCursor(w.tu), visit_top, &w);
 	hash_sources(&w);
@@ -802,15 +1242,18 @@ aotc_module *frontend_parse(const char *path, const frontend_options *opt, diags
 		}
 		build_kernel(&w, f);
 	}
+	m->source = (const_source){0}; /* w and the translation unit end here */
 	if (d->errors > errors_before)
 		goto fail;
 	clang_disposeTranslationUnit(w.tu);
 	clang_disposeIndex(index);
+	arena_finish(&w.index_arena);
 	return m;
 fail:
 	if (w.tu)
 		clang_disposeTranslationUnit(w.tu);
 	clang_disposeIndex(index);
+	arena_finish(&w.index_arena);
 	ir_module_destroy(m);
 	return NULL;
 }

@@ -13,11 +13,15 @@ typedef struct frontend_options {
 	/* CUDA toolkit root for the real CUDA headers; NULL: $CUDA_PATH,
 	 * $CUDA_HOME, then /usr/local/cuda. */
 	const char *cuda_path;
+	/* Show clang's errors inside system headers (otherwise ignored) as
+	 * warnings. */
+	bool verbose;
 } frontend_options;
 
 /* Parses path and returns its tuned kernels, or NULL after reporting every
- * error in the file to d (clang's own and the annotations'). .cu files are
- * CUDA, .cpp/.cc/.cxx host C++. */
+ * error in the file to d (clang's own in the user's files, and the
+ * annotations'); clang's errors inside system headers do not fail the
+ * parse. .cu files are CUDA, .cpp/.cc/.cxx host C++. */
 aotc_module *frontend_parse(const char *path, const frontend_options *opt, diags *d);
 
 /* "clang version 16.0.6" as libclang reports it; static storage. */

@@ -77,7 +77,58 @@ static bool parse_aexpr(aparser *p, aexpr *out)
 	return true;
 }
 
-/* A constant integer expression (no names). */
+/* Resolves a name of the source's constants (ir_find_const) and diagnoses
+ * one that is not an integer at the use. */
+static bool lookup_source_const(aotc_module *m, diags *d, const char *what,
+                                const char *name, aotc_loc loc, int64_t *value,
+                                bool *diagnosed)
+{
+	source_const c;
+	const char *why = "";
+	switch (ir_find_const(m, name, &c, &why)) {
+	case CONST_FOUND:
+		*value = c.value;
+		return true;
+	case CONST_NOT_INTEGER:
+		diag_error(d, loc, "%s: '%s' %s", what, name, why);
+		if (c.loc.line > 0)
+			diag_note(d, c.loc, "'%s' defined here", name);
+		*diagnosed = true;
+		return false;
+	case CONST_UNKNOWN:
+		break;
+	}
+	return false;
+}
+
+typedef struct const_scope_ctx {
+	aotc_module *m;
+	const kernel *k;    /* may be NULL */
+	diags *d;
+	const char *what;
+} const_scope_ctx;
+
+/* Names in a constant (a TUNE value, a SHAPES bound): the source's
+ * constants only. */
+static bool lookup_const_only(void *ctx, const char *name, aotc_loc loc, name_kind *kind,
+                              int *index, int64_t *value, bool *diagnosed)
+{
+	(void)index;
+	const_scope_ctx *s = ctx;
+	if (s->k && (ir_find_param(s->k, name) >= 0 || ir_find_tunable(s->k, name) >= 0)) {
+		diag_error(s->d, loc, "%s: '%s' is a %s of '%s'; this must be a constant",
+		           s->what, name, ir_find_param(s->k, name) >= 0 ? "parameter" : "tunable",
+		           s->k->name);
+		*diagnosed = true;
+		return false;
+	}
+	if (!lookup_source_const(s->m, s->d, s->what, name, loc, value, diagnosed))
+		return false;
+	*kind = NAME_CONST;
+	return true;
+}
+
+/* A constant integer expression: literals and the source's constants. */
 static bool parse_const(aparser *p, int64_t *out, bool *is_bool)
 {
 	aotc_loc loc = p->l.tok.loc;
@@ -86,8 +137,9 @@ static bool parse_const(aparser *p, int64_t *out, bool *is_bool)
 	aexpr a;
 	if (!parse_aexpr(p, &a))
 		return false;
-	expr_scope none = {0};
-	if (expr_resolve(a.e, &none, p->d) > 0) {
+	const_scope_ctx cs = {p->m, p->k, p->d, p->macro};
+	expr_scope consts = {lookup_const_only, &cs};
+	if (expr_resolve(a.e, &consts, p->d) > 0) {
 		p->errors++;
 		return false;
 	}
@@ -587,15 +639,17 @@ int ir_annotate(aotc_module *m, kernel *k, const char *kind, const char *text,
 /* ---- Whole-kernel checks ------------------------------------------------ */
 
 typedef struct scope_ctx {
+	aotc_module *m;
 	kernel *k;
 	diags *d;
 	const char *what;   /* "AOTC_REQUIRE", for messages */
 	bool tunables, params, shapes_only;
+	bool reference;     /* the reference's own annotations: its parameter names */
 } scope_ctx;
 
 /* A defaulted, untuned template parameter whose default is a constant
  * (`int PAD = 1`) may be used in expressions. */
-static bool tparam_constant(const tparam *tp, int64_t *value)
+static bool tparam_constant(aotc_module *m, const tparam *tp, int64_t *value)
 {
 	if (tp->is_type || tp->tunable >= 0 || !tp->default_text)
 		return false;
@@ -606,8 +660,9 @@ static bool tparam_constant(const tparam *tp, int64_t *value)
 	quiet.out = NULL; /* a default like `TILE * 2` is simply not a constant */
 	expr *e = expr_parse_string(&a, &quiet, tp->default_text, strlen(tp->default_text),
 	                            tp->loc);
-	expr_scope none = {0};
-	bool ok = e && expr_resolve(e, &none, &quiet) == 0 &&
+	const_scope_ctx cs = {m, NULL, &quiet, "default"};
+	expr_scope consts = {lookup_const_only, &cs};
+	bool ok = e && expr_resolve(e, &consts, &quiet) == 0 &&
 	          expr_eval(e, &(eval_env){0}, value) == EVAL_OK;
 	diags_finish(&quiet);
 	arena_finish(&a);
@@ -629,7 +684,12 @@ static bool lookup(void *ctx, const char *name, aotc_loc loc, name_kind *kind,
 		*index = t;
 		return true;
 	}
-	int p = ir_find_param(s->k, name);
+	int p = -1;
+	for (int i = 0; s->reference && s->k->ref_param_names && i < s->k->nparams; i++)
+		if (strcmp(s->k->ref_param_names[i], name) == 0)
+			p = i;
+	if (p < 0)
+		p = ir_find_param(s->k, name);
 	if (p >= 0) {
 		const param *pp = &s->k->params[p];
 		if (!ir_param_is_integer(pp)) {
@@ -649,9 +709,19 @@ static bool lookup(void *ctx, const char *name, aotc_loc loc, name_kind *kind,
 		return false;
 	}
 	int tp = ir_find_tparam(s->k, name);
-	if (tp >= 0 && tparam_constant(&s->k->tparams[tp], value)) {
+	if (tp >= 0 && tparam_constant(s->m, &s->k->tparams[tp], value)) {
 		*kind = NAME_CONST;
 		return true;
+	}
+	/* Tunables, parameters and template parameters shadow the source's
+	 * constants of the same name. */
+	if (tp < 0 && !claimed(s->k, name)) {
+		if (lookup_source_const(s->m, s->d, s->what, name, loc, value, diagnosed)) {
+			*kind = NAME_CONST;
+			return true;
+		}
+		if (*diagnosed)
+			return false;
 	}
 	if (claimed(s->k, name)) {
 		*diagnosed = true; /* its annotation already failed */
@@ -667,12 +737,12 @@ static bool lookup(void *ctx, const char *name, aotc_loc loc, name_kind *kind,
 	return false;
 }
 
-static int resolve(kernel *k, diags *d, aexpr *a, const char *what, bool tunables,
-                   bool params, bool shapes_only)
+static int resolve(aotc_module *m, kernel *k, diags *d, aexpr *a, const char *what,
+                   bool tunables, bool params, bool shapes_only, bool reference)
 {
 	if (!a->e)
 		return 0;
-	scope_ctx ctx = {k, d, what, tunables, params, shapes_only};
+	scope_ctx ctx = {m, k, d, what, tunables, params, shapes_only, reference};
 	expr_scope scope = {lookup, &ctx};
 	return expr_resolve(a->e, &scope, d);
 }
@@ -711,11 +781,12 @@ static void order_tunables(aotc_module *m, kernel *k)
 	k->tunables = sorted;
 }
 
-static int check_launch(kernel *k, diags *d, launch *g, const char *what, bool tunables)
+static int check_launch(aotc_module *m, kernel *k, diags *d, launch *g, const char *what,
+                        bool tunables, bool reference)
 {
 	int errors = 0;
 	for (int i = 0; i < g->ndims; i++)
-		errors += resolve(k, d, &g->dims[i], what, tunables, true, false);
+		errors += resolve(m, k, d, &g->dims[i], what, tunables, true, false, reference);
 	return errors;
 }
 
@@ -748,26 +819,26 @@ int ir_check(aotc_module *m, kernel *k, diags *d)
 	}
 
 	for (int i = 0; i < k->nrequires; i++)
-		errors += resolve(k, d, &k->requires[i], "AOTC_REQUIRE", true, false, false);
+		errors += resolve(m, k, d, &k->requires[i], "AOTC_REQUIRE", true, false, false, false);
 	for (int i = 0; i < k->nvalid_ifs; i++)
-		errors += resolve(k, d, &k->valid_ifs[i], "AOTC_VALID_IF", true, true, false);
-	errors += check_launch(k, d, &k->grid, "AOTC_GRID", true);
-	errors += check_launch(k, d, &k->block, "AOTC_BLOCK", true);
-	errors += resolve(k, d, &k->smem, "AOTC_SMEM", true, true, false);
-	errors += check_launch(k, d, &k->ref_grid, "AOTC_GRID of the reference", false);
-	errors += check_launch(k, d, &k->ref_block, "AOTC_BLOCK of the reference", false);
-	errors += resolve(k, d, &k->ref_smem, "AOTC_SMEM of the reference", false, true, false);
+		errors += resolve(m, k, d, &k->valid_ifs[i], "AOTC_VALID_IF", true, true, false, false);
+	errors += check_launch(m, k, d, &k->grid, "AOTC_GRID", true, false);
+	errors += check_launch(m, k, d, &k->block, "AOTC_BLOCK", true, false);
+	errors += resolve(m, k, d, &k->smem, "AOTC_SMEM", true, true, false, false);
+	errors += check_launch(m, k, d, &k->ref_grid, "AOTC_GRID of the reference", false, true);
+	errors += check_launch(m, k, d, &k->ref_block, "AOTC_BLOCK of the reference", false, true);
+	errors += resolve(m, k, d, &k->ref_smem, "AOTC_SMEM of the reference", false, true, false, true);
 	/* Outputs are compared with the reference element by element, so their
 	 * size cannot depend on the variant; inputs (per-block tables) may. */
 	for (int i = 0; i < k->nbuffers; i++)
-		errors += resolve(k, d, &k->buffers[i].count,
+		errors += resolve(m, k, d, &k->buffers[i].count,
 		                  k->buffers[i].role == ROLE_IN ? "AOTC_BUFFER"
 		                                                : "AOTC_BUFFER of an output",
-		                  k->buffers[i].role == ROLE_IN, true, false);
+		                  k->buffers[i].role == ROLE_IN, true, false, false);
 	for (int i = 0; i < k->nvalues; i++)
-		errors += resolve(k, d, &k->values[i].iexpr, "AOTC_VALUE", false, true, true);
+		errors += resolve(m, k, d, &k->values[i].iexpr, "AOTC_VALUE", false, true, true, false);
 	for (int i = 0; i < k->nfeatures; i++)
-		errors += resolve(k, d, &k->features[i], "AOTC_FEATURES", false, true, true);
+		errors += resolve(m, k, d, &k->features[i], "AOTC_FEATURES", false, true, true, false);
 
 	/* A launch-only tunable nothing launches with is almost always a
 	 * misspelt template parameter. */

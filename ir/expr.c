@@ -178,9 +178,15 @@ void lexer_next(lexer *l)
 		return;
 	}
 	if (is_alpha(c)) {
+		/* A qualified name (cfg::TILE, Dir::X) is one identifier. */
 		size_t n = 1;
-		while (is_alnum(peek(l, n)))
-			n++;
+		for (;;) {
+			while (is_alnum(peek(l, n)))
+				n++;
+			if (peek(l, n) != ':' || peek(l, n + 1) != ':' || !is_alpha(peek(l, n + 2)))
+				break;
+			n += 3;
+		}
 		advance(l, n);
 		t->kind = TOK_IDENT;
 		t->len = n;

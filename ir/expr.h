@@ -16,6 +16,7 @@
  *   unary   -> ('-' | '!' | '~' | '+') unary | primary
  *   primary -> INT | 'true' | 'false' | NAME | FUNC '(' args ')' | '(' cond ')'
  *   FUNC    -> cdiv | min | max | align | log2
+ *   NAME    -> IDENT ('::' IDENT)*   (no space around '::')
  *
  * Nodes live in the arena handed to the parser. */
 #ifndef AOTC_EXPR_H
@@ -35,7 +36,7 @@ typedef enum tok_kind {
 	TOK_EOF,
 	TOK_INT,    /* ival; decimal or 0x hex, no suffix */
 	TOK_FLOAT,  /* fval; has '.' or an exponent */
-	TOK_IDENT,  /* start/len */
+	TOK_IDENT,  /* start/len; a qualified name (ns::NAME) is one */
 	TOK_PUNCT,  /* start/len: one of ( ) { } , = ? : and the operators */
 	TOK_ERROR,  /* a bad character or literal; already diagnosed */
 } tok_kind;

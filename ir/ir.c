@@ -93,6 +93,47 @@ kernel *ir_add_kernel(aotc_module *m, const char *name, aotc_loc loc)
 	return k;
 }
 
+static const char *const const_kind_names[] = {"variable", "enumerator", "macro"};
+
+const char *const_kind_name(const_kind k) { return const_kind_names[k]; }
+
+bool const_kind_from_name(const char *name, const_kind *out)
+{
+	for (size_t i = 0; i < COUNTOF(const_kind_names); i++)
+		if (strcmp(const_kind_names[i], name) == 0) {
+			*out = (const_kind)i;
+			return true;
+		}
+	return false;
+}
+
+const_found ir_find_const(aotc_module *m, const char *name, source_const *out,
+                          const char **why)
+{
+	source_const scratch;
+	const char *no_why;
+	if (!out)
+		out = &scratch;
+	if (!why)
+		why = &no_why;
+	for (int i = 0; i < m->nconsts; i++)
+		if (strcmp(m->consts[i].name, name) == 0) {
+			*out = m->consts[i];
+			return CONST_FOUND;
+		}
+	if (!m->source.find)
+		return CONST_UNKNOWN;
+	memset(out, 0, sizeof *out);
+	const_found f = m->source.find(m->source.ctx, name, out, why);
+	if (f == CONST_FOUND) {
+		/* The source may have found it under its qualified name; record
+		 * the spelling the expression used, which is what re-resolves. */
+		out->name = arena_strdup(&m->arena, name);
+		ARENA_PUSH(&m->arena, m->consts, m->nconsts, m->consts_cap, *out);
+	}
+	return f;
+}
+
 int ir_find_param(const kernel *k, const char *name)
 {
 	for (int i = 0; i < k->nparams; i++)

@@ -143,6 +143,9 @@ typedef struct kernel {
 	const char *reference; /* NULL: first variant that runs */
 	aotc_loc reference_loc;
 	launch ref_grid, ref_block; /* the reference's own geometry */
+	/* The reference's parameter names (nparams of them; its geometry may use
+	 * them, position by position), or NULL where they are the kernel's. */
+	const char **ref_param_names;
 	aexpr ref_smem;
 	bool has_tolerance;
 	double tolerance;
@@ -153,6 +156,39 @@ typedef struct kernel {
 	size_t claimed_cap;
 } kernel;
 
+/* A named integer constant of the source file that an annotation
+ * expression uses: a namespace-scope const/constexpr integer variable, an
+ * enumerator or an object-like macro. Only the constants some expression
+ * names are recorded, in the order of first use. */
+typedef enum const_kind { CONST_VARIABLE, CONST_ENUMERATOR, CONST_MACRO } const_kind;
+
+typedef struct source_const {
+	const char *name;      /* as the annotations spell it: "TILE", "cfg::TILE" */
+	aotc_loc loc;          /* of its definition */
+	const_kind kind;
+	int64_t value;
+} source_const;
+
+const char *const_kind_name(const_kind k);           /* "variable", ... */
+bool const_kind_from_name(const char *name, const_kind *out);
+
+/* What a constant lookup found for a name. */
+typedef enum const_found {
+	CONST_UNKNOWN,        /* no such constant */
+	CONST_FOUND,          /* *out holds it */
+	CONST_NOT_INTEGER,    /* a constant, but not an integer: *why says what it
+	                         is ("is a constant of type 'const float'"), out->loc
+	                         where (line 0 if nowhere) */
+} const_found;
+
+/* Where constants not yet recorded come from while the frontend builds a
+ * module (the source file, through libclang); a module read from JSON has
+ * none, so only its recorded constants resolve. */
+typedef struct const_source {
+	const_found (*find)(void *ctx, const char *name, source_const *out, const char **why);
+	void *ctx;
+} const_source;
+
 typedef struct aotc_module {
 	arena arena;
 	const char *file;      /* as given on the command line */
@@ -160,6 +196,10 @@ typedef struct aotc_module {
 	kernel *kernels;
 	int nkernels;
 	size_t kernels_cap;
+	source_const *consts;  /* recorded constants, in order of first use */
+	int nconsts;
+	size_t consts_cap;
+	const_source source;   /* find == NULL: none; not part of the IR */
 } aotc_module;
 
 aotc_module *ir_module_create(const char *file);
@@ -172,6 +212,12 @@ int ir_find_param(const kernel *k, const char *name);   /* -1 if none */
 int ir_find_tunable(const kernel *k, const char *name); /* -1 if none */
 int ir_find_tparam(const kernel *k, const char *name);  /* -1 if none */
 const kernel *ir_find_kernel(const aotc_module *m, const char *name);
+
+/* The constant spelt name: a recorded one, else one m->source finds (it is
+ * recorded then, so the IR keeps what its expressions use). On
+ * CONST_NOT_INTEGER *why and out->loc describe it. out may be NULL. */
+const_found ir_find_const(aotc_module *m, const char *name, source_const *out,
+                          const char **why);
 
 /* True for a scalar parameter of integer type (a possible shape argument). */
 bool ir_param_is_integer(const param *p);

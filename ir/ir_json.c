@@ -144,12 +144,19 @@ static json_t *jkernel(const kernel *k)
 	json_object_set_new(o, "shapes", ss);
 	json_object_set_new(o, "features", jexprs(k->features, k->nfeatures));
 
-	if (k->reference)
-		json_object_set_new(o, "reference", json_pack("{s:s, s:o, s:o, s:o, s:o}",
+	if (k->reference) {
+		json_t *ref = json_pack("{s:s, s:o, s:o, s:o, s:o}",
 			"name", k->reference, "loc", jloc(k->reference_loc),
 			"grid", jlaunch(&k->ref_grid), "block", jlaunch(&k->ref_block),
-			"smem", jexpr(&k->ref_smem)));
-	else
+			"smem", jexpr(&k->ref_smem));
+		if (k->ref_param_names) {
+			json_t *names = json_array();
+			for (int i = 0; i < k->nparams; i++)
+				json_array_append_new(names, json_string(k->ref_param_names[i]));
+			json_object_set_new(ref, "param_names", names);
+		}
+		json_object_set_new(o, "reference", ref);
+	} else
 		json_object_set_new(o, "reference", json_null());
 	json_object_set_new(o, "tolerance", k->has_tolerance ? json_real(k->tolerance) : json_null());
 	return o;
@@ -160,9 +167,21 @@ char *ir_to_json(const aotc_module *m)
 	json_t *ks = json_array();
 	for (int i = 0; i < m->nkernels; i++)
 		json_array_append_new(ks, jkernel(&m->kernels[i]));
-	json_t *root = json_pack("{s:i, s:s, s:s, s:s, s:o}", "aotc_ir", AOTC_IR_VERSION,
+	json_t *root = json_pack("{s:i, s:s, s:s, s:s}", "aotc_ir", AOTC_IR_VERSION,
 	                         "aotc_version", AOTC_VERSION_STRING, "file", m->file,
-	                         "source_hash", m->source_hash, "kernels", ks);
+	                         "source_hash", m->source_hash);
+	/* Only where expressions use some: IR without constants reads as before. */
+	if (m->nconsts) {
+		json_t *cs = json_array();
+		for (int i = 0; i < m->nconsts; i++) {
+			const source_const *c = &m->consts[i];
+			json_array_append_new(cs, json_pack("{s:s, s:s, s:I, s:o}", "name", c->name,
+				"kind", const_kind_name(c->kind), "value", (json_int_t)c->value,
+				"loc", jloc(c->loc)));
+		}
+		json_object_set_new(root, "constants", cs);
+	}
+	json_object_set_new(root, "kernels", ks);
 	char *s = json_dumps(root, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(17));
 	json_decref(root);
 	if (!s)
@@ -496,6 +515,19 @@ static void rkernel(reader *r, const json_t *o)
 		rlaunch(r, ref, "grid", &k->ref_grid);
 		rlaunch(r, ref, "block", &k->ref_block);
 		rexpr(r, json_object_get(ref, "smem"), &k->ref_smem);
+		const json_t *names = field(r, ref, "param_names", JSON_ARRAY, true);
+		if (names && (int)json_array_size(names) != k->nparams)
+			bad(r, "reference param_names must name every parameter");
+		for (int i = 0; names && !r->errors && i < k->nparams; i++) {
+			const json_t *n = json_array_get(names, (size_t)i);
+			if (!json_is_string(n)) {
+				bad(r, "reference param_names must be strings");
+				break;
+			}
+			if (!k->ref_param_names)
+				k->ref_param_names = arena_alloc(a, (size_t)k->nparams * sizeof *k->ref_param_names);
+			k->ref_param_names[i] = arena_strdup(a, json_string_value(n));
+		}
 	}
 	const json_t *tol = json_object_get(o, "tolerance");
 	if (tol && !json_is_null(tol)) {
@@ -535,6 +567,25 @@ aotc_module *ir_from_json(const char *text, size_t len, const char *path, diags 
 	memcpy(m->source_hash, json_string_value(hash), 33);
 	r.m = m;
 	char where[64];
+	const json_t *cs = json_object_get(root, "constants");
+	if (cs && !json_is_array(cs)) {
+		r.where = "";
+		mistyped(&r, "constants");
+	}
+	for (size_t i = 0; cs && i < json_array_size(cs) && !r.errors; i++) {
+		snprintf(where, sizeof where, "constants[%zu]", i);
+		r.where = where;
+		const json_t *c = json_array_get(cs, i);
+		source_const k = {0};
+		k.name = str(&r, c, "name", false);
+		k.loc = rloc(&r, c, "loc");
+		k.value = integer(&r, c, "value");
+		const char *kind = str(&r, c, "kind", false);
+		if (kind && !const_kind_from_name(kind, &k.kind))
+			bad(&r, "unknown constant kind");
+		if (!r.errors)
+			ARENA_PUSH(&m->arena, m->consts, m->nconsts, m->consts_cap, k);
+	}
 	for (size_t i = 0; i < json_array_size(ks) && !r.errors; i++) {
 		snprintf(where, sizeof where, "kernels[%zu]", i);
 		r.where = where;

@@ -102,7 +102,7 @@ static aotc_module *load_module(options *o, diags *d)
 	}
 	frontend_options fo = {
 		.include_dirs = o->includes, .ninclude_dirs = o->nincludes,
-		.defines = o->defines, .ndefines = o->ndefines,
+		.defines = o->defines, .ndefines = o->ndefines, .verbose = o->verbose,
 	};
 	return frontend_parse(o->file, &fo, d);
 }
