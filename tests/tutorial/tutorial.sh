@@ -32,7 +32,7 @@ if list(ks) != ["sgemm_2d"]:
     errs.append(f"kernels {list(ks)}, expected only sgemm_2d (the reference is not tuned)")
 else:
     k = ks["sgemm_2d"]
-    if k.get("reference") != "sgemm_naive":
+    if (k.get("reference") or {}).get("name") != "sgemm_naive":
         errs.append(f"reference {k.get('reference')}")
     text = json.dumps(m)
     if "NUM_THREADS" not in text or "256" not in text:
