@@ -98,7 +98,7 @@ for a in sm80 sm90 sm100; do
 	cc -std=c99 -O2 -c "../$a/_aot_sgemm_cuda_$a.c" -o "$a.o"
 done
 cc -std=c99 -O2 -I. -c aot_sgemm.c -o aot_sgemm.c.o
-nvcc -std=c++17 -O2 $gen -I "$OLDPWD/runtime/include" -c aot_sgemm.cu -o aot_sgemm.cu.o
+nvcc -std=c++17 -O2 $gen -I "$OLDPWD/templates" -I. -c aot_sgemm.cu -o aot_sgemm.cu.o
 nvcc -std=c++17 -O2 $gen -I. -c main.cu -o main.o
 nvcc $gen main.o aot_sgemm.cu.o aot_sgemm.c.o sm80.o sm90.o sm100.o -o main
 ./main
