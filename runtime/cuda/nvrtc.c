@@ -51,6 +51,8 @@ static char nv_error[1024];
 static int nv_major, nv_minor;
 static char nv_id[32];
 static char *nv_include_opt;   /* "-I<toolkit>/include", or NULL if none found */
+static char *nv_cccl_opt;      /* "-I<toolkit>/include/cccl" (CUDA 13 keeps libcu++,
+                                  CUB and Thrust there, as nvcc knows), or NULL */
 static char *nv_header;        /* aotc.h, NUL-terminated as NVRTC wants it */
 
 static char *format(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -125,8 +127,13 @@ static void nv_load(void)
 		if (!incs[i] || !incs[i][0])
 			continue;
 		char *dir = format("%s/include", incs[i]);
-		if (is_dir(dir))
+		if (is_dir(dir)) {
 			nv_include_opt = format("-I%s", dir);
+			char *cccl = format("%s/cccl", dir);
+			if (is_dir(cccl))
+				nv_cccl_opt = format("-I%s", cccl);
+			free(cccl);
+		}
 		free(dir);
 	}
 
@@ -190,7 +197,7 @@ char *cuda_source_dir(const char *path)
 /* NVRTC's options for req, NULL-terminated; free with free_opts. */
 static char **nvrtc_options(const rt_compile_request *req, const char *arch, size_t *n)
 {
-	size_t nopts = 0, maxopts = 7 + (size_t)req->ninclude_dirs + (size_t)req->ndefines;
+	size_t nopts = 0, maxopts = 8 + (size_t)req->ninclude_dirs + (size_t)req->ndefines;
 	char **opts = xcalloc(maxopts, sizeof *opts);
 	/* sm_XX, not compute_XX: we want SASS in a CUBIN, not PTX. */
 	opts[nopts++] = format("-arch=%s", arch);
@@ -204,6 +211,8 @@ static char **nvrtc_options(const rt_compile_request *req, const char *arch, siz
 		opts[nopts++] = format("-I%s", req->include_dirs[i]);
 	if (nv_include_opt)
 		opts[nopts++] = xstrdup(nv_include_opt);
+	if (nv_cccl_opt)
+		opts[nopts++] = xstrdup(nv_cccl_opt);
 	for (int i = 0; i < req->ndefines; i++)
 		opts[nopts++] = format("-D%s", req->defines[i]);
 	*n = nopts;

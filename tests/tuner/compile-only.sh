@@ -55,6 +55,14 @@ check "a bad AOTC_CUDA_COMPILER is an environment error" $? 3
 "$aotc" emit "$here/compile_only.cu" --arch sm90 --compile-only >"$tmp/log" 2>&1
 check "--compile-only outside tune is a usage error" $? 2
 
+# CCCL (include/cccl): the parser, NVRTC and nvcc all find it, as nvcc does.
+"$aotc" parse "$here/cccl.cu" >/dev/null 2>"$tmp/log"
+check "cccl: parses" $? 0
+"$aotc" tune "$here/cccl.cu" --arch sm90 --compile-only -j 2 >"$tmp/log" 2>&1
+has "cccl: NVRTC compiles every variant" "^warp_sums: 4 of 4 configurations compiled for sm90 with nvrtc"
+AOTC_CUDA_COMPILER=nvcc "$aotc" tune "$here/cccl.cu" --arch sm90 --compile-only -j 2 >"$tmp/log" 2>&1
+has "cccl: nvcc compiles every variant" "^warp_sums: 4 of 4 configurations compiled for sm90 with nvcc"
+
 # compile: the host backend always has its device, so an unwritable
 # database is another environment error: exit 3, said once, no emission.
 mkdir -p "$tmp/ro" "$tmp/out"
