@@ -132,8 +132,17 @@ typedef struct rt_ops {
 	 * backend's business. */
 	rt_status (*launch)(rt_device *d, rt_function *f, const rt_launch *dims, void **args,
 	                    double *ms, strbuf *err);
-	/* Sets bytes bytes at dst to value (poisoning outputs). */
+	/* Sets bytes bytes at dst to value (poisoning outputs, filling guard
+	 * zones). */
 	rt_status (*memset8)(rt_device *d, rt_ptr dst, uint8_t value, size_t bytes, strbuf *err);
+	/* Finds the first of bytes bytes at p that is not value: *first is its
+	 * offset, or bytes when every byte is value (checking guard zones). */
+	rt_status (*scan8)(rt_device *d, rt_ptr p, uint8_t value, size_t bytes, uint64_t *first,
+	                   strbuf *err);
+	/* Optional, NULL where the device cannot: makes the allocation p (as
+	 * alloc returned it) read-only (sealed) or writable again, so that a
+	 * stray write into it faults instead of corrupting it. */
+	rt_status (*seal)(rt_device *d, rt_ptr p, bool sealed, strbuf *err);
 	/* Compares count scalars of type t at out and ref (see rt_compare);
 	 * on the device, so outputs need not be copied back. */
 	rt_status (*compare)(rt_device *d, rt_ptr out, rt_ptr ref, aotc_dtype t, size_t count,

@@ -13,6 +13,7 @@ static const char *status_names[MS_COUNT] = {
 	[MS_FAULT] = "fault",     [MS_TIMEOUT] = "timeout",
 	[MS_RESOURCES] = "resources", [MS_COMPILE_ERROR] = "compile_error",
 	[MS_INVALID] = "invalid", [MS_SKIPPED] = "skipped",
+	[MS_OUT_OF_BOUNDS] = "out_of_bounds",
 };
 
 const char *meas_status_name(meas_status s) { return status_names[s]; }

@@ -28,6 +28,7 @@ typedef enum meas_status {
 	MS_COMPILE_ERROR,
 	MS_INVALID,       /* AOTC_VALID_IF false, or a launch expression failed */
 	MS_SKIPPED,       /* exceeds the device's limits, decided before launching */
+	MS_OUT_OF_BOUNDS, /* wrote outside a buffer (a guard zone changed) */
 	MS_COUNT,
 } meas_status;
 

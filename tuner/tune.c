@@ -458,6 +458,8 @@ static void from_reply(const json_t *r, measurement *m)
 		m->status = MS_OK;
 	else if (st && !strcmp(st, "wrong"))
 		m->status = MS_WRONG;
+	else if (st && !strcmp(st, "out_of_bounds"))
+		m->status = MS_OUT_OF_BOUNDS;
 	else if (st && !strcmp(st, "resources"))
 		m->status = MS_RESOURCES;
 	else if (st && !strcmp(st, "invalid"))

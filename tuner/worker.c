@@ -25,13 +25,37 @@ extern char **environ;
 
 /* ---- Worker side --------------------------------------------------------- */
 
+/* Every buffer the worker allocates has a guard zone of GUARD bytes of
+ * CANARY on each side (and, past its end, whatever the allocation has
+ * beyond the bytes in use). A variant that writes outside a buffer changes
+ * a zone, which is found by scanning them all after each checked launch.
+ * Where the backend can seal memory (the host: mprotect), the pristine
+ * inputs and the reference outputs are read-only while variants run, so a
+ * write into them, however far, faults instead of corrupting them. */
+enum { GUARD = 128 * 1024, CANARY = 0xC5 };
+
+typedef struct guarded {
+	rt_ptr base;       /* the allocation; 0 when none */
+	size_t alloc;      /* its bytes: GUARD + data + tail guard */
+	rt_ptr data;       /* base + GUARD */
+	size_t bytes;      /* in use; the rest up to alloc - GUARD is guard too */
+	bool sealed;
+} guarded;
+
+/* Two input sets per shape: set 0 for the first checked launch and the
+ * timing, set 1 (other values) for the last timed launch, which is checked
+ * too, so a variant that is right only on its first call, or returns a
+ * result cached from an earlier call, is wrong. */
+enum { NSETS = 2 };
+
 typedef struct wbuf {
 	const buffer *b;
 	aotc_dtype t;
-	size_t scalars, bytes;
-	rt_ptr cur, pristine, ref;
-	size_t cap;          /* bytes allocated for cur and pristine */
-	bool has_ref;
+	size_t scalars, bytes;          /* for the variant being measured */
+	guarded cur;                    /* what kernels run on */
+	guarded pristine[NSETS];        /* in, inout: the inputs of each set */
+	guarded ref[NSETS];             /* out, inout: the reference's outputs */
+	size_t ref_scalars;
 } wbuf;
 
 typedef struct loaded {
@@ -54,7 +78,7 @@ typedef struct wstate {
 	int64_t *row, *params;
 	uint64_t shape_seed;
 	wbuf *bufs;
-	bool have_ref;        /* reference outputs are in bufs[].ref */
+	bool have_ref[NSETS]; /* reference outputs are in bufs[].ref[set] */
 	uint64_t *slots;      /* argument storage, one 8-byte slot per parameter */
 	void **args;
 	loaded *cache;
@@ -120,19 +144,118 @@ static void set_scalar_args(wstate *w)
 	}
 }
 
+/* ---- Guarded buffers ---- */
+
+static rt_status g_alloc(wstate *w, guarded *g, size_t bytes)
+{
+	size_t tail = GUARD + (256 - bytes % 256) % 256;
+	if (bytes > SIZE_MAX - GUARD - tail) {
+		strbuf_printf(&w->err, "cannot allocate %zu bytes", bytes);
+		return RT_ERR_OTHER;
+	}
+	*g = (guarded){0};
+	rt_status rs = w->ops->alloc(w->dev, GUARD + bytes + tail, &g->base, &w->err);
+	if (rs != RT_OK)
+		return rs;
+	g->alloc = GUARD + bytes + tail;
+	g->data = g->base + GUARD;
+	g->bytes = bytes;
+	return w->ops->memset8(w->dev, g->base, CANARY, g->alloc, &w->err);
+}
+
+static void g_release(wstate *w, guarded *g)
+{
+	if (g->base)
+		w->ops->release(w->dev, g->base);
+	*g = (guarded){0};
+}
+
+/* Read-only from now on, where the backend can. */
+static rt_status g_seal(wstate *w, guarded *g)
+{
+	if (!w->ops->seal)
+		return RT_OK;
+	rt_status rs = w->ops->seal(w->dev, g->base, true, &w->err);
+	g->sealed = rs == RT_OK;
+	return rs;
+}
+
+/* Uses bytes bytes of the data (no more than it was allocated with): the
+ * bytes given up become guard. */
+static rt_status g_use(wstate *w, guarded *g, size_t bytes)
+{
+	rt_status rs = RT_OK;
+	if (bytes < g->bytes)
+		rs = w->ops->memset8(w->dev, g->data + bytes, CANARY, g->bytes - bytes, &w->err);
+	g->bytes = bytes;
+	return rs;
+}
+
+/* Scans both zones of g; on a difference says where in note (what names
+ * the buffer) and restores the zone, so the next variant starts clean. */
+static rt_status g_check(wstate *w, guarded *g, const char *what, bool *ok, strbuf *note)
+{
+	if (!g->base || g->sealed)
+		return RT_OK; /* sealed: a write would have faulted */
+	uint64_t first;
+	rt_status rs = w->ops->scan8(w->dev, g->base, CANARY, GUARD, &first, &w->err);
+	if (rs != RT_OK)
+		return rs;
+	if (first < GUARD) {
+		if (*ok)
+			strbuf_printf(note, "%s: written before its start (first changed byte: start - %llu)", what,
+			              (unsigned long long)(GUARD - first));
+		*ok = false;
+		if ((rs = w->ops->memset8(w->dev, g->base, CANARY, GUARD, &w->err)) != RT_OK)
+			return rs;
+	}
+	size_t tail = g->alloc - GUARD - g->bytes;
+	if ((rs = w->ops->scan8(w->dev, g->data + g->bytes, CANARY, tail, &first, &w->err)) != RT_OK)
+		return rs;
+	if (first < tail) {
+		if (*ok)
+			strbuf_printf(note, "%s: written past its end (first changed byte: end + %llu)", what,
+			              (unsigned long long)first);
+		*ok = false;
+		rs = w->ops->memset8(w->dev, g->data + g->bytes, CANARY, tail, &w->err);
+	}
+	return rs;
+}
+
+/* Every guard zone of the shape: the working buffers and, where they are
+ * not sealed, the pristine inputs and the reference's outputs. */
+static rt_status check_guards(wstate *w, bool *ok, strbuf *note)
+{
+	*ok = true;
+	for (int i = 0; i < w->k->nbuffers; i++) {
+		wbuf *b = &w->bufs[i];
+		const char *name = w->k->params[b->b->param].name;
+		char what[160];
+		rt_status rs = g_check(w, &b->cur, name, ok, note);
+		for (int s = 0; s < NSETS && rs == RT_OK; s++) {
+			snprintf(what, sizeof what, "the pristine copy of %s", name);
+			if ((rs = g_check(w, &b->pristine[s], what, ok, note)) != RT_OK)
+				break;
+			snprintf(what, sizeof what, "the reference's copy of %s", name);
+			rs = g_check(w, &b->ref[s], what, ok, note);
+		}
+		if (rs != RT_OK)
+			return rs;
+	}
+	return RT_OK;
+}
+
 static void free_buffers(wstate *w)
 {
 	if (!w->bufs)
 		return;
 	for (int i = 0; i < w->k->nbuffers; i++) {
 		wbuf *b = &w->bufs[i];
-		if (b->cap) {
-			w->ops->release(w->dev, b->cur);
-			if (b->b->role != ROLE_OUT)
-				w->ops->release(w->dev, b->pristine);
+		g_release(w, &b->cur);
+		for (int s = 0; s < NSETS; s++) {
+			g_release(w, &b->pristine[s]);
+			g_release(w, &b->ref[s]);
 		}
-		if (b->has_ref)
-			w->ops->release(w->dev, b->ref);
 	}
 	free(w->bufs);
 	w->bufs = NULL;
@@ -155,6 +278,11 @@ static rt_status ensure_buffers(wstate *w, const int64_t *values, const char **w
 			                          : "buffer size expression failed";
 			return RT_ERR_OTHER;
 		}
+		size_t esize = dtype_size(p->dtype) * (size_t)p->vec;
+		if (esize && (uint64_t)count > SIZE_MAX / 2 / esize) {
+			*why = "buffer size overflows";
+			return RT_ERR_OTHER;
+		}
 		size_t scalars = (size_t)count * (size_t)p->vec;
 		size_t bytes = scalars * dtype_size(p->dtype);
 		if (bytes == 0)
@@ -162,49 +290,71 @@ static rt_status ensure_buffers(wstate *w, const int64_t *values, const char **w
 		b->scalars = scalars;
 		b->bytes = bytes;
 		b->t = p->dtype;
-		if (bytes <= b->cap)
-			continue;
-		if (b->cap) {
-			w->ops->release(w->dev, b->cur);
-			if (b->b->role != ROLE_OUT)
-				w->ops->release(w->dev, b->pristine);
-			b->cap = 0;
-		}
 		rt_status rs;
-		if ((rs = w->ops->alloc(w->dev, bytes, &b->cur, &w->err)) != RT_OK)
+		if (b->cur.base && bytes <= b->cur.alloc - 2 * GUARD) {
+			if ((rs = g_use(w, &b->cur, bytes)) != RT_OK)
+				return rs;
+			continue;
+		}
+		/* Larger than before: new buffers, and inputs filled afresh (the
+		 * same for every variant of this shape that needs this size). */
+		g_release(w, &b->cur);
+		for (int s = 0; s < NSETS; s++)
+			g_release(w, &b->pristine[s]);
+		if ((rs = g_alloc(w, &b->cur, bytes)) != RT_OK)
 			return rs;
-		b->cap = bytes;
 		if (b->b->role == ROLE_OUT)
 			continue; /* poisoned before every run: no pristine copy */
-		if ((rs = w->ops->alloc(w->dev, bytes, &b->pristine, &w->err)) != RT_OK) {
-			w->ops->release(w->dev, b->cur);
-			b->cap = 0;
-			return rs;
-		}
-		/* Fresh contents, the same for every variant of this shape. */
 		void *host = xmalloc(bytes);
-		elem_fill(host, b->t, scalars, &b->b->init, mix(w->shape_seed, (uint64_t)i));
-		rs = w->ops->upload(w->dev, b->pristine, host, bytes, &w->err);
+		for (int s = 0; s < NSETS; s++) {
+			uint64_t seed = mix(w->shape_seed, (uint64_t)i);
+			if (s > 0)
+				seed = mix(seed, 0x5e70000000000000ull + (uint64_t)s);
+			elem_fill(host, b->t, scalars, &b->b->init, seed);
+			if ((rs = g_alloc(w, &b->pristine[s], bytes)) != RT_OK ||
+			    (rs = w->ops->upload(w->dev, b->pristine[s].data, host, bytes, &w->err)) != RT_OK ||
+			    (rs = g_seal(w, &b->pristine[s])) != RT_OK)
+				break;
+		}
 		free(host);
 		if (rs != RT_OK)
 			return rs;
 	}
 	for (int i = 0; i < k->nbuffers; i++)
-		w->slots[k->buffers[i].param] = w->bufs[i].cur;
+		w->slots[k->buffers[i].param] = w->bufs[i].cur.data;
 	return RT_OK;
 }
 
-/* Pristine inputs, poisoned outputs. */
-static rt_status prepare_run(wstate *w)
+/* Input set s, pristine; outputs poisoned. */
+static rt_status prepare_run(wstate *w, int s)
 {
 	for (int i = 0; i < w->k->nbuffers; i++) {
 		wbuf *b = &w->bufs[i];
 		rt_status rs = b->b->role == ROLE_OUT
-			? w->ops->memset8(w->dev, b->cur, elem_poison_byte(b->t), b->bytes, &w->err)
-			: w->ops->copy(w->dev, b->cur, b->pristine, b->bytes, &w->err);
+			? w->ops->memset8(w->dev, b->cur.data, elem_poison_byte(b->t), b->bytes, &w->err)
+			: w->ops->copy(w->dev, b->cur.data, b->pristine[s].data, b->bytes, &w->err);
 		if (rs != RT_OK)
 			return rs;
 	}
+	return RT_OK;
+}
+
+/* The outputs now in the working buffers become reference set s. */
+static rt_status take_reference(wstate *w, int s)
+{
+	for (int i = 0; i < w->k->nbuffers; i++) {
+		wbuf *b = &w->bufs[i];
+		if (b->b->role == ROLE_IN)
+			continue;
+		g_release(w, &b->ref[s]);
+		rt_status rs;
+		if ((rs = g_alloc(w, &b->ref[s], b->bytes)) != RT_OK ||
+		    (rs = w->ops->copy(w->dev, b->ref[s].data, b->cur.data, b->bytes, &w->err)) != RT_OK ||
+		    (rs = g_seal(w, &b->ref[s])) != RT_OK)
+			return rs;
+		b->ref_scalars = b->scalars;
+	}
+	w->have_ref[s] = true;
 	return RT_OK;
 }
 
@@ -338,7 +488,8 @@ static json_t *do_shape(wstate *w, const json_t *req)
 	w->bufs = xcalloc((size_t)w->k->nbuffers + 1, sizeof *w->bufs);
 	for (int i = 0; i < w->k->nbuffers; i++)
 		w->bufs[i].b = &w->k->buffers[i];
-	w->have_ref = false;
+	for (int s = 0; s < NSETS; s++)
+		w->have_ref[s] = false;
 	w->shape_seed = w->seed;
 	for (int a = 0; a < w->shapes.nargs; a++) {
 		w->row[a] = json_integer_value(json_array_get(row, (size_t)a));
@@ -364,21 +515,33 @@ static json_t *do_shape(wstate *w, const json_t *req)
 		return failure(w, rs);
 	if ((rs = ensure_buffers(w, NULL, &why)) != RT_OK)
 		return why ? status_reply("error", why) : failure(w, rs);
-	if ((rs = prepare_run(w)) != RT_OK ||
-	    (rs = w->ops->launch(w->dev, f, &dims, w->args, NULL, &w->err)) != RT_OK ||
-	    (rs = w->ops->sync(w->dev, &w->err)) != RT_OK)
-		return failure(w, rs);
-	for (int i = 0; i < w->k->nbuffers; i++) {
-		wbuf *b = &w->bufs[i];
-		if (b->b->role == ROLE_IN)
-			continue;
-		if ((rs = w->ops->alloc(w->dev, b->bytes, &b->ref, &w->err)) != RT_OK)
+	/* The reference runs on buffers no variant has touched (they are new
+	 * for each shape) and its outputs are kept apart, sealed where the
+	 * backend can. */
+	for (int s = 0; s < NSETS; s++) {
+		bool ok;
+		strbuf note;
+		strbuf_init(&note);
+		if ((rs = prepare_run(w, s)) != RT_OK ||
+		    (rs = w->ops->launch(w->dev, f, &dims, w->args, NULL, &w->err)) != RT_OK ||
+		    (rs = w->ops->sync(w->dev, &w->err)) != RT_OK ||
+		    (rs = check_guards(w, &ok, &note)) != RT_OK) {
+			strbuf_finish(&note);
 			return failure(w, rs);
-		b->has_ref = true;
-		if ((rs = w->ops->copy(w->dev, b->ref, b->cur, b->bytes, &w->err)) != RT_OK)
+		}
+		if (!ok) {
+			strbuf msg;
+			strbuf_init(&msg);
+			strbuf_printf(&msg, "the reference kernel writes outside its buffers: %s", note.data);
+			json_t *o = status_reply("error", msg.data);
+			strbuf_finish(&msg);
+			strbuf_finish(&note);
+			return o;
+		}
+		strbuf_finish(&note);
+		if ((rs = take_reference(w, s)) != RT_OK)
 			return failure(w, rs);
 	}
-	w->have_ref = true;
 	return status_reply("ok", NULL);
 }
 
@@ -389,8 +552,8 @@ static double now_ms(void)
 	return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
 }
 
-/* Compares every output with the reference; on a mismatch *note says how. */
-static rt_status check_outputs(wstate *w, double *error, bool *wrong, strbuf *note)
+/* Compares every output with reference set s; on a mismatch *note says how. */
+static rt_status check_outputs(wstate *w, int s, double *error, bool *wrong, strbuf *note)
 {
 	const kernel *k = w->k;
 	*error = 0;
@@ -400,11 +563,12 @@ static rt_status check_outputs(wstate *w, double *error, bool *wrong, strbuf *no
 		if (b->b->role == ROLE_IN)
 			continue;
 		rt_compare c;
-		rt_status rs = w->ops->compare(w->dev, b->cur, b->ref, b->t, b->scalars, &c, &w->err);
+		size_t n = b->scalars < b->ref_scalars ? b->scalars : b->ref_scalars;
+		rt_status rs = w->ops->compare(w->dev, b->cur.data, b->ref[s].data, b->t, n, &c, &w->err);
 		if (rs != RT_OK)
 			return rs;
 		double e = dtype_is_floating(b->t) ? elem_rel_error(&c)
-		           : (b->scalars ? (double)c.bad / (double)b->scalars : 0);
+		           : (n ? (double)c.bad / (double)n : 0);
 		double tol = k->has_tolerance ? k->tolerance : elem_default_tolerance(b->t);
 		const char *name = k->params[b->b->param].name;
 		if (c.bad && dtype_is_floating(b->t)) {
@@ -422,6 +586,44 @@ static rt_status check_outputs(wstate *w, double *error, bool *wrong, strbuf *no
 			break;
 	}
 	return RT_OK;
+}
+
+typedef enum verdict { V_OK, V_WRONG, V_OUT_OF_BOUNDS } verdict;
+
+/* One checked launch on input set s (timed into *ms when ms is non-NULL,
+ * after a cache flush): guard zones first, then the outputs against
+ * reference set s, which they become when there is none yet. */
+static rt_status checked_run(wstate *w, rt_function *f, const rt_launch *dims, int s, double *ms,
+                             verdict *v, double *error, strbuf *note)
+{
+	rt_status rs;
+	bool ok, wrong;
+	*v = V_OK;
+	*error = 0;
+	if ((rs = prepare_run(w, s)) != RT_OK ||
+	    (ms && (rs = w->ops->flush_cache(w->dev, &w->err)) != RT_OK) ||
+	    (rs = w->ops->launch(w->dev, f, dims, w->args, ms, &w->err)) != RT_OK ||
+	    (rs = w->ops->sync(w->dev, &w->err)) != RT_OK ||
+	    (rs = check_guards(w, &ok, note)) != RT_OK)
+		return rs;
+	if (!ok) {
+		*v = V_OUT_OF_BOUNDS;
+		*error = NAN;
+		return RT_OK;
+	}
+	if (!w->have_ref[s])
+		return take_reference(w, s); /* no reference kernel: the first variant is the truth */
+	if ((rs = check_outputs(w, s, error, &wrong, note)) != RT_OK)
+		return rs;
+	*v = wrong ? V_WRONG : V_OK;
+	return RT_OK;
+}
+
+static json_t *verdict_reply(verdict v, double error, const strbuf *note)
+{
+	json_t *o = status_reply(v == V_WRONG ? "wrong" : "out_of_bounds", note->data);
+	json_object_set_new(o, "error", isfinite(error) ? json_real(error) : json_null());
+	return o;
 }
 
 static json_t *do_measure(wstate *w, const json_t *req)
@@ -449,42 +651,21 @@ static json_t *do_measure(wstate *w, const json_t *req)
 	strbuf_init(&note);
 	const char *why = NULL;
 	rt_status rs;
+	verdict v;
+	double error, last_error;
 	rt_function *f = load_blob(w, blob, symbol, &rs);
 	if (!f)
 		goto fail;
 	if ((rs = ensure_buffers(w, values, &why)) != RT_OK)
 		goto fail;
 
-	/* The checked run. */
-	if ((rs = prepare_run(w)) != RT_OK ||
-	    (rs = w->ops->launch(w->dev, f, &dims, w->args, NULL, &w->err)) != RT_OK ||
-	    (rs = w->ops->sync(w->dev, &w->err)) != RT_OK)
+	/* The first checked launch, on input set 0. */
+	bool became_reference = !w->have_ref[0];
+	if ((rs = checked_run(w, f, &dims, 0, NULL, &v, &error, &note)) != RT_OK)
 		goto fail;
-	double error = NAN;
-	bool became_reference = false;
-	if (w->have_ref) {
-		bool wrong;
-		if ((rs = check_outputs(w, &error, &wrong, &note)) != RT_OK)
-			goto fail;
-		if (wrong) {
-			out = status_reply("wrong", note.data);
-			json_object_set_new(out, "error", isfinite(error) ? json_real(error) : json_null());
-			goto done;
-		}
-	} else {
-		/* No reference kernel: the first variant that runs is the truth. */
-		for (int i = 0; i < w->k->nbuffers; i++) {
-			wbuf *b = &w->bufs[i];
-			if (b->b->role == ROLE_IN)
-				continue;
-			if ((rs = w->ops->alloc(w->dev, b->bytes, &b->ref, &w->err)) != RT_OK)
-				goto fail;
-			b->has_ref = true;
-			if ((rs = w->ops->copy(w->dev, b->ref, b->cur, b->bytes, &w->err)) != RT_OK)
-				goto fail;
-		}
-		w->have_ref = became_reference = true;
-		error = 0;
+	if (v != V_OK) {
+		out = verdict_reply(v, error, &note);
+		goto done;
 	}
 
 	double checked_at = now_ms();
@@ -494,11 +675,11 @@ static json_t *do_measure(wstate *w, const json_t *req)
 		if ((rs = w->ops->launch(w->dev, f, &dims, w->args, NULL, &w->err)) != RT_OK)
 			goto fail;
 	int max = w->max_samples > 0 ? w->max_samples : 1;
-	samples = xmalloc((size_t)max * sizeof *samples);
+	samples = xmalloc((size_t)(max + 1) * sizeof *samples);
 	int n = 0;
 	bool screened = false;
 	double start = now_ms();
-	while (n < max) {
+	while (n < max - 1) {
 		if ((rs = w->ops->flush_cache(w->dev, &w->err)) != RT_OK ||
 		    (rs = w->ops->launch(w->dev, f, &dims, w->args, &samples[n], &w->err)) != RT_OK)
 			goto fail;
@@ -507,9 +688,28 @@ static json_t *do_measure(wstate *w, const json_t *req)
 			screened = true;
 			break;
 		}
-		if (n >= w->min_samples && now_ms() - start > w->budget_ms)
+		if (n >= w->min_samples - 1 && now_ms() - start > w->budget_ms)
 			break;
 	}
+	/* The last timed launch is checked too, on input set 1: a variant that
+	 * computes only once, or hands back a result it kept, fails here. */
+	if ((rs = checked_run(w, f, &dims, 1, &samples[n], &v, &last_error, &note)) != RT_OK)
+		goto fail;
+	n++;
+	if (v != V_OK) {
+		if (became_reference)
+			w->have_ref[0] = false; /* it was not the truth after all */
+		strbuf msg;
+		strbuf_init(&msg);
+		strbuf_printf(&msg, "on the last timed launch (other inputs, after %d launches): %s",
+		              n + w->warmup, note.data);
+		out = status_reply(v == V_WRONG ? "wrong" : "out_of_bounds", msg.data);
+		json_object_set_new(out, "error", isfinite(last_error) ? json_real(last_error) : json_null());
+		strbuf_finish(&msg);
+		goto done;
+	}
+	if (last_error > error)
+		error = last_error;
 	out = status_reply("ok", NULL);
 	json_t *js = json_array();
 	for (int i = 0; i < n; i++)

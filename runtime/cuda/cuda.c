@@ -108,6 +108,7 @@ const rt_ops rt_cuda_ops = {
 	.copy = cuda_copy,
 	.launch = cuda_launch,
 	.memset8 = cuda_memset8,
+	.scan8 = cuda_scan8,
 	.compare = cuda_compare,
 	.flush_cache = cuda_flush_cache,
 	.sync = cuda_sync,

@@ -127,6 +127,10 @@ struct rt_device {
 	 * and their 4 result words: sum diff^2, sum ref^2, bad, first bad. */
 	rt_function *compare[DT_F64 + 1];
 	CUdeviceptr result;
+	/* scan8 compares with this buffer of canary_bytes bytes of canary_value. */
+	CUdeviceptr canary;
+	size_t canary_bytes;
+	int canary_value;     /* -1: not filled yet */
 };
 
 struct rt_function {
@@ -396,6 +400,8 @@ void cuda_close(rt_device *d)
 			cu.MemFree(d->flush);
 		if (d->result)
 			cu.MemFree(d->result);
+		if (d->canary)
+			cu.MemFree(d->canary);
 		for (size_t i = 0; i < sizeof d->compare / sizeof d->compare[0]; i++)
 			if (d->compare[i])
 				cuda_unload(d, d->compare[i]);
@@ -680,5 +686,37 @@ rt_status cuda_compare(rt_device *d, rt_ptr out, rt_ptr ref, aotc_dtype t, size_
 	memcpy(&res->ref_sq, &words[1], 8);
 	res->bad = words[2];
 	res->first_bad = words[3];
+	return RT_OK;
+}
+
+/* Guard zones are scanned by comparing them, as bytes, with a buffer of the
+ * expected value: the comparison kernel counts and locates the difference. */
+rt_status cuda_scan8(rt_device *d, rt_ptr p, uint8_t value, size_t bytes, uint64_t *first,
+                     strbuf *err)
+{
+	enum { CHUNK = 1 << 20 };
+	*first = bytes;
+	if (!bytes)
+		return RT_OK;
+	if (!d->canary) {
+		CU_TRY(cu.MemAlloc(&d->canary, CHUNK), false);
+		d->canary_bytes = CHUNK;
+		d->canary_value = -1;
+	}
+	if (d->canary_value != value) {
+		CU_TRY(cu.MemsetD8Async(d->canary, value, d->canary_bytes, d->stream), false);
+		d->canary_value = value;
+	}
+	for (size_t at = 0; at < bytes; at += d->canary_bytes) {
+		size_t n = bytes - at < d->canary_bytes ? bytes - at : d->canary_bytes;
+		rt_compare c;
+		rt_status st = cuda_compare(d, p + at, d->canary, DT_U8, n, &c, err);
+		if (st != RT_OK)
+			return st;
+		if (c.bad) {
+			*first = at + c.first_bad;
+			return RT_OK;
+		}
+	}
 	return RT_OK;
 }

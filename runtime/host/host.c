@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/utsname.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -320,11 +321,23 @@ done:
 /* The device: this process                                           */
 /* ------------------------------------------------------------------ */
 
+/* An allocation: its own mapping with an inaccessible page on each side,
+ * so that a variant writing past a buffer faults instead of corrupting the
+ * worker's heap (and through it the reference or a later shape). */
+typedef struct mapping {
+	unsigned char *base; /* the whole mapping, guard pages included */
+	size_t size;         /* of the whole mapping */
+	size_t usable;       /* bytes between the guard pages */
+} mapping;
+
 struct rt_device {
 	rt_device_info info;
 	unsigned char *flush;
 	size_t flush_size;
 	unsigned char flush_byte;
+	size_t page;
+	mapping *maps;
+	size_t nmaps, maps_cap;
 };
 
 struct rt_function {
@@ -455,6 +468,8 @@ static rt_status host_open(rt_device **out, const char *arch, strbuf *err)
 		return RT_ERR_ENV;
 	}
 	rt_device *d = xcalloc(1, sizeof *d);
+	long page = sysconf(_SC_PAGESIZE);
+	d->page = page > 0 ? (size_t)page : 4096;
 	fill_info(&d->info, llc_bytes());
 	d->flush_size = (size_t)d->info.l2_bytes * 2;
 	d->flush = aligned_alloc(64, d->flush_size);
@@ -472,6 +487,9 @@ static void host_close(rt_device *d)
 {
 	if (!d)
 		return;
+	for (size_t i = 0; i < d->nmaps; i++)
+		munmap(d->maps[i].base, d->maps[i].size);
+	free(d->maps);
 	free(d->flush);
 	free(d);
 }
@@ -542,26 +560,82 @@ static void host_unload(rt_device *d, rt_function *f)
 	free(f);
 }
 
+static mapping *find_mapping(rt_device *d, rt_ptr p)
+{
+	for (size_t i = 0; i < d->nmaps; i++)
+		if ((rt_ptr)(uintptr_t)(d->maps[i].base + d->page) == p)
+			return &d->maps[i];
+	return NULL;
+}
+
 static rt_status host_alloc(rt_device *d, size_t bytes, rt_ptr *out, strbuf *err)
 {
-	(void)d;
-	/* aligned_alloc wants a multiple of the alignment; 64 keeps buffers on
-	 * their own cache lines and suits any vector width up to AVX-512. */
-	size_t rounded = bytes ? (bytes + 63) / 64 * 64 : 64;
-	void *p = rounded >= bytes ? aligned_alloc(64, rounded) : NULL;
-	if (!p) {
+	*out = 0;
+	size_t usable = bytes ? (bytes + d->page - 1) / d->page * d->page : d->page;
+	size_t size = usable + 2 * d->page;
+	void *p = usable >= bytes && size > usable
+		? mmap(NULL, size, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0) : MAP_FAILED;
+	if (p == MAP_FAILED) {
 		strbuf_printf(err, "cannot allocate %zu bytes of host memory", bytes);
-		*out = 0;
 		return RT_ERR_OTHER;
 	}
-	*out = (rt_ptr)(uintptr_t)p;
+	unsigned char *base = p;
+	if (mprotect(base + d->page, usable, PROT_READ | PROT_WRITE) != 0) {
+		strbuf_printf(err, "mprotect: %s", strerror(errno));
+		munmap(p, size);
+		return RT_ERR_OTHER;
+	}
+	if (d->nmaps == d->maps_cap) {
+		d->maps_cap = d->maps_cap ? 2 * d->maps_cap : 16;
+		d->maps = xrealloc(d->maps, d->maps_cap * sizeof *d->maps);
+	}
+	d->maps[d->nmaps++] = (mapping){base, size, usable};
+	*out = (rt_ptr)(uintptr_t)(base + d->page);
 	return RT_OK;
 }
 
 static void host_release(rt_device *d, rt_ptr p)
 {
+	mapping *m = find_mapping(d, p);
+	if (!m)
+		return;
+	munmap(m->base, m->size);
+	*m = d->maps[--d->nmaps];
+}
+
+static rt_status host_seal(rt_device *d, rt_ptr p, bool sealed, strbuf *err)
+{
+	mapping *m = find_mapping(d, p);
+	if (!m) {
+		strbuf_puts(err, "seal: not an allocation");
+		return RT_ERR_OTHER;
+	}
+	if (mprotect(m->base + d->page, m->usable, sealed ? PROT_READ : PROT_READ | PROT_WRITE)) {
+		strbuf_printf(err, "mprotect: %s", strerror(errno));
+		return RT_ERR_OTHER;
+	}
+	return RT_OK;
+}
+
+static rt_status host_scan8(rt_device *d, rt_ptr p, uint8_t value, size_t bytes,
+                            uint64_t *first, strbuf *err)
+{
 	(void)d;
-	free((void *)(uintptr_t)p);
+	(void)err;
+	const unsigned char *b = (const unsigned char *)(uintptr_t)p;
+	uint64_t word;
+	memset(&word, value, sizeof word);
+	size_t i = 0;
+	for (; i + 8 <= bytes; i += 8) {
+		uint64_t v;
+		memcpy(&v, b + i, 8);
+		if (v != word)
+			break;
+	}
+	while (i < bytes && b[i] == value)
+		i++;
+	*first = i;
+	return RT_OK;
 }
 
 static rt_status host_upload(rt_device *d, rt_ptr dst, const void *src, size_t bytes,
@@ -666,6 +740,8 @@ const rt_ops rt_host_ops = {
 	.copy = host_copy,
 	.launch = host_launch,
 	.memset8 = host_memset8,
+	.scan8 = host_scan8,
+	.seal = host_seal,
 	.compare = host_compare,
 	.flush_cache = host_flush_cache,
 	.sync = host_sync,
