@@ -4,8 +4,12 @@
 # and logs to $OUT (default ./device-out). Phases: "smoke" (planted faults,
 # softmax, vendor baselines) and "sgemm" (the SGEMM template); default both.
 #
-#   tools/device-tune.sh [smoke|sgemm|all|eval] [BUDGET]
+#   tools/device-tune.sh [smoke|sgemm|all|eval|guards] [BUDGET]
 #
+# "guards" runs the planted faults and retunes softmax from scratch into a
+# database of its own (softmax.guarded.json), to compare with the committed
+# one: same winners, and what the guard zones and the second checked launch
+# cost.
 # "eval" measures the dispatch learnt from the committed databases on the
 # held-out shapes templates/*.heldout.json (aotc eval).
 set -u
@@ -51,6 +55,16 @@ if [ "$phase" = sgemm ] || [ "$phase" = all ]; then
 	echo "== sgemm"
 	tune templates/sgemm.cu --shapes templates/sgemm.shapes.json --budget "$budget"
 	cp "$db"/sgemm.*.json "$out/sgemm.json"
+fi
+if [ "$phase" = guards ]; then
+	echo "== planted faults"
+	AOTC_MEASURE_TIMEOUT=5 tune tests/tuner/faulty.cu --verbose
+	cp "$db"/twice.*.json "$out/faulty.json"
+	echo "== softmax, from scratch"
+	mkdir -p /tmp/aotc-db-guarded
+	/usr/bin/time -f "wall %e s, max RSS %M KiB" build/aotc tune templates/softmax.cu --arch sm90 \
+		--db /tmp/aotc-db-guarded -j 16 --budget "$budget"
+	cp /tmp/aotc-db-guarded/softmax.*.json "$out/softmax.guarded.json"
 fi
 if [ "$phase" = eval ]; then
 	echo "== eval: the heuristic from the committed databases, on held-out shapes"

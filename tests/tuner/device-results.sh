@@ -9,14 +9,15 @@ import json, sys
 root = sys.argv[1]
 fails = []
 db = json.load(open(root + "/tests/tuner/faulty.cuda_NVIDIA_H200_13.0.json"))
-want = {0: "ok", 1: "wrong", 2: "fault", 3: "fault", 4: "timeout", 5: "wrong", 6: "resources"}
+want = {0: "ok", 1: "wrong", 2: "fault", 3: "fault", 4: "timeout", 5: "wrong", 6: "resources",
+        7: "out_of_bounds", 8: "out_of_bounds", 9: "out_of_bounds", 10: "wrong", 11: "wrong"}
 names = [c["name"] for c in db["configs"]]
 for m in db["measurements"]:
     mode = int(names[m["config"]][len("twice<"):-1])
     if m["status"] != want[mode]:
         fails.append("%s: %s, expected %s" % (names[m["config"]], m["status"], want[mode]))
-if len(db["measurements"]) != 14:
-    fails.append("faulty: %d measurements, expected 14" % len(db["measurements"]))
+if len(db["measurements"]) != 24:
+    fails.append("faulty: %d measurements, expected 24" % len(db["measurements"]))
 for name, configs, shapes in (("sgemm", 340, 48), ("softmax", 81, 32)):
     d = json.load(open("%s/templates/%s.cuda_NVIDIA_H200_13.0.json" % (root, name)))
     if d["hardware"]["name"] != "NVIDIA H200" or d["hardware"]["arch"] != "sm90":
