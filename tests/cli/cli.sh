@@ -127,6 +127,28 @@ else
 	fail=$((fail + 1))
 fi
 expect 0 "per-shape winners" report "$tmp/xdb"/matmul_host.host_*.json
+# A tree split at INT64_MIN: its threshold is written as INT64_MIN, not as
+# a constant too large for int64_t (-Werror in the downstream build).
+mkdir -p "$tmp/tdb"
+python3 - "$hostdb"/matmul_host.host_*.json "$tmp/tdb" <<'END'
+import json, os, sys
+db = json.load(open(sys.argv[1]))
+ms = [-2**63, -2**63 + 1024, 2**63 - 1024, 2**63 - 1]
+db["shapes"] = [[m, 64 + i, 64] for m in ms for i in range(10)]
+db["measurements"] = [{"config": c, "shape": s, "status": "ok", "samples": [t] * 5, "time_ms": t, "error": 0}
+                      for c in range(len(db["configs"])) for s in range(40)
+                      for t in [1.0 if c == s // 10 else 3.0 if c < 4 else 5.0]]
+json.dump(db, open(os.path.join(sys.argv[2], os.path.basename(sys.argv[1])), "w"))
+END
+expect 0 "tree depth [1-9]" emit "$host" --arch host --db "$tmp/tdb" -o "$tmp/tout"
+if gcc -std=c99 -Wall -Wextra -Werror -pedantic -c -o "$tmp/t.o" "$tmp/tout/_aot_matmul_host_host.c" >"$tmp/cc" 2>&1; then
+	echo "PASS a split at INT64_MIN: the dispatch compiles"
+	pass=$((pass + 1))
+else
+	echo "FAIL a split at INT64_MIN: the dispatch compiles"
+	sed 's/^/    /' "$tmp/cc" | head -5
+	fail=$((fail + 1))
+fi
 
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]
