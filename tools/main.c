@@ -738,9 +738,9 @@ int main(int argc, char **argv)
 			goto out;
 		}
 	}
+	const char *input = !strcmp(cmd->name, "link") ? "DIR" : !strcmp(cmd->name, "report") ? "DB" : "FILE";
 	for (int i = optind; i < argc; i++) {
-		if (!path_given(cmd, !strcmp(cmd->name, "link") ? "DIR" : !strcmp(cmd->name, "report") ? "DB" : "FILE",
-		                argv[i]))
+		if (!path_given(cmd, input, argv[i]))
 			goto out;
 		o.inputs[o.ninputs++] = argv[i];
 	}
