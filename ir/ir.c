@@ -476,13 +476,13 @@ static bool scan_type(tscan *t)
 		const char *save = t->p;
 		skip_space(t);
 		size_t n = word_len(t->p);
-		if (!n) {
+		if (!n && (t->p[0] != ':' || t->p[1] != ':')) {
 			t->p = save;
 			break;
 		}
-		if (word_in(t->p, n, cv, COUNTOF(cv))) {
+		if (n && word_in(t->p, n, cv, COUNTOF(cv))) {
 			t->p += n;
-		} else if (word_in(t->p, n, builtin, COUNTOF(builtin))) {
+		} else if (n && word_in(t->p, n, builtin, COUNTOF(builtin))) {
 			if (base == NAMED)
 				return false;
 			base = BUILTIN;
@@ -490,7 +490,7 @@ static bool scan_type(tscan *t)
 		} else if (base != NONE) {
 			return false;
 		} else {
-			if (word_in(t->p, n, elaborated, COUNTOF(elaborated))) {
+			if (n && word_in(t->p, n, elaborated, COUNTOF(elaborated))) {
 				t->p += n;
 				if (*t->p != ' ')
 					return false;
