@@ -186,7 +186,12 @@ static const char *match_decl(const char *ln, size_t n, const char *head, size_t
 static bool read_header(entry *e, diags *d)
 {
 	size_t len;
-	char *text = read_file(e->header, &len);
+	char *text = read_file_max(e->header, &len, (size_t)AOTC_INPUT_MAX_MIB << 20);
+	if (!text && errno == EFBIG) {
+		diag_error(d, (aotc_loc){e->header, 0, 0}, "larger than %d MiB (not a header aotc emit wrote)",
+		           AOTC_INPUT_MAX_MIB);
+		return false;
+	}
 	if (!text) {
 		diag_plain_error(d, "cannot read '%s': %s", e->header, strerror(errno));
 		return false;
@@ -376,7 +381,7 @@ static bool scan_dir(entries *es, const char *dir, const char *out_real, diags *
 			strbuf cu;
 			strbuf_init(&cu);
 			strbuf_printf(&cu, "%.*s.cu", (int)(path.len - 2), path.data);
-			char *text = read_file(cu.data, NULL);
+			char *text = read_file_max(cu.data, NULL, (size_t)AOTC_INPUT_MAX_MIB << 20);
 			const char *at = text ? strstr(text, "#ifndef AOTC_LINKED") : NULL;
 			const char *q1 = at ? strstr(at, "#include \"") : NULL;
 			const char *q2 = q1 ? strchr(q1 + 10, '"') : NULL;
