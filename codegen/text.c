@@ -21,19 +21,22 @@ void out_raw(out *o, const char *text) { strbuf_puts(&o->sb, text); }
 
 void put_comment_text(strbuf *sb, const char *s)
 {
+	/* A '/' or '*' that would pair with what sb ends with is a space too. */
+	char prev = sb->len ? sb->data[sb->len - 1] : ' ';
 	for (; *s; s++) {
 		unsigned char c = (unsigned char)*s;
-		if (c == '*' && s[1] == '/')
-			strbuf_puts(sb, "* ");
+		if ((c == '*' && (s[1] == '/' || prev == '/')) || (c == '/' && (s[1] == '*' || prev == '*')))
+			c = ' '; /* closes or nests (-Wcomment) a comment */
 		else if (c == '?' && s[1] == '?')
-			strbuf_puts(sb, "? ");
+			c = ' ';
+		else if (c == '\\' && !s[1])
+			c = ' '; /* with the newline after it: a line splice */
 		else if (c < 0x20 || c >= 0x7f)
-			strbuf_putc(sb, ' ');
-		else
-			strbuf_putc(sb, (char)c);
+			c = ' ';
+		strbuf_putc(sb, (char)c);
+		prev = (char)c;
 	}
 }
-
 
 bool is_identifier_n(const char *s, size_t n)
 {

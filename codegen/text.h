@@ -21,8 +21,12 @@ void out_raw(out *o, const char *text);
 bool is_identifier(const char *s);
 bool is_identifier_n(const char *s, size_t n);
 
-/* Text that goes into a comment: no comment terminator, no newline, no
- * "??" (a trigraph such as ??/ could splice lines under -std=c99). */
+/* Every string from an input (IR, database, command line) that goes into a
+ * comment of an emitted file goes through here: the '/' and '*' of a
+ * comment opener or closer (also one formed with what sb ends with), "??"
+ * (a trigraph such as ??/ could splice lines under -std=c99), a trailing
+ * backslash, control characters and bytes above 0x7e become spaces. The
+ * caller writes no '/' or '*' right after it. */
 void put_comment_text(strbuf *sb, const char *s);
 
 /* A path that can be written between the quotes of an #include and in a

@@ -117,7 +117,8 @@ int h_cover(const hmatrix *m, const int *shapes, int nshapes, int *subset, int *
 {
 	if (!m->valid_at || !m->rows || m->nargs == 0)
 		return 0;
-	/* Probes: each shape, and each with one argument one up or one down. */
+	/* Probes: each shape, and each with one argument one up or one down
+	 * (where that stays in int64_t: at INT64_MAX the probe is the shape). */
 	int per = 1 + 2 * m->nargs;
 	int nprobes = nshapes * per;
 	int64_t *probes = xmalloc((size_t)nprobes * (size_t)m->nargs * sizeof *probes + 1);
@@ -125,8 +126,11 @@ int h_cover(const hmatrix *m, const int *shapes, int nshapes, int *subset, int *
 		for (int k = 0; k < per; k++) {
 			int64_t *p = probes + ((size_t)i * per + k) * m->nargs;
 			memcpy(p, m->rows + (size_t)shapes[i] * m->nargs, (size_t)m->nargs * sizeof *p);
-			if (k > 0)
-				p[(k - 1) / 2] += k % 2 ? 1 : -1;
+			int64_t *x = k > 0 ? &p[(k - 1) / 2] : NULL;
+			if (x && k % 2 && *x < INT64_MAX)
+				(*x)++;
+			else if (x && !(k % 2) && *x > INT64_MIN)
+				(*x)--;
 		}
 	/* valid[p][v] */
 	bool *valid = xmalloc((size_t)nprobes * (size_t)m->nvariants + 1);

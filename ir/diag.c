@@ -77,7 +77,7 @@ static struct diag_source *find_source(diags *d, const char *file)
 			return s;
 	struct diag_source *s = xcalloc(1, sizeof *s);
 	s->file = xstrdup(file);
-	s->text = read_file(file, &s->len);
+	s->text = read_file_max(file, &s->len, (size_t)AOTC_INPUT_MAX_MIB << 20);
 	s->next = d->sources;
 	d->sources = s;
 	return s;

@@ -1,5 +1,6 @@
 #include "ir.h"
 
+#include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -335,4 +336,241 @@ char *ir_variant_name(arena *a, const kernel *k, const int64_t *values)
 	char *s = arena_strdup(a, sb.data);
 	strbuf_finish(&sb);
 	return s;
+}
+
+/* ---- Text that later stages write into generated code -------------------- */
+
+static bool id_start(char c) { return isalpha((unsigned char)c) || c == '_'; }
+static bool id_char(char c) { return isalnum((unsigned char)c) || c == '_'; }
+
+/* Length of the identifier at p, 0 if none starts there. */
+static size_t word_len(const char *p)
+{
+	size_t n = 0;
+	if (!id_start(p[0]))
+		return 0;
+	while (id_char(p[n]))
+		n++;
+	return n;
+}
+
+static bool word_is(const char *p, size_t n, const char *w)
+{
+	return strlen(w) == n && !strncmp(p, w, n);
+}
+
+static bool word_in(const char *p, size_t n, const char *const *words, size_t nwords)
+{
+	for (size_t i = 0; i < nwords; i++)
+		if (word_is(p, n, words[i]))
+			return true;
+	return false;
+}
+
+bool ir_is_identifier(const char *s)
+{
+	size_t n = word_len(s);
+	return n && !s[n];
+}
+
+bool ir_is_qualified_name(const char *s)
+{
+	if (s[0] == ':' && s[1] == ':')
+		s += 2;
+	for (;;) {
+		size_t n = word_len(s);
+		if (!n)
+			return false;
+		s += n;
+		if (!*s)
+			return true;
+		if (s[0] != ':' || s[1] != ':')
+			return false;
+		s += 2;
+	}
+}
+
+typedef struct tscan {
+	const char *p;
+	int depth;             /* of template argument lists */
+} tscan;
+
+static void skip_space(tscan *t)
+{
+	if (*t->p == ' ')
+		t->p++;
+}
+
+static bool scan_type(tscan *t);
+
+/* targs := < (arg (, arg)*)? >     arg := type | -? digit alnum* */
+static bool scan_targs(tscan *t)
+{
+	if (*t->p != '<' || ++t->depth > 8)
+		return false;
+	t->p++;
+	skip_space(t);
+	if (*t->p == '>') {
+		t->p++;
+		t->depth--;
+		return true;
+	}
+	for (;;) {
+		skip_space(t);
+		if (*t->p == '-' || isdigit((unsigned char)*t->p)) {
+			if (*t->p == '-')
+				t->p++;
+			if (!isdigit((unsigned char)*t->p))
+				return false;
+			while (isalnum((unsigned char)*t->p))
+				t->p++;
+		} else if (!scan_type(t)) {
+			return false;
+		}
+		skip_space(t);
+		if (*t->p == ',') {
+			t->p++;
+			continue;
+		}
+		if (*t->p != '>')
+			return false;
+		t->p++;
+		t->depth--;
+		return true;
+	}
+}
+
+/* qname := [::] id targs? (:: id targs?)* */
+static bool scan_qname(tscan *t)
+{
+	if (t->p[0] == ':' && t->p[1] == ':')
+		t->p += 2;
+	for (;;) {
+		size_t n = word_len(t->p);
+		if (!n)
+			return false;
+		t->p += n;
+		if (*t->p == '<' || (t->p[0] == ' ' && t->p[1] == '<')) {
+			skip_space(t);
+			if (!scan_targs(t))
+				return false;
+		}
+		if (t->p[0] != ':' || t->p[1] != ':')
+			return true;
+		t->p += 2;
+	}
+}
+
+/* type := cv* base cv* ptr* ref?  (ir.h has the whole grammar) */
+static bool scan_type(tscan *t)
+{
+	static const char *const cv[] = {"const", "volatile"};
+	static const char *const builtin[] = {
+		"void", "bool", "_Bool", "char", "wchar_t", "char8_t", "char16_t", "char32_t",
+		"short", "int", "long", "signed", "unsigned", "float", "double", "__int128",
+	};
+	static const char *const elaborated[] = {"struct", "class", "union", "enum", "typename"};
+	static const char *const ptrq[] = {"const", "volatile", "__restrict", "__restrict__", "restrict"};
+	enum { NONE, BUILTIN, NAMED } base = NONE;
+	for (;;) {
+		const char *save = t->p;
+		skip_space(t);
+		size_t n = word_len(t->p);
+		if (!n && (t->p[0] != ':' || t->p[1] != ':')) {
+			t->p = save;
+			break;
+		}
+		if (n && word_in(t->p, n, cv, COUNTOF(cv))) {
+			t->p += n;
+		} else if (n && word_in(t->p, n, builtin, COUNTOF(builtin))) {
+			if (base == NAMED)
+				return false;
+			base = BUILTIN;
+			t->p += n;
+		} else if (base != NONE) {
+			return false;
+		} else {
+			if (n && word_in(t->p, n, elaborated, COUNTOF(elaborated))) {
+				t->p += n;
+				if (*t->p != ' ')
+					return false;
+				t->p++;
+			}
+			if (!scan_qname(t))
+				return false;
+			base = NAMED;
+		}
+	}
+	if (base == NONE)
+		return false;
+	for (;;) {
+		const char *save = t->p;
+		skip_space(t);
+		if (*t->p != '*') {
+			t->p = save;
+			break;
+		}
+		t->p++;
+		for (;;) {
+			const char *q = t->p;
+			skip_space(t);
+			size_t n = word_len(t->p);
+			if (!n || !word_in(t->p, n, ptrq, COUNTOF(ptrq))) {
+				t->p = q;
+				break;
+			}
+			t->p += n;
+		}
+	}
+	const char *save = t->p;
+	skip_space(t);
+	if (*t->p == '&') {
+		t->p++;
+		if (*t->p == '&')
+			t->p++;
+	} else {
+		t->p = save;
+	}
+	return true;
+}
+
+bool ir_type_text_ok(const char *s)
+{
+	tscan t = {s, 0};
+	return scan_type(&t) && *t.p == '\0';
+}
+
+bool ir_template_arg_ok(const char *s)
+{
+	int depth = 0;
+	bool any = false;
+	for (const char *p = s; *p; p++) {
+		unsigned char c = (unsigned char)*p;
+		if (isalnum(c) || c == '_') {
+			any = true;
+		} else if (c == ':' && p[1] == ':') {
+			p++;
+		} else if (c == '<' && p[1] == '<') {
+			p++;
+		} else if (c == '/' && (p[1] == '/' || p[1] == '*')) {
+			return false;
+		} else if (c == '(') {
+			depth++;
+		} else if (c == ')') {
+			if (--depth < 0)
+				return false;
+		} else if (!strchr(" +-*/%&|^~!", c)) {
+			return false;
+		}
+	}
+	return any && depth == 0;
+}
+
+bool ir_source_hash_ok(const char *s)
+{
+	size_t n = 0;
+	for (; s[n]; n++)
+		if (!isdigit((unsigned char)s[n]) && !(s[n] >= 'a' && s[n] <= 'f'))
+			return false;
+	return n == 32;
 }

@@ -284,6 +284,42 @@ bool ir_dispatchable(const kernel *k, const int64_t *values, const int64_t *para
  * written) or, for launch-only tunables, "name<...>[LX=1, ...]". */
 char *ir_variant_name(arena *a, const kernel *k, const int64_t *values);
 
+/* ---- Text that later stages write into generated code -------------------- */
+
+/* Checked where the IR is read (ir_from_json) and again where code is
+ * emitted: what passes can be pasted into C/C++ without ending a
+ * declaration, a template argument list, a string or a comment. */
+
+/* A C identifier: [A-Za-z_][A-Za-z0-9_]*. */
+bool ir_is_identifier(const char *s);
+
+/* An identifier, possibly namespace-qualified: "TILE", "cfg::TILE", "::x". */
+bool ir_is_qualified_name(const char *s);
+
+/* A type as the frontend spells one (libclang's type spelling), by the
+ * grammar
+ *   type  := cv* base cv* ptr* ref?
+ *   cv    := const | volatile
+ *   base  := builtin+ | [struct|class|union|enum] qname
+ *   qname := [::] id targs? (:: id targs?)*     targs := < (arg (, arg)*)? >
+ *   arg   := type | -? digit alnum*
+ *   ptr   := * (const | volatile | __restrict | __restrict__ | restrict)*
+ *   ref   := & | &&
+ * with builtin the words of C's arithmetic types (unsigned, long, int,
+ * char, float, ...) and tokens separated by single spaces or nothing.
+ * Function pointers, arrays, attributes and expressions are refused. */
+bool ir_type_text_ok(const char *s);
+
+/* A non-type template argument as written for a default ("128", "TILE",
+ * "cfg::TILE", "2 * TILE", "(1 << 8)", "sizeof(float)"): names, integer
+ * literals, spaces, balanced parentheses and the operators + - * / % & | ^
+ * ~ ! <<; no '>' (it would close the argument list), no ',' (it would
+ * start another argument). */
+bool ir_template_arg_ok(const char *s);
+
+/* A source hash as hash_hex writes it: 32 lowercase hex digits. */
+bool ir_source_hash_ok(const char *s);
+
 /* ---- JSON --------------------------------------------------------------- */
 
 /* The IR as a JSON document (pretty, keys in a fixed order); malloc'd. */

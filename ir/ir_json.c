@@ -240,6 +240,40 @@ static const char *str(reader *r, const json_t *o, const char *key, bool nullabl
 	return v ? arena_strdup(&r->m->arena, json_string_value(v)) : NULL;
 }
 
+/* s as a message quotes it: at most 60 bytes, control characters as '?'. */
+static const char *shown(reader *r, const char *s)
+{
+	size_t n = strlen(s);
+	char *c = arena_strndup(&r->m->arena, s, n > 60 ? 60 : n);
+	for (char *p = c; *p; p++)
+		if ((unsigned char)*p < 0x20 || *p == 0x7f)
+			*p = '?';
+	return n > 60 ? arena_printf(&r->m->arena, "%s...", c) : c;
+}
+
+static bool no_controls(const char *s)
+{
+	for (; *s; s++)
+		if ((unsigned char)*s < 0x20 || *s == 0x7f)
+			return false;
+	return true;
+}
+
+/* Text that later stages write into code or comments (names, types,
+ * template arguments): refused, naming the field, unless ok. what is the
+ * field as the message names it ("params[3].type"), expect what it must
+ * be. NULL (absent, or already diagnosed) passes. */
+static void check_text(reader *r, const char *what, const char *s, bool ok, const char *expect)
+{
+	if (!s || ok)
+		return;
+	bad(r, arena_printf(&r->m->arena, "%s '%s' is not %s", what, shown(r, s), expect));
+}
+
+static const char type_expect[] =
+	"a type aotc writes into emitted code (const/volatile, a scalar type or a name, "
+	"'*' with const, volatile or __restrict)";
+
 static bool boolean(reader *r, const json_t *o, const char *key)
 {
 	const json_t *v = json_object_get(o, key);
@@ -281,6 +315,10 @@ static aotc_loc rloc(reader *r, const json_t *o, const char *key)
 	l.line = atoi(c1 + 1);
 	l.col = atoi(c2 + 1);
 	size_t n = (size_t)(c1 - s);
+	if (!no_controls(s)) {
+		bad(r, "control character in a location");
+		return l;
+	}
 	l.file = strlen(r->m->file) == n && !strncmp(r->m->file, s, n)
 	                 ? r->m->file : arena_strndup(&r->m->arena, s, n);
 	return l;
@@ -370,7 +408,8 @@ static void rkernel(reader *r, const json_t *o)
 {
 	arena *a = &r->m->arena;
 	const char *name = str(r, o, "name", false);
-	if (!name)
+	check_text(r, "name", name, name && ir_is_identifier(name), "a C identifier");
+	if (!name || r->errors)
 		return;
 	kernel *k = ir_add_kernel(r->m, name, rloc(r, o, "loc"));
 	k->is_global = boolean(r, o, "global");
@@ -388,6 +427,17 @@ static void rkernel(reader *r, const json_t *o)
 		tp->type = str(r, t, "type", true);
 		tp->default_text = str(r, t, "default", true);
 		tp->tunable = -1;
+		const char *at = arena_printf(a, "template_params[%d]", i);
+		check_text(r, arena_printf(a, "%s.name", at), tp->name,
+		           tp->name && (!tp->name[0] || ir_is_identifier(tp->name)), "a C identifier");
+		check_text(r, arena_printf(a, "%s.type", at), tp->type,
+		           tp->type && ir_type_text_ok(tp->type), type_expect);
+		check_text(r, arena_printf(a, "%s.default", at), tp->default_text,
+		           tp->default_text && (tp->is_type ? ir_type_text_ok(tp->default_text)
+		                                            : ir_template_arg_ok(tp->default_text)),
+		           tp->is_type ? type_expect
+		                       : "a template argument aotc writes into emitted code (names, integers, "
+		                         "parentheses, + - * / % & | ^ ~ ! <<)");
 		if (r->errors)
 			return;
 	}
@@ -410,6 +460,13 @@ static void rkernel(reader *r, const json_t *o)
 		if (p->vec < 1 || p->vec > 4)
 			bad(r, "lanes must be 1 to 4");
 		p->buffer = p->value = p->shape = -1;
+		const char *at = arena_printf(a, "params[%d]", i);
+		check_text(r, arena_printf(a, "%s.name", at), p->name,
+		           p->name && ir_is_identifier(p->name), "a C identifier");
+		check_text(r, arena_printf(a, "%s.type", at), p->type,
+		           p->type && ir_type_text_ok(p->type), type_expect);
+		check_text(r, arena_printf(a, "%s.elem_type", at), p->elem_type,
+		           p->elem_type && ir_type_text_ok(p->elem_type), type_expect);
 		if (r->errors)
 			return;
 	}
@@ -425,6 +482,8 @@ static void rkernel(reader *r, const json_t *o)
 		tu->is_bool = boolean(r, t, "bool");
 		tu->values = rints(r, t, "values", &tu->nvalues);
 		tu->tparam = -1;
+		check_text(r, arena_printf(a, "tunables[%d].name", i), tu->name,
+		           tu->name && ir_is_identifier(tu->name), "a C identifier");
 		if (tu->nvalues == 0)
 			bad(r, "tunable without values");
 		if (r->errors)
@@ -511,6 +570,8 @@ static void rkernel(reader *r, const json_t *o)
 	const json_t *ref = field(r, o, "reference", JSON_OBJECT, true);
 	if (ref) {
 		k->reference = str(r, ref, "name", false);
+		check_text(r, "reference.name", k->reference,
+		           k->reference && ir_is_qualified_name(k->reference), "a C++ name");
 		k->reference_loc = rloc(r, ref, "loc");
 		rlaunch(r, ref, "grid", &k->ref_grid);
 		rlaunch(r, ref, "block", &k->ref_block);
@@ -527,6 +588,8 @@ static void rkernel(reader *r, const json_t *o)
 			if (!k->ref_param_names)
 				k->ref_param_names = arena_alloc(a, (size_t)k->nparams * sizeof *k->ref_param_names);
 			k->ref_param_names[i] = arena_strdup(a, json_string_value(n));
+			check_text(r, arena_printf(a, "reference.param_names[%d]", i), k->ref_param_names[i],
+			           ir_is_identifier(k->ref_param_names[i]), "a C identifier");
 		}
 	}
 	const json_t *tol = json_object_get(o, "tolerance");
@@ -558,9 +621,19 @@ aotc_module *ir_from_json(const char *text, size_t len, const char *path, diags 
 	const json_t *file = json_object_get(root, "file");
 	const json_t *hash = json_object_get(root, "source_hash");
 	const json_t *ks = json_object_get(root, "kernels");
-	if (!json_is_string(file) || !json_is_string(hash) || !json_is_array(ks) ||
-	    strlen(json_string_value(hash)) != 32) {
+	if (!json_is_string(file) || !json_is_string(hash) || !json_is_array(ks)) {
 		diag_error(d, (aotc_loc){path, 0, 0}, "invalid IR: needs 'file', 'source_hash' and 'kernels'");
+		goto done;
+	}
+	/* Both reach the emitted files' comments and #include. */
+	if (!ir_source_hash_ok(json_string_value(hash))) {
+		diag_error(d, (aotc_loc){path, 0, 0},
+		           "invalid IR: 'source_hash' must be 32 lowercase hex digits, as aotc parse writes it");
+		goto done;
+	}
+	if (!json_string_value(file)[0] || !no_controls(json_string_value(file))) {
+		diag_error(d, (aotc_loc){path, 0, 0},
+		           "invalid IR: 'file' must be a path without control characters");
 		goto done;
 	}
 	m = ir_module_create(json_string_value(file));
@@ -578,6 +651,7 @@ aotc_module *ir_from_json(const char *text, size_t len, const char *path, diags 
 		const json_t *c = json_array_get(cs, i);
 		source_const k = {0};
 		k.name = str(&r, c, "name", false);
+		check_text(&r, "name", k.name, k.name && ir_is_qualified_name(k.name), "a C++ name");
 		k.loc = rloc(&r, c, "loc");
 		k.value = integer(&r, c, "value");
 		const char *kind = str(&r, c, "kind", false);

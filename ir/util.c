@@ -2,6 +2,7 @@
 
 #include <errno.h>
 #include <pthread.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -112,28 +113,57 @@ void strbuf_printf(strbuf *sb, const char *fmt, ...)
 	va_end(ap);
 }
 
-char *read_file(const char *path, size_t *len)
+char *read_file_max(const char *path, size_t *len, size_t max)
 {
 	FILE *f = fopen(path, "rb");
 	if (!f)
 		return NULL;
-	strbuf sb;
-	strbuf_init(&sb);
-	char buf[65536];
-	size_t n;
-	while ((n = fread(buf, 1, sizeof buf, f)) > 0)
-		strbuf_putn(&sb, buf, n);
-	if (ferror(f)) {
-		int e = errno;
+	/* A regular file too large is refused before reading; anything else
+	 * (a pipe, /dev/zero) is read until it ends or passes max. */
+	struct stat st;
+	if (fstat(fileno(f), &st) == 0 && S_ISREG(st.st_mode) && (uintmax_t)st.st_size > max) {
 		fclose(f);
-		strbuf_finish(&sb);
-		errno = e ? e : EIO;
+		errno = EFBIG;
 		return NULL;
 	}
+	size_t cap = 65536, n = 0;
+	char *data = xmalloc(cap);
+	int e = 0;
+	for (;;) {
+		if (n + 1 == cap) {
+			if (n > max) {
+				e = EFBIG;
+				break;
+			}
+			/* Never past max + 2: one byte over max says "too large". */
+			cap = cap > (max + 2) / 2 ? max + 2 : cap * 2;
+			data = xrealloc(data, cap);
+		}
+		size_t got = fread(data + n, 1, cap - 1 - n, f);
+		n += got;
+		if (got == 0) {
+			if (ferror(f))
+				e = errno ? errno : EIO;
+			break;
+		}
+	}
+	if (!e && n > max)
+		e = EFBIG;
 	fclose(f);
+	if (e) {
+		free(data);
+		errno = e;
+		return NULL;
+	}
+	data[n] = 0;
 	if (len)
-		*len = sb.len;
-	return sb.data;
+		*len = n;
+	return data;
+}
+
+char *read_file(const char *path, size_t *len)
+{
+	return read_file_max(path, len, (size_t)AOTC_DB_MAX_MIB << 20);
 }
 
 /* umask(2) can only be read by setting it, which races with other threads:
@@ -218,20 +248,32 @@ double median(const double *v, size_t n)
 
 int mkdir_p(const char *dir)
 {
+	if (!*dir) {
+		errno = ENOENT; /* what mkdir("") says */
+		return -1;
+	}
 	char *p = xstrdup(dir);
-	for (char *s = p + 1;; s++) {
+	int r = 0;
+	/* Each prefix that ends before a '/' (the root's own excepted), then
+	 * the whole path; "a//b" and "a/" just repeat one. */
+	for (char *s = p + 1; r == 0; s++) {
 		if (*s != '/' && *s)
 			continue;
 		char c = *s;
 		*s = 0;
-		if (mkdir(p, 0777) < 0 && errno != EEXIST) {
-			free(p);
-			return -1;
-		}
+		if (mkdir(p, 0777) < 0 && errno != EEXIST)
+			r = -1;
 		*s = c;
 		if (!c)
 			break;
 	}
+	struct stat st;
+	if (r == 0 && stat(p, &st) < 0) {
+		r = -1;
+	} else if (r == 0 && !S_ISDIR(st.st_mode)) {
+		errno = ENOTDIR;
+		r = -1;
+	}
 	free(p);
-	return 0;
+	return r;
 }

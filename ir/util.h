@@ -33,8 +33,18 @@ void strbuf_putn(strbuf *sb, const char *s, size_t n);
 void strbuf_printf(strbuf *sb, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void strbuf_vprintf(strbuf *sb, const char *fmt, va_list ap);
 
+/* Size limits on what aotc reads (docs/cli.md): kernel sources, shapes
+ * files and IR; databases and everything else read_file reads. */
+#define AOTC_INPUT_MAX_MIB 64
+#define AOTC_DB_MAX_MIB 512
+
 /* Reads a whole file into a malloc'd, NUL-terminated buffer; NULL with errno
- * set on failure. *len (if non-NULL) gets the byte count. */
+ * set on failure, EFBIG for a file of more than max bytes (a pipe or a
+ * device is read up to max + 1 bytes, never further). *len (if non-NULL)
+ * gets the byte count. */
+char *read_file_max(const char *path, size_t *len, size_t max);
+
+/* read_file_max with AOTC_DB_MAX_MIB. */
 char *read_file(const char *path, size_t *len);
 
 /* Writes data to path through a temporary file in the same directory and
@@ -42,7 +52,8 @@ char *read_file(const char *path, size_t *len);
  * Returns 0, or -1 with errno set (the temporary is removed). */
 int write_file_atomic(const char *path, const void *data, size_t len);
 
-/* Creates dir and its missing parents (like mkdir -p); 0 or -1 with errno. */
+/* Creates dir and its missing parents (like mkdir -p); 0, or -1 with errno
+ * (ENOENT for "", ENOTDIR where dir or a parent is not a directory). */
 int mkdir_p(const char *dir);
 
 /* The median of v[0..n) (n > 0); v is not changed. */

@@ -91,7 +91,12 @@ static aotc_module *load_module(options *o, diags *d)
 	size_t n = strlen(o->file);
 	if (n > 5 && strcmp(o->file + n - 5, ".json") == 0) {
 		size_t len;
-		char *text = read_file(o->file, &len);
+		char *text = read_file_max(o->file, &len, (size_t)AOTC_INPUT_MAX_MIB << 20);
+		if (!text && errno == EFBIG) {
+			diag_error(d, (aotc_loc){o->file, 0, 0}, "larger than %d MiB (the limit on IR files)",
+			           AOTC_INPUT_MAX_MIB);
+			return NULL;
+		}
 		if (!text) {
 			diag_plain_error(d, "cannot read '%s': %s", o->file, strerror(errno));
 			return NULL;
@@ -565,6 +570,16 @@ static bool arch_known(const char *a)
 	return false;
 }
 
+/* A path option's argument: "" is a usage error, not a directory (--db ''
+ * would put the database in /). */
+static bool path_given(const command *cmd, const char *option, const char *arg)
+{
+	if (*arg)
+		return true;
+	fprintf(stderr, "aotc %s: %s needs a path, not an empty string\n", cmd->name, option);
+	return false;
+}
+
 static bool parse_int(const char *s, long lo, long hi, long *out)
 {
 	char *end;
@@ -635,9 +650,15 @@ int main(int argc, char **argv)
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, ":I:D:o:j:", longopts, NULL)) != -1) {
 		switch (c) {
-		case 'I': o.includes[o.nincludes++] = optarg; break;
+		case 'I':
+			if (!path_given(cmd, "-I", optarg))
+				goto out;
+			o.includes[o.nincludes++] = optarg;
+			break;
 		case 'D': o.defines[o.ndefines++] = optarg; break;
 		case 'o':
+			if (!path_given(cmd, "-o", optarg))
+				goto out;
 			o.out_dir = optarg;
 			o.out_given = true;
 			break;
@@ -650,8 +671,16 @@ int main(int argc, char **argv)
 			break;
 		case OPT_KERNEL: o.kernel = optarg; break;
 		case OPT_ARCH: o.arch = optarg; break;
-		case OPT_DB: o.db_dir = optarg; break;
-		case OPT_SHAPES: o.shapes = optarg; break;
+		case OPT_DB:
+			if (!path_given(cmd, "--db", optarg))
+				goto out;
+			o.db_dir = optarg;
+			break;
+		case OPT_SHAPES:
+			if (!path_given(cmd, "--shapes", optarg))
+				goto out;
+			o.shapes = optarg;
+			break;
 		case OPT_BUDGET: o.budget = optarg; break;
 		case OPT_SEED:
 			if (!parse_int(optarg, 0, 2147483647L, &o.seed)) {
@@ -709,8 +738,12 @@ int main(int argc, char **argv)
 			goto out;
 		}
 	}
-	for (int i = optind; i < argc; i++)
+	const char *input = !strcmp(cmd->name, "link") ? "DIR" : !strcmp(cmd->name, "report") ? "DB" : "FILE";
+	for (int i = optind; i < argc; i++) {
+		if (!path_given(cmd, input, argv[i]))
+			goto out;
 		o.inputs[o.ninputs++] = argv[i];
+	}
 	d.quiet_warnings = o.quiet;
 
 	if (!strcmp(cmd->name, "link")) {

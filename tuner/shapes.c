@@ -111,8 +111,18 @@ bool shapes_from_ir(const kernel *k, shape_set *s, diags *d)
 bool shapes_from_file(const kernel *k, const char *path, shape_set *s, diags *d)
 {
 	json_error_t err;
-	json_t *root = json_load_file(path, 0, &err);
 	aotc_loc at = {path, 0, 0};
+	size_t len;
+	char *text = read_file_max(path, &len, (size_t)AOTC_INPUT_MAX_MIB << 20);
+	if (!text) {
+		if (errno == EFBIG)
+			diag_error(d, at, "larger than %d MiB (the limit on shapes files)", AOTC_INPUT_MAX_MIB);
+		else
+			diag_error(d, at, "cannot read shapes: %s", strerror(errno));
+		return false;
+	}
+	json_t *root = json_loadb(text, len, 0, &err);
+	free(text);
 	if (!root) {
 		if (err.line > 0)
 			at = (aotc_loc){path, err.line, err.column > 0 ? err.column : 1};

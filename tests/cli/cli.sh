@@ -80,5 +80,75 @@ expect 1 'invalid JSON' parse "$tmp/trunc.json"
 printf '{"aotc_ir": 99}' >"$tmp/v99.json"
 expect 1 'not an aotc IR document' parse "$tmp/v99.json"
 
+# Empty paths are usage errors naming the option: -o '' is no directory,
+# --db '' would put the database in /.
+host=$root/templates/matmul_host.cpp
+hostdb=$root/tests/codegen
+expect 2 "aotc emit: -o needs a path, not an empty string" emit "$host" --arch host --db "$hostdb" -o ''
+expect 2 "aotc tune: --db needs a path, not an empty string" tune "$host" --arch host --db ''
+expect 2 "aotc emit: --db needs a path, not an empty string" emit "$host" --arch host --db '' -o "$tmp/o"
+expect 2 "aotc tune: --shapes needs a path, not an empty string" tune "$host" --arch host --shapes ''
+expect 2 "aotc parse: -I needs a path, not an empty string" parse -I '' "$sgemm"
+expect 2 "aotc parse: FILE needs a path, not an empty string" parse ''
+expect 2 "aotc report: DB needs a path, not an empty string" report ''
+expect 2 "aotc link: -o needs a path, not an empty string" link "$tmp" -o ''
+[ ! -e "$tmp/o" ] || { echo "FAIL --db '': nothing written"; fail=$((fail + 1)); }
+
+# Every file read is bounded, also a device or a pipe that never ends:
+# IR, sources and shapes files at 64 MiB, databases at 512 MiB.
+ln -s /dev/zero "$tmp/zero.json"
+expect 1 "zero.json: error: larger than 64 MiB" parse "$tmp/zero.json"
+expect 1 "/dev/zero: error: larger than 64 MiB" tune "$host" --arch host --shapes /dev/zero --db "$tmp/zdb"
+expect 3 "/dev/zero: error: .*(larger than 512 MiB|File too large)" report /dev/zero
+head -c 70000000 /dev/zero >"$tmp/big.json"
+expect 1 "big.json: error: larger than 64 MiB" parse "$tmp/big.json"
+rm -f "$tmp/big.json"
+[ ! -e "$tmp/zdb" ] || { echo "FAIL --shapes /dev/zero: no database written"; fail=$((fail + 1)); }
+
+# Extreme shape values in a database (INT64_MAX, INT64_MIN, negative):
+# no overflow in the heuristic (UBSan in the sanitized build), and the
+# emitted dispatch still compiles as strict C99.
+mkdir -p "$tmp/xdb"
+python3 - "$hostdb"/matmul_host.host_*.json "$tmp/xdb" <<'END'
+import json, os, sys
+db = json.load(open(sys.argv[1]))
+db["shapes"][3] = [2**63 - 1, 64, 64]
+db["shapes"][4] = [64, -2**63, 2**63 - 1]
+db["shapes"][5] = [-5, 64, -1]
+json.dump(db, open(os.path.join(sys.argv[2], os.path.basename(sys.argv[1])), "w"))
+END
+expect 0 "aotc: emitted" emit "$host" --arch host --db "$tmp/xdb" -o "$tmp/xout"
+if gcc -std=c99 -Wall -Wextra -Werror -pedantic -c -o "$tmp/x.o" "$tmp/xout/_aot_matmul_host_host.c" >"$tmp/cc" 2>&1; then
+	echo "PASS extreme shapes: the dispatch compiles"
+	pass=$((pass + 1))
+else
+	echo "FAIL extreme shapes: the dispatch compiles"
+	sed 's/^/    /' "$tmp/cc" | head -5
+	fail=$((fail + 1))
+fi
+expect 0 "per-shape winners" report "$tmp/xdb"/matmul_host.host_*.json
+# A tree split at INT64_MIN: its threshold is written as INT64_MIN, not as
+# a constant too large for int64_t (-Werror in the downstream build).
+mkdir -p "$tmp/tdb"
+python3 - "$hostdb"/matmul_host.host_*.json "$tmp/tdb" <<'END'
+import json, os, sys
+db = json.load(open(sys.argv[1]))
+ms = [-2**63, -2**63 + 1024, 2**63 - 1024, 2**63 - 1]
+db["shapes"] = [[m, 64 + i, 64] for m in ms for i in range(10)]
+db["measurements"] = [{"config": c, "shape": s, "status": "ok", "samples": [t] * 5, "time_ms": t, "error": 0}
+                      for c in range(len(db["configs"])) for s in range(40)
+                      for t in [1.0 if c == s // 10 else 3.0 if c < 4 else 5.0]]
+json.dump(db, open(os.path.join(sys.argv[2], os.path.basename(sys.argv[1])), "w"))
+END
+expect 0 "tree depth [1-9]" emit "$host" --arch host --db "$tmp/tdb" -o "$tmp/tout"
+if gcc -std=c99 -Wall -Wextra -Werror -pedantic -c -o "$tmp/t.o" "$tmp/tout/_aot_matmul_host_host.c" >"$tmp/cc" 2>&1; then
+	echo "PASS a split at INT64_MIN: the dispatch compiles"
+	pass=$((pass + 1))
+else
+	echo "FAIL a split at INT64_MIN: the dispatch compiles"
+	sed 's/^/    /' "$tmp/cc" | head -5
+	fail=$((fail + 1))
+fi
+
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]

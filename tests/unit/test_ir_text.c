@@ -1,0 +1,72 @@
+/* Unit tests for the checks on IR text that reaches emitted code (ir/ir.c):
+ * what the frontend writes passes, anything that could end a declaration,
+ * an argument list or a comment does not. */
+#include <stdio.h>
+
+#include "ir.h"
+
+static int passed, failed;
+
+static void expect(bool got, bool want, const char *what, const char *s)
+{
+	if (got == want) {
+		passed++;
+		return;
+	}
+	failed++;
+	printf("FAIL %s(\"%s\"): got %s\n", what, s, got ? "true" : "false");
+}
+
+int main(void)
+{
+	static const char *const types_ok[] = {
+		"int", "unsigned int", "unsigned long long", "long double", "signed char", "bool",
+		"float *", "const float *", "const float *__restrict", "__half *__restrict",
+		"const __nv_bfloat16 *__restrict", "float *const *", "float *__restrict__",
+		"const volatile int *const volatile", "float const *", "float4 *", "const int2 *",
+		"T", "const T *", "size_t", "std::size_t", "::ns::T *", "cuda::std::complex<float> *",
+		"Foo<Bar<int>, 3> *", "Foo<Bar<int> > *", "Foo<-1, 0x10u>", "Foo<>", "struct S *",
+		"enum E", "typename Traits<T>::type *", "const std::vector<float> &", "float &&",
+	};
+	static const char *const types_bad[] = {
+		"", " ", "const", "*", "int (*)(int)", "int (*evil)(int) = exit, const float *__restrict",
+		"float [4]", "int x", "float; int", "const float /* c */ *", "float  *", "int\n*",
+		"Foo<1 > 2>", "Foo<(1)>", "Foo<int", "Foo<int>>", "int unsigned T", "T int",
+		"struct", "struct  S", "float *&&&", "float ** restrict_", "int = 3",
+		"__attribute__((x)) int", "a::", "a:b", "Foo<\"x\">", "float *A) { f(); } void g(float *",
+	};
+	for (size_t i = 0; i < COUNTOF(types_ok); i++)
+		expect(ir_type_text_ok(types_ok[i]), true, "ir_type_text_ok", types_ok[i]);
+	for (size_t i = 0; i < COUNTOF(types_bad); i++)
+		expect(ir_type_text_ok(types_bad[i]), false, "ir_type_text_ok", types_bad[i]);
+
+	static const char *const args_ok[] = {
+		"1", "128", "TILE", "cfg::TILE", "2 * TILE", "(1 << 8)", "sizeof(float)", "-1",
+		"true", "~0u", "(A + B) % 4",
+	};
+	static const char *const args_bad[] = {
+		"", " ", "1>(), evil(), k<1", "a, b", "a > b", "a >> 2", "(1", "1)", "a < b",
+		"1 // c", "1 /* c */", "\"s\"", "'c'", "a; b", "{1}", "a[1]", "a.b", "a ? b : c",
+		"x\n", "#x",
+	};
+	for (size_t i = 0; i < COUNTOF(args_ok); i++)
+		expect(ir_template_arg_ok(args_ok[i]), true, "ir_template_arg_ok", args_ok[i]);
+	for (size_t i = 0; i < COUNTOF(args_bad); i++)
+		expect(ir_template_arg_ok(args_bad[i]), false, "ir_template_arg_ok", args_bad[i]);
+
+	expect(ir_is_identifier("_a1"), true, "ir_is_identifier", "_a1");
+	expect(ir_is_identifier("1a"), false, "ir_is_identifier", "1a");
+	expect(ir_is_identifier(""), false, "ir_is_identifier", "");
+	expect(ir_is_identifier("a b"), false, "ir_is_identifier", "a b");
+	expect(ir_is_qualified_name("a::b::c"), true, "ir_is_qualified_name", "a::b::c");
+	expect(ir_is_qualified_name("::a"), true, "ir_is_qualified_name", "::a");
+	expect(ir_is_qualified_name("a::"), false, "ir_is_qualified_name", "a::");
+	expect(ir_is_qualified_name("a:::b"), false, "ir_is_qualified_name", "a:::b");
+	expect(ir_source_hash_ok("3c82c834ec3651c2c4b4458429cb54e1"), true, "ir_source_hash_ok", "hex");
+	expect(ir_source_hash_ok("3C82C834EC3651C2C4B4458429CB54E1"), false, "ir_source_hash_ok", "HEX");
+	expect(ir_source_hash_ok("3c82c834ec3651c2c4b4458429cb54e"), false, "ir_source_hash_ok", "31");
+	expect(ir_source_hash_ok("*/\n#include </etc/shadow>\n/*xxxx"), false, "ir_source_hash_ok",
+	       "payload");
+	printf("%d passed, %d failed\n", passed, failed);
+	return failed != 0;
+}

@@ -1,0 +1,79 @@
+/* Unit tests for ir/util.c on bad input: mkdir_p on any path, read_file_max
+ * on files over the limit, devices and pipes. */
+#define _POSIX_C_SOURCE 200809L
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "util.h"
+
+static int passed, failed;
+
+static void check(int ok, const char *what)
+{
+	if (ok) {
+		passed++;
+		return;
+	}
+	failed++;
+	printf("FAIL %s (errno %s)\n", what, strerror(errno));
+}
+
+static bool is_dir(const char *p)
+{
+	struct stat st;
+	return stat(p, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+int main(void)
+{
+	char tmp[] = "/tmp/aotc-test-util-XXXXXX";
+	if (!mkdtemp(tmp))
+		return 1;
+	char p[256];
+
+	errno = 0;
+	check(mkdir_p("") < 0 && errno == ENOENT, "mkdir_p(\"\") fails with ENOENT");
+	check(mkdir_p("/") == 0, "mkdir_p(\"/\")");
+	check(mkdir_p("//") == 0, "mkdir_p(\"//\")");
+	check(mkdir_p(".") == 0 && mkdir_p("./") == 0, "mkdir_p(\".\"), (\"./\")");
+	snprintf(p, sizeof p, "%s/a//b///c/", tmp);
+	check(mkdir_p(p) == 0 && is_dir(p), "mkdir_p with repeated and trailing slashes");
+	snprintf(p, sizeof p, "%s/f", tmp);
+	FILE *f = fopen(p, "w");
+	fputs("0123456789", f);
+	fclose(f);
+	errno = 0;
+	check(mkdir_p(p) < 0 && errno == ENOTDIR, "mkdir_p on a file: ENOTDIR");
+	snprintf(p, sizeof p, "%s/f/sub", tmp);
+	errno = 0;
+	check(mkdir_p(p) < 0 && errno == ENOTDIR, "mkdir_p under a file: ENOTDIR");
+
+	size_t len = 0;
+	snprintf(p, sizeof p, "%s/f", tmp);
+	char *s = read_file_max(p, &len, 10);
+	check(s && len == 10 && !strcmp(s, "0123456789"), "read_file_max at the limit");
+	free(s);
+	errno = 0;
+	s = read_file_max(p, &len, 9);
+	check(!s && errno == EFBIG, "read_file_max over the limit: EFBIG");
+	errno = 0;
+	s = read_file_max("/dev/zero", &len, 100000);
+	check(!s && errno == EFBIG, "read_file_max(/dev/zero): EFBIG");
+	s = read_file_max("/dev/null", &len, 100000);
+	check(s && len == 0 && !*s, "read_file_max(/dev/null): empty");
+	free(s);
+	errno = 0;
+	s = read_file_max(tmp, &len, 100000);
+	check(!s && errno == EISDIR, "read_file_max on a directory: EISDIR");
+
+	snprintf(p, sizeof p, "rm -rf '%s'", tmp);
+	if (system(p) != 0)
+		printf("cannot remove %s\n", tmp);
+	printf("%d passed, %d failed\n", passed, failed);
+	return failed != 0;
+}
