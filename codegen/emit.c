@@ -140,13 +140,11 @@ static const char *const helpers[H_COUNT] = {
 	/* aot_cdiv */
 		"static int aot_cdiv(int64_t a, int64_t b, int64_t *r)\n"
 		"{\n"
-		"\tint64_t q;\n"
+		"\tint64_t m;\n"
 		"\tif (b == 0 || (a == INT64_MIN && b == -1))\n"
 		"\t\treturn 1;\n"
-		"\tq = a / b;\n"
-		"\tif (a % b != 0 && ((a % b < 0) == (b < 0)))\n"
-		"\t\tq++;\n"
-		"\t*r = q;\n"
+		"\tm = a % b;\n"
+		"\t*r = a / b + (m != 0 && (m < 0) == (b < 0)); /* no branch on the shape */\n"
 		"\treturn 0;\n"
 		"}\n"
 		"\n",
@@ -214,8 +212,10 @@ static void emit_helpers(out *o, const bool *used)
 /* ---- Expressions as statements -------------------------------------------- */
 
 /* Emits statements computing e into a fresh variable vN; any failure
- * returns 1 from the enclosing function. Returns N. */
-static int gen(out *o, const expr *e, int *tmp)
+ * returns 1 from the enclosing function. Returns N. With tv, the tunables
+ * are those literal values (one variant's code); without, they are read
+ * from t[]. */
+static int gen(out *o, const expr *e, int *tmp, const int64_t *tv)
 {
 	int v = (*tmp)++;
 	switch (e->kind) {
@@ -225,11 +225,13 @@ static int gen(out *o, const expr *e, int *tmp)
 	case EXPR_NAME:
 		if (e->name_kind == NAME_CONST)
 			out_line(o, "v%d = INT64_C(%lld);", v, (long long)e->value);
+		else if (e->name_kind == NAME_TUNABLE && tv)
+			out_line(o, "v%d = INT64_C(%lld);", v, (long long)tv[e->index]);
 		else
 			out_line(o, "v%d = %s[%d];", v, e->name_kind == NAME_TUNABLE ? "t" : "p", e->index);
 		return v;
 	case EXPR_UNARY: {
-		int a = gen(o, e->a, tmp);
+		int a = gen(o, e->a, tmp, tv);
 		if (e->op == OP_NEG) {
 			out_line(o, "if (aot_neg(v%d, &v%d))", a, v);
 			out_line(o, "\treturn 1;");
@@ -239,22 +241,22 @@ static int gen(out *o, const expr *e, int *tmp)
 		return v;
 	}
 	case EXPR_COND: {
-		int c = gen(o, e->a, tmp);
+		int c = gen(o, e->a, tmp, tv);
 		out_line(o, "if (v%d) {", c);
 		o->indent++;
-		int b = gen(o, e->b, tmp);
+		int b = gen(o, e->b, tmp, tv);
 		out_line(o, "v%d = v%d;", v, b);
 		o->indent--;
 		out_line(o, "} else {");
 		o->indent++;
-		int d = gen(o, e->c, tmp);
+		int d = gen(o, e->c, tmp, tv);
 		out_line(o, "v%d = v%d;", v, d);
 		o->indent--;
 		out_line(o, "}");
 		return v;
 	}
 	case EXPR_CALL: {
-		int a = gen(o, e->a, tmp);
+		int a = gen(o, e->a, tmp, tv);
 		if (e->func == FN_LOG2) {
 			out_line(o, "if (aot_log2(v%d, &v%d))", a, v);
 			o->indent++;
@@ -262,7 +264,7 @@ static int gen(out *o, const expr *e, int *tmp)
 			o->indent--;
 			return v;
 		}
-		int b = gen(o, e->b, tmp);
+		int b = gen(o, e->b, tmp, tv);
 		if (e->func == FN_MIN || e->func == FN_MAX) {
 			out_line(o, "v%d = v%d %s v%d ? v%d : v%d;", v, a, e->func == FN_MIN ? "<" : ">", b, a, b);
 			return v;
@@ -277,10 +279,10 @@ static int gen(out *o, const expr *e, int *tmp)
 		break;
 	}
 	if (e->op == OP_AND || e->op == OP_OR) {
-		int a = gen(o, e->a, tmp);
+		int a = gen(o, e->a, tmp, tv);
 		out_line(o, "if (%sv%d) {", e->op == OP_AND ? "" : "!", a);
 		o->indent++;
-		int b = gen(o, e->b, tmp);
+		int b = gen(o, e->b, tmp, tv);
 		out_line(o, "v%d = v%d != 0;", v, b);
 		o->indent--;
 		out_line(o, "} else {");
@@ -290,7 +292,7 @@ static int gen(out *o, const expr *e, int *tmp)
 		out_line(o, "}");
 		return v;
 	}
-	int a = gen(o, e->a, tmp), b = gen(o, e->b, tmp);
+	int a = gen(o, e->a, tmp, tv), b = gen(o, e->b, tmp, tv);
 	static const struct {
 		expr_op op;
 		const char *text;
@@ -335,13 +337,17 @@ static int count_nodes(const expr *e)
 	return e ? 1 + count_nodes(e->a) + count_nodes(e->b) + count_nodes(e->c) : 0;
 }
 
-/* static int NAME(const int64_t *p, const int64_t *t, int64_t *out) */
-static void gen_function(out *o, const char *name, const aexpr *a)
+/* static int NAME(const int64_t *p, const int64_t *t, int64_t *out), or
+ * with tv (one variant's tunables as literals) NAME(p, out). */
+static void gen_function(out *o, const char *name, const aexpr *a, const int64_t *tv)
 {
 	strbuf_puts(&o->sb, "/* ");
 	put_comment_text(&o->sb, a->text);
 	strbuf_puts(&o->sb, " */\n");
-	out_line(o, "static int %s(const int64_t *p, const int64_t *t, int64_t *out)", name);
+	if (tv)
+		out_line(o, "static int %s(const int64_t *p, int64_t *out)", name);
+	else
+		out_line(o, "static int %s(const int64_t *p, const int64_t *t, int64_t *out)", name);
 	out_line(o, "{");
 	o->indent++;
 	int n = count_nodes(a->e);
@@ -352,9 +358,10 @@ static void gen_function(out *o, const char *name, const aexpr *a)
 	out_line(o, "int64_t %s;", decl.data);
 	strbuf_finish(&decl);
 	out_line(o, "(void)p;");
-	out_line(o, "(void)t;");
+	if (!tv)
+		out_line(o, "(void)t;");
 	int tmp = 0;
-	int r = gen(o, a->e, &tmp);
+	int r = gen(o, a->e, &tmp, tv);
 	out_line(o, "*out = v%d;", r);
 	out_line(o, "return 0;");
 	o->indent--;
@@ -456,7 +463,7 @@ static void tree_code(out *o, const ctx *c, int node)
 	if (n->feature < 0) {
 		for (int i = 0; i < n->norder; i++) {
 			int e = c->emitted[n->order[i]];
-			out_line(o, "if (aot_valid(%d, aot_p))", e);
+			out_line(o, "if (aot_valid%d(aot_p))", e);
 			for (int j = 0; j <= o->indent; j++)
 				strbuf_putc(&o->sb, '\t');
 			strbuf_printf(&o->sb, "return %d; /* ", e);
@@ -536,18 +543,15 @@ static char *dispatch_c(const ctx *c)
 	for (int i = 0; i < k->nfeatures; i++)
 		note_helpers(k->features[i].e, used);
 	const launch *ls[2] = {&k->grid, &k->block};
-	/* Launch dimensions over tunables only are evaluated here, per variant,
-	 * into aot_fixed (-1 when they cannot be: every dimension's range
-	 * excludes it), so select() pays no arithmetic for them. */
+	/* Launch dimensions over tunables only are evaluated here, per variant
+	 * (-1 when they cannot be: every dimension's range excludes it), so
+	 * select() pays no arithmetic for them. */
 	bool fixed[7] = {false};
-	bool any_fixed = false;
 	for (int l = 0; l < 2; l++)
 		for (int i = 0; i < ls[l]->ndims; i++)
-			any_fixed |= fixed[3 * l + i] = !uses_params(ls[l]->dims[i].e);
+			fixed[3 * l + i] = !uses_params(ls[l]->dims[i].e);
 	if (k->smem.e)
-		any_fixed |= fixed[6] = !uses_params(k->smem.e);
-	if (!k->is_global)
-		any_fixed = false;
+		fixed[6] = !uses_params(k->smem.e);
 	for (int l = 0; l < 2; l++)
 		for (int i = 0; i < ls[l]->ndims; i++)
 			if (!fixed[3 * l + i])
@@ -559,128 +563,127 @@ static char *dispatch_c(const ctx *c)
 		if (!k->values[i].is_float && ir_param_is_integer(&k->params[k->values[i].param])) {
 			char name[32];
 			snprintf(name, sizeof name, "aot_value%d", i);
-			gen_function(&o, name, &k->values[i].iexpr);
+			gen_function(&o, name, &k->values[i].iexpr, NULL);
 		}
-	for (int i = 0; i < k->nvalid_ifs; i++) {
-		char name[32];
-		snprintf(name, sizeof name, "aot_valid_if%d", i);
-		gen_function(&o, name, &k->valid_ifs[i]);
-	}
 	for (int i = 0; i < k->nfeatures; i++) {
 		char name[32];
 		snprintf(name, sizeof name, "aot_feature%d", i);
-		gen_function(&o, name, &k->features[i]);
-	}
-	if (k->is_global) {
-		for (int l = 0; l < 2; l++)
-			for (int i = 0; i < ls[l]->ndims; i++) {
-				char name[32];
-				snprintf(name, sizeof name, "aot_%s%d", l ? "block" : "grid", i);
-				if (!fixed[3 * l + i])
-					gen_function(&o, name, &ls[l]->dims[i]);
-			}
-		if (k->smem.e && !fixed[6])
-			gen_function(&o, "aot_smem", &k->smem);
-	}
-	if (any_fixed) {
-		static const char *const what[7] = {"grid x", "grid y", "grid z", "block x", "block y",
-		                                    "block z", "smem"};
-		strbuf_puts(&o.sb, "/* per variant, launch dimensions over tunables only:");
-		for (int j = 0; j < 7; j++)
-			if (fixed[j])
-				strbuf_printf(&o.sb, " %s", what[j]);
-		strbuf_puts(&o.sb, " (-1: cannot be evaluated) */\n");
-		out_line(&o, "static const int64_t aot_fixed[AOT_NV][7] = {");
-		for (int v = 0; v < c->nvars; v++) {
-			eval_env env = {.tunables = c->in->db->configs[c->vars[v]].values,
-			                .ntunables = k->ntunables};
-			strbuf_puts(&o.sb, "\t{");
-			for (int j = 0; j < 7; j++) {
-				int64_t x = -1;
-				const aexpr *a = j == 6 ? &k->smem : &ls[j / 3]->dims[j % 3];
-				if (fixed[j] && expr_eval(a->e, &env, &x) != EVAL_OK)
-					x = -1;
-				if (!fixed[j])
-					x = 0;
-				strbuf_printf(&o.sb, "%sINT64_C(%lld)", j ? ", " : "", (long long)x);
-			}
-			strbuf_puts(&o.sb, "},\n");
-		}
-		out_line(&o, "};");
-		out_raw(&o, "\n");
+		gen_function(&o, name, &k->features[i], NULL);
 	}
 
+	/* Per variant, with its tunables as literals (so a division by a
+	 * tunable is a division by a constant): its AOTC_VALID_IFs, its launch
+	 * dimensions checked against the limits, and aot_validV, which select()
+	 * asks. Dimensions over tunables only are evaluated here. */
+	static const char *const limit[2][3] = {{"2147483647", "65535", "65535"},
+	                                        {"1024", "1024", "64"}};
 	if (k->is_global) {
-		/* aot_dims: the launch of variant v, or 1 when it cannot be
-		 * evaluated or exceeds what any CUDA device launches (SPEC §8). */
-		static const char *const limit[2][3] = {{"2147483647", "65535", "65535"},
-		                                        {"1024", "1024", "64"}};
 		out_line(&o, "/* Launch limits of every CUDA device: grid.x < 2^31, grid.y and grid.z <= 65535,");
 		out_line(&o, " * block <= 1024 x 1024 x 64 and at most 1024 threads. */");
-		out_line(&o, "static int aot_dims(int v, const int64_t *p, uint32_t grid[3], uint32_t block[3], uint32_t *smem)");
+		out_raw(&o, "\n");
+	}
+	for (int v = 0; v < c->nvars; v++) {
+		const int64_t *tv = c->in->db->configs[c->vars[v]].values;
+		eval_env env = {.tunables = tv, .ntunables = k->ntunables};
+		strbuf_puts(&o.sb, "/* ---- variant ");
+		strbuf_printf(&o.sb, "%d: ", v);
+		put_comment_text(&o.sb, c->names[v]);
+		strbuf_puts(&o.sb, " */\n\n");
+		for (int i = 0; i < k->nvalid_ifs; i++) {
+			char name[48];
+			snprintf(name, sizeof name, "aot_valid_if%d_%d", i, v);
+			gen_function(&o, name, &k->valid_ifs[i], tv);
+		}
+		if (k->is_global) {
+			for (int l = 0; l < 2; l++)
+				for (int i = 0; i < ls[l]->ndims; i++) {
+					char name[48];
+					snprintf(name, sizeof name, "aot_%s%d_%d", l ? "block" : "grid", i, v);
+					if (!fixed[3 * l + i])
+						gen_function(&o, name, &ls[l]->dims[i], tv);
+				}
+			if (k->smem.e && !fixed[6]) {
+				char name[48];
+				snprintf(name, sizeof name, "aot_smem_%d", v);
+				gen_function(&o, name, &k->smem, tv);
+			}
+			/* aot_dimsV: the launch, or 1 when it cannot be evaluated or
+			 * exceeds what any CUDA device launches (SPEC §8). */
+			out_line(&o, "static int aot_dims%d(const int64_t *p, uint32_t grid[3], uint32_t block[3], uint32_t *smem)", v);
+			out_line(&o, "{");
+			o.indent++;
+			out_line(&o, "int64_t x;");
+			out_line(&o, "(void)p;");
+			for (int l = 0; l < 2; l++)
+				for (int i = 0; i < 3; i++) {
+					const char *arr = l ? "block" : "grid";
+					if (i < ls[l]->ndims && fixed[3 * l + i]) {
+						int64_t x = -1;
+						if (expr_eval(ls[l]->dims[i].e, &env, &x) != EVAL_OK)
+							x = -1;
+						out_line(&o, "x = INT64_C(%lld);", (long long)x);
+						out_line(&o, "if (x < 1 || x > INT64_C(%s))", limit[l][i]);
+						out_line(&o, "\treturn 1;");
+						out_line(&o, "%s[%d] = (uint32_t)x;", arr, i);
+					} else if (i < ls[l]->ndims) {
+						out_line(&o, "if (aot_%s%d_%d(p, &x) || x < 1 || x > INT64_C(%s))", arr, i, v, limit[l][i]);
+						out_line(&o, "\treturn 1;");
+						out_line(&o, "%s[%d] = (uint32_t)x;", arr, i);
+					} else {
+						out_line(&o, "%s[%d] = 1;", arr, i);
+					}
+				}
+			out_line(&o, "if ((int64_t)block[0] * block[1] * block[2] > 1024)");
+			out_line(&o, "\treturn 1;");
+			if (k->smem.e) {
+				if (fixed[6]) {
+					int64_t x = -1;
+					if (expr_eval(k->smem.e, &env, &x) != EVAL_OK)
+						x = -1;
+					out_line(&o, "if ((x = INT64_C(%lld)) < 0 || x > INT64_C(4294967295))", (long long)x);
+				} else {
+					out_line(&o, "if (aot_smem_%d(p, &x) || x < 0 || x > INT64_C(4294967295))", v);
+				}
+				out_line(&o, "\treturn 1;");
+				out_line(&o, "*smem = (uint32_t)x;");
+			} else {
+				out_line(&o, "*smem = 0;");
+			}
+			out_line(&o, "return 0;");
+			o.indent--;
+			out_line(&o, "}");
+			out_raw(&o, "\n");
+		}
+		/* aot_validV(p): every AOTC_VALID_IF holds and (CUDA) the
+		 * launch fits the limits */
+		out_line(&o, "static int aot_valid%d(const int64_t *p)", v);
 		out_line(&o, "{");
 		o.indent++;
-		out_line(&o, "const int64_t *t = aot_params[v];");
-		out_line(&o, "int64_t x;");
-		out_line(&o, "(void)p;");
-		out_line(&o, "(void)t;");
-		for (int l = 0; l < 2; l++)
-			for (int i = 0; i < 3; i++) {
-				const char *arr = l ? "block" : "grid";
-				if (i < ls[l]->ndims && fixed[3 * l + i]) {
-					out_line(&o, "x = aot_fixed[v][%d];", 3 * l + i);
-					out_line(&o, "if (x < 1 || x > INT64_C(%s))", limit[l][i]);
-					out_line(&o, "\treturn 1;");
-					out_line(&o, "%s[%d] = (uint32_t)x;", arr, i);
-				} else if (i < ls[l]->ndims) {
-					out_line(&o, "if (aot_%s%d(p, t, &x) || x < 1 || x > INT64_C(%s))", arr, i, limit[l][i]);
-					out_line(&o, "\treturn 1;");
-					out_line(&o, "%s[%d] = (uint32_t)x;", arr, i);
-				} else {
-					out_line(&o, "%s[%d] = 1;", arr, i);
-				}
-			}
-		out_line(&o, "if ((int64_t)block[0] * block[1] * block[2] > 1024)");
-		out_line(&o, "\treturn 1;");
-		if (k->smem.e) {
-			if (fixed[6])
-				out_line(&o, "if ((x = aot_fixed[v][6]) < 0 || x > INT64_C(4294967295))");
-			else
-				out_line(&o, "if (aot_smem(p, t, &x) || x < 0 || x > INT64_C(4294967295))");
-			out_line(&o, "\treturn 1;");
-			out_line(&o, "*smem = (uint32_t)x;");
-		} else {
-			out_line(&o, "*smem = 0;");
+		if (k->is_global)
+			out_line(&o, "uint32_t g[3], b[3], s;");
+		if (k->nvalid_ifs)
+			out_line(&o, "int64_t x;");
+		if (!k->is_global && !k->nvalid_ifs)
+			out_line(&o, "(void)p;");
+		for (int i = 0; i < k->nvalid_ifs; i++) {
+			out_line(&o, "if (aot_valid_if%d_%d(p, &x) || !x)", i, v);
+			out_line(&o, "\treturn 0;");
 		}
-		out_line(&o, "return 0;");
+		if (k->is_global)
+			out_line(&o, "return !aot_dims%d(p, g, b, &s);", v);
+		else
+			out_line(&o, "return 1;");
 		o.indent--;
 		out_line(&o, "}");
 		out_raw(&o, "\n");
 	}
-
-	/* aot_valid(v, p): every AOTC_VALID_IF holds for variant v and (CUDA)
-	 * its launch fits the limits */
-	out_line(&o, "static int aot_valid(int v, const int64_t *p)");
-	out_line(&o, "{");
-	o.indent++;
-	if (k->is_global)
-		out_line(&o, "uint32_t g[3], b[3], s;");
-	if (k->nvalid_ifs)
-		out_line(&o, "int64_t x;");
-	if (!k->is_global && !k->nvalid_ifs) {
-		out_line(&o, "(void)v;");
-		out_line(&o, "(void)p;");
+	if (k->is_global) {
+		out_line(&o, "static int (*const aot_dims_of[AOT_NV])(const int64_t *, uint32_t *, uint32_t *, uint32_t *) = {");
+		for (int v = 0; v < c->nvars; v++)
+			out_line(&o, "\taot_dims%d,", v);
+		out_line(&o, "};");
+		out_raw(&o, "\n");
 	}
-	for (int i = 0; i < k->nvalid_ifs; i++) {
-		out_line(&o, "if (aot_valid_if%d(p, aot_params[v], &x) || !x)", i);
-		o.indent++;
-		out_line(&o, "return 0;");
-		o.indent--;
-	}
-	out_line(&o, k->is_global ? "return !aot_dims(v, p, g, b, &s);" : "return 1;");
-	o.indent--;
-	out_line(&o, "}");
-	out_raw(&o, "\n");
 
 	/* select */
 	strbuf_printf(&o.sb, "int %s_select(", c->prefix);
@@ -734,7 +737,7 @@ static char *dispatch_c(const ctx *c)
 		fill_params(&o, k, false);
 		out_line(&o, "if (aot_v < 0 || aot_v >= AOT_NV)");
 		out_line(&o, "\treturn -1;");
-		out_line(&o, "return aot_dims(aot_v, aot_p, aot_grid, aot_block, aot_smem) ? -1 : 0;");
+		out_line(&o, "return aot_dims_of[aot_v](aot_p, aot_grid, aot_block, aot_smem) ? -1 : 0;");
 		o.indent = 0;
 		out_line(&o, "}");
 	}

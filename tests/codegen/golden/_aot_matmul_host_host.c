@@ -32,14 +32,15 @@ static int aot_mod(int64_t a, int64_t b, int64_t *r)
 	return 0;
 }
 
+/* ---- variant 0: matmul_host<64, 256, 32, 1> */
+
 /* N % UNROLL == 0 */
-static int aot_valid_if0(const int64_t *p, const int64_t *t, int64_t *out)
+static int aot_valid_if0_0(const int64_t *p, int64_t *out)
 {
 	int64_t v0, v1, v2, v3, v4;
 	(void)p;
-	(void)t;
 	v2 = p[1];
-	v3 = t[3];
+	v3 = INT64_C(1);
 	if (aot_mod(v2, v3, &v1))
 		return 1;
 	v4 = INT64_C(0);
@@ -48,10 +49,10 @@ static int aot_valid_if0(const int64_t *p, const int64_t *t, int64_t *out)
 	return 0;
 }
 
-static int aot_valid(int v, const int64_t *p)
+static int aot_valid0(const int64_t *p)
 {
 	int64_t x;
-	if (aot_valid_if0(p, aot_params[v], &x) || !x)
+	if (aot_valid_if0_0(p, &x) || !x)
 		return 0;
 	return 1;
 }
@@ -64,7 +65,7 @@ int aot_matmul_host_host_select(int64_t M, int64_t N, int64_t K)
 	aot_f[1] = aot_p[1];
 	aot_f[2] = aot_p[2];
 	(void)aot_f;
-	if (aot_valid(0, aot_p))
+	if (aot_valid0(aot_p))
 		return 0; /* matmul_host<64, 256, 32, 1> */
 	return -1;
 }

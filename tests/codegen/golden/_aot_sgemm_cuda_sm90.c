@@ -40,23 +40,25 @@ static int aot_mod(int64_t a, int64_t b, int64_t *r)
 
 static int aot_cdiv(int64_t a, int64_t b, int64_t *r)
 {
-	int64_t q;
+	int64_t m;
 	if (b == 0 || (a == INT64_MIN && b == -1))
 		return 1;
-	q = a / b;
-	if (a % b != 0 && ((a % b < 0) == (b < 0)))
-		q++;
-	*r = q;
+	m = a % b;
+	*r = a / b + (m != 0 && (m < 0) == (b < 0)); /* no branch on the shape */
 	return 0;
 }
 
+/* Launch limits of every CUDA device: grid.x < 2^31, grid.y and grid.z <= 65535,
+ * block <= 1024 x 1024 x 64 and at most 1024 threads. */
+
+/* ---- variant 0: sgemm<32, 64, 32, 4, 4, 4> */
+
 /* VEC == 1 || (K % 4 == 0 && N % 4 == 0) */
-static int aot_valid_if0(const int64_t *p, const int64_t *t, int64_t *out)
+static int aot_valid_if0_0(const int64_t *p, int64_t *out)
 {
 	int64_t v0, v1, v2, v3, v4, v5, v6, v7, v8, v9, v10, v11, v12, v13, v14;
 	(void)p;
-	(void)t;
-	v2 = t[5];
+	v2 = INT64_C(4);
 	v3 = INT64_C(1);
 	v1 = v2 == v3;
 	if (!v1) {
@@ -86,13 +88,12 @@ static int aot_valid_if0(const int64_t *p, const int64_t *t, int64_t *out)
 }
 
 /* cdiv(N, BN) */
-static int aot_grid0(const int64_t *p, const int64_t *t, int64_t *out)
+static int aot_grid0_0(const int64_t *p, int64_t *out)
 {
 	int64_t v0, v1, v2;
 	(void)p;
-	(void)t;
 	v1 = p[1];
-	v2 = t[1];
+	v2 = INT64_C(64);
 	if (aot_cdiv(v1, v2, &v0))
 		return 1;
 	*out = v0;
@@ -100,43 +101,30 @@ static int aot_grid0(const int64_t *p, const int64_t *t, int64_t *out)
 }
 
 /* cdiv(M, BM) */
-static int aot_grid1(const int64_t *p, const int64_t *t, int64_t *out)
+static int aot_grid1_0(const int64_t *p, int64_t *out)
 {
 	int64_t v0, v1, v2;
 	(void)p;
-	(void)t;
 	v1 = p[0];
-	v2 = t[0];
+	v2 = INT64_C(32);
 	if (aot_cdiv(v1, v2, &v0))
 		return 1;
 	*out = v0;
 	return 0;
 }
 
-/* per variant, launch dimensions over tunables only: block x (-1: cannot be evaluated) */
-static const int64_t aot_fixed[AOT_NV][7] = {
-	{INT64_C(0), INT64_C(0), INT64_C(0), INT64_C(128), INT64_C(0), INT64_C(0), INT64_C(0)},
-	{INT64_C(0), INT64_C(0), INT64_C(0), INT64_C(256), INT64_C(0), INT64_C(0), INT64_C(0)},
-	{INT64_C(0), INT64_C(0), INT64_C(0), INT64_C(128), INT64_C(0), INT64_C(0), INT64_C(0)},
-	{INT64_C(0), INT64_C(0), INT64_C(0), INT64_C(512), INT64_C(0), INT64_C(0), INT64_C(0)},
-};
-
-/* Launch limits of every CUDA device: grid.x < 2^31, grid.y and grid.z <= 65535,
- * block <= 1024 x 1024 x 64 and at most 1024 threads. */
-static int aot_dims(int v, const int64_t *p, uint32_t grid[3], uint32_t block[3], uint32_t *smem)
+static int aot_dims0(const int64_t *p, uint32_t grid[3], uint32_t block[3], uint32_t *smem)
 {
-	const int64_t *t = aot_params[v];
 	int64_t x;
 	(void)p;
-	(void)t;
-	if (aot_grid0(p, t, &x) || x < 1 || x > INT64_C(2147483647))
+	if (aot_grid0_0(p, &x) || x < 1 || x > INT64_C(2147483647))
 		return 1;
 	grid[0] = (uint32_t)x;
-	if (aot_grid1(p, t, &x) || x < 1 || x > INT64_C(65535))
+	if (aot_grid1_0(p, &x) || x < 1 || x > INT64_C(65535))
 		return 1;
 	grid[1] = (uint32_t)x;
 	grid[2] = 1;
-	x = aot_fixed[v][3];
+	x = INT64_C(128);
 	if (x < 1 || x > INT64_C(1024))
 		return 1;
 	block[0] = (uint32_t)x;
@@ -148,14 +136,303 @@ static int aot_dims(int v, const int64_t *p, uint32_t grid[3], uint32_t block[3]
 	return 0;
 }
 
-static int aot_valid(int v, const int64_t *p)
+static int aot_valid0(const int64_t *p)
 {
 	uint32_t g[3], b[3], s;
 	int64_t x;
-	if (aot_valid_if0(p, aot_params[v], &x) || !x)
+	if (aot_valid_if0_0(p, &x) || !x)
 		return 0;
-	return !aot_dims(v, p, g, b, &s);
+	return !aot_dims0(p, g, b, &s);
 }
+
+/* ---- variant 1: sgemm<64, 64, 16, 4, 4, 1> */
+
+/* VEC == 1 || (K % 4 == 0 && N % 4 == 0) */
+static int aot_valid_if0_1(const int64_t *p, int64_t *out)
+{
+	int64_t v0, v1, v2, v3, v4, v5, v6, v7, v8, v9, v10, v11, v12, v13, v14;
+	(void)p;
+	v2 = INT64_C(1);
+	v3 = INT64_C(1);
+	v1 = v2 == v3;
+	if (!v1) {
+		v7 = p[2];
+		v8 = INT64_C(4);
+		if (aot_mod(v7, v8, &v6))
+			return 1;
+		v9 = INT64_C(0);
+		v5 = v6 == v9;
+		if (v5) {
+			v12 = p[1];
+			v13 = INT64_C(4);
+			if (aot_mod(v12, v13, &v11))
+				return 1;
+			v14 = INT64_C(0);
+			v10 = v11 == v14;
+			v4 = v10 != 0;
+		} else {
+			v4 = 0;
+		}
+		v0 = v4 != 0;
+	} else {
+		v0 = 1;
+	}
+	*out = v0;
+	return 0;
+}
+
+/* cdiv(N, BN) */
+static int aot_grid0_1(const int64_t *p, int64_t *out)
+{
+	int64_t v0, v1, v2;
+	(void)p;
+	v1 = p[1];
+	v2 = INT64_C(64);
+	if (aot_cdiv(v1, v2, &v0))
+		return 1;
+	*out = v0;
+	return 0;
+}
+
+/* cdiv(M, BM) */
+static int aot_grid1_1(const int64_t *p, int64_t *out)
+{
+	int64_t v0, v1, v2;
+	(void)p;
+	v1 = p[0];
+	v2 = INT64_C(64);
+	if (aot_cdiv(v1, v2, &v0))
+		return 1;
+	*out = v0;
+	return 0;
+}
+
+static int aot_dims1(const int64_t *p, uint32_t grid[3], uint32_t block[3], uint32_t *smem)
+{
+	int64_t x;
+	(void)p;
+	if (aot_grid0_1(p, &x) || x < 1 || x > INT64_C(2147483647))
+		return 1;
+	grid[0] = (uint32_t)x;
+	if (aot_grid1_1(p, &x) || x < 1 || x > INT64_C(65535))
+		return 1;
+	grid[1] = (uint32_t)x;
+	grid[2] = 1;
+	x = INT64_C(256);
+	if (x < 1 || x > INT64_C(1024))
+		return 1;
+	block[0] = (uint32_t)x;
+	block[1] = 1;
+	block[2] = 1;
+	if ((int64_t)block[0] * block[1] * block[2] > 1024)
+		return 1;
+	*smem = 0;
+	return 0;
+}
+
+static int aot_valid1(const int64_t *p)
+{
+	uint32_t g[3], b[3], s;
+	int64_t x;
+	if (aot_valid_if0_1(p, &x) || !x)
+		return 0;
+	return !aot_dims1(p, g, b, &s);
+}
+
+/* ---- variant 2: sgemm<64, 64, 16, 8, 4, 4> */
+
+/* VEC == 1 || (K % 4 == 0 && N % 4 == 0) */
+static int aot_valid_if0_2(const int64_t *p, int64_t *out)
+{
+	int64_t v0, v1, v2, v3, v4, v5, v6, v7, v8, v9, v10, v11, v12, v13, v14;
+	(void)p;
+	v2 = INT64_C(4);
+	v3 = INT64_C(1);
+	v1 = v2 == v3;
+	if (!v1) {
+		v7 = p[2];
+		v8 = INT64_C(4);
+		if (aot_mod(v7, v8, &v6))
+			return 1;
+		v9 = INT64_C(0);
+		v5 = v6 == v9;
+		if (v5) {
+			v12 = p[1];
+			v13 = INT64_C(4);
+			if (aot_mod(v12, v13, &v11))
+				return 1;
+			v14 = INT64_C(0);
+			v10 = v11 == v14;
+			v4 = v10 != 0;
+		} else {
+			v4 = 0;
+		}
+		v0 = v4 != 0;
+	} else {
+		v0 = 1;
+	}
+	*out = v0;
+	return 0;
+}
+
+/* cdiv(N, BN) */
+static int aot_grid0_2(const int64_t *p, int64_t *out)
+{
+	int64_t v0, v1, v2;
+	(void)p;
+	v1 = p[1];
+	v2 = INT64_C(64);
+	if (aot_cdiv(v1, v2, &v0))
+		return 1;
+	*out = v0;
+	return 0;
+}
+
+/* cdiv(M, BM) */
+static int aot_grid1_2(const int64_t *p, int64_t *out)
+{
+	int64_t v0, v1, v2;
+	(void)p;
+	v1 = p[0];
+	v2 = INT64_C(64);
+	if (aot_cdiv(v1, v2, &v0))
+		return 1;
+	*out = v0;
+	return 0;
+}
+
+static int aot_dims2(const int64_t *p, uint32_t grid[3], uint32_t block[3], uint32_t *smem)
+{
+	int64_t x;
+	(void)p;
+	if (aot_grid0_2(p, &x) || x < 1 || x > INT64_C(2147483647))
+		return 1;
+	grid[0] = (uint32_t)x;
+	if (aot_grid1_2(p, &x) || x < 1 || x > INT64_C(65535))
+		return 1;
+	grid[1] = (uint32_t)x;
+	grid[2] = 1;
+	x = INT64_C(128);
+	if (x < 1 || x > INT64_C(1024))
+		return 1;
+	block[0] = (uint32_t)x;
+	block[1] = 1;
+	block[2] = 1;
+	if ((int64_t)block[0] * block[1] * block[2] > 1024)
+		return 1;
+	*smem = 0;
+	return 0;
+}
+
+static int aot_valid2(const int64_t *p)
+{
+	uint32_t g[3], b[3], s;
+	int64_t x;
+	if (aot_valid_if0_2(p, &x) || !x)
+		return 0;
+	return !aot_dims2(p, g, b, &s);
+}
+
+/* ---- variant 3: sgemm<128, 256, 16, 8, 8, 4> */
+
+/* VEC == 1 || (K % 4 == 0 && N % 4 == 0) */
+static int aot_valid_if0_3(const int64_t *p, int64_t *out)
+{
+	int64_t v0, v1, v2, v3, v4, v5, v6, v7, v8, v9, v10, v11, v12, v13, v14;
+	(void)p;
+	v2 = INT64_C(4);
+	v3 = INT64_C(1);
+	v1 = v2 == v3;
+	if (!v1) {
+		v7 = p[2];
+		v8 = INT64_C(4);
+		if (aot_mod(v7, v8, &v6))
+			return 1;
+		v9 = INT64_C(0);
+		v5 = v6 == v9;
+		if (v5) {
+			v12 = p[1];
+			v13 = INT64_C(4);
+			if (aot_mod(v12, v13, &v11))
+				return 1;
+			v14 = INT64_C(0);
+			v10 = v11 == v14;
+			v4 = v10 != 0;
+		} else {
+			v4 = 0;
+		}
+		v0 = v4 != 0;
+	} else {
+		v0 = 1;
+	}
+	*out = v0;
+	return 0;
+}
+
+/* cdiv(N, BN) */
+static int aot_grid0_3(const int64_t *p, int64_t *out)
+{
+	int64_t v0, v1, v2;
+	(void)p;
+	v1 = p[1];
+	v2 = INT64_C(256);
+	if (aot_cdiv(v1, v2, &v0))
+		return 1;
+	*out = v0;
+	return 0;
+}
+
+/* cdiv(M, BM) */
+static int aot_grid1_3(const int64_t *p, int64_t *out)
+{
+	int64_t v0, v1, v2;
+	(void)p;
+	v1 = p[0];
+	v2 = INT64_C(128);
+	if (aot_cdiv(v1, v2, &v0))
+		return 1;
+	*out = v0;
+	return 0;
+}
+
+static int aot_dims3(const int64_t *p, uint32_t grid[3], uint32_t block[3], uint32_t *smem)
+{
+	int64_t x;
+	(void)p;
+	if (aot_grid0_3(p, &x) || x < 1 || x > INT64_C(2147483647))
+		return 1;
+	grid[0] = (uint32_t)x;
+	if (aot_grid1_3(p, &x) || x < 1 || x > INT64_C(65535))
+		return 1;
+	grid[1] = (uint32_t)x;
+	grid[2] = 1;
+	x = INT64_C(512);
+	if (x < 1 || x > INT64_C(1024))
+		return 1;
+	block[0] = (uint32_t)x;
+	block[1] = 1;
+	block[2] = 1;
+	if ((int64_t)block[0] * block[1] * block[2] > 1024)
+		return 1;
+	*smem = 0;
+	return 0;
+}
+
+static int aot_valid3(const int64_t *p)
+{
+	uint32_t g[3], b[3], s;
+	int64_t x;
+	if (aot_valid_if0_3(p, &x) || !x)
+		return 0;
+	return !aot_dims3(p, g, b, &s);
+}
+
+static int (*const aot_dims_of[AOT_NV])(const int64_t *, uint32_t *, uint32_t *, uint32_t *) = {
+	aot_dims0,
+	aot_dims1,
+	aot_dims2,
+	aot_dims3,
+};
 
 int aot_sgemm_cuda_sm90_select(int64_t M, int64_t N, int64_t K)
 {
@@ -167,91 +444,91 @@ int aot_sgemm_cuda_sm90_select(int64_t M, int64_t N, int64_t K)
 	(void)aot_f;
 	if (aot_f[1] <= INT64_C(512)) {
 		if (aot_f[0] <= INT64_C(2896)) {
-			if (aot_valid(0, aot_p))
+			if (aot_valid0(aot_p))
 				return 0; /* sgemm<32, 64, 32, 4, 4, 4> */
-			if (aot_valid(2, aot_p))
+			if (aot_valid2(aot_p))
 				return 2; /* sgemm<64, 64, 16, 8, 4, 4> */
-			if (aot_valid(1, aot_p))
+			if (aot_valid1(aot_p))
 				return 1; /* sgemm<64, 64, 16, 4, 4, 1> */
-			if (aot_valid(3, aot_p))
+			if (aot_valid3(aot_p))
 				return 3; /* sgemm<128, 256, 16, 8, 8, 4> */
 			return -1;
 		} else {
-			if (aot_valid(2, aot_p))
+			if (aot_valid2(aot_p))
 				return 2; /* sgemm<64, 64, 16, 8, 4, 4> */
-			if (aot_valid(0, aot_p))
+			if (aot_valid0(aot_p))
 				return 0; /* sgemm<32, 64, 32, 4, 4, 4> */
-			if (aot_valid(1, aot_p))
+			if (aot_valid1(aot_p))
 				return 1; /* sgemm<64, 64, 16, 4, 4, 1> */
-			if (aot_valid(3, aot_p))
+			if (aot_valid3(aot_p))
 				return 3; /* sgemm<128, 256, 16, 8, 8, 4> */
 			return -1;
 		}
 	} else {
 		if (aot_f[0] <= INT64_C(512)) {
 			if (aot_f[1] <= INT64_C(2896)) {
-				if (aot_valid(0, aot_p))
+				if (aot_valid0(aot_p))
 					return 0; /* sgemm<32, 64, 32, 4, 4, 4> */
-				if (aot_valid(2, aot_p))
+				if (aot_valid2(aot_p))
 					return 2; /* sgemm<64, 64, 16, 8, 4, 4> */
-				if (aot_valid(1, aot_p))
+				if (aot_valid1(aot_p))
 					return 1; /* sgemm<64, 64, 16, 4, 4, 1> */
-				if (aot_valid(3, aot_p))
+				if (aot_valid3(aot_p))
 					return 3; /* sgemm<128, 256, 16, 8, 8, 4> */
 				return -1;
 			} else {
-				if (aot_valid(2, aot_p))
+				if (aot_valid2(aot_p))
 					return 2; /* sgemm<64, 64, 16, 8, 4, 4> */
-				if (aot_valid(0, aot_p))
+				if (aot_valid0(aot_p))
 					return 0; /* sgemm<32, 64, 32, 4, 4, 4> */
-				if (aot_valid(1, aot_p))
+				if (aot_valid1(aot_p))
 					return 1; /* sgemm<64, 64, 16, 4, 4, 1> */
-				if (aot_valid(3, aot_p))
+				if (aot_valid3(aot_p))
 					return 3; /* sgemm<128, 256, 16, 8, 8, 4> */
 				return -1;
 			}
 		} else {
 			if (aot_f[0] <= INT64_C(2896)) {
 				if (aot_f[1] <= INT64_C(2896)) {
-					if (aot_valid(2, aot_p))
+					if (aot_valid2(aot_p))
 						return 2; /* sgemm<64, 64, 16, 8, 4, 4> */
-					if (aot_valid(0, aot_p))
+					if (aot_valid0(aot_p))
 						return 0; /* sgemm<32, 64, 32, 4, 4, 4> */
-					if (aot_valid(1, aot_p))
+					if (aot_valid1(aot_p))
 						return 1; /* sgemm<64, 64, 16, 4, 4, 1> */
-					if (aot_valid(3, aot_p))
+					if (aot_valid3(aot_p))
 						return 3; /* sgemm<128, 256, 16, 8, 8, 4> */
 					return -1;
 				} else {
-					if (aot_valid(3, aot_p))
+					if (aot_valid3(aot_p))
 						return 3; /* sgemm<128, 256, 16, 8, 8, 4> */
-					if (aot_valid(2, aot_p))
+					if (aot_valid2(aot_p))
 						return 2; /* sgemm<64, 64, 16, 8, 4, 4> */
-					if (aot_valid(0, aot_p))
+					if (aot_valid0(aot_p))
 						return 0; /* sgemm<32, 64, 32, 4, 4, 4> */
-					if (aot_valid(1, aot_p))
+					if (aot_valid1(aot_p))
 						return 1; /* sgemm<64, 64, 16, 4, 4, 1> */
 					return -1;
 				}
 			} else {
 				if (aot_f[2] <= INT64_C(512)) {
-					if (aot_valid(2, aot_p))
+					if (aot_valid2(aot_p))
 						return 2; /* sgemm<64, 64, 16, 8, 4, 4> */
-					if (aot_valid(3, aot_p))
+					if (aot_valid3(aot_p))
 						return 3; /* sgemm<128, 256, 16, 8, 8, 4> */
-					if (aot_valid(0, aot_p))
+					if (aot_valid0(aot_p))
 						return 0; /* sgemm<32, 64, 32, 4, 4, 4> */
-					if (aot_valid(1, aot_p))
+					if (aot_valid1(aot_p))
 						return 1; /* sgemm<64, 64, 16, 4, 4, 1> */
 					return -1;
 				} else {
-					if (aot_valid(3, aot_p))
+					if (aot_valid3(aot_p))
 						return 3; /* sgemm<128, 256, 16, 8, 8, 4> */
-					if (aot_valid(2, aot_p))
+					if (aot_valid2(aot_p))
 						return 2; /* sgemm<64, 64, 16, 8, 4, 4> */
-					if (aot_valid(0, aot_p))
+					if (aot_valid0(aot_p))
 						return 0; /* sgemm<32, 64, 32, 4, 4, 4> */
-					if (aot_valid(1, aot_p))
+					if (aot_valid1(aot_p))
 						return 1; /* sgemm<64, 64, 16, 4, 4, 1> */
 					return -1;
 				}
@@ -280,5 +557,5 @@ int aot_sgemm_cuda_sm90_launch_dims(int aot_v, int64_t M, int64_t N, int64_t K, 
 	int64_t aot_p[8] = {M, N, K, 0, 0, 0, 0, 0};
 	if (aot_v < 0 || aot_v >= AOT_NV)
 		return -1;
-	return aot_dims(aot_v, aot_p, aot_grid, aot_block, aot_smem) ? -1 : 0;
+	return aot_dims_of[aot_v](aot_p, aot_grid, aot_block, aot_smem) ? -1 : 0;
 }

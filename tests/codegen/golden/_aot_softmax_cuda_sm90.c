@@ -46,24 +46,26 @@ static int aot_mod(int64_t a, int64_t b, int64_t *r)
 
 static int aot_cdiv(int64_t a, int64_t b, int64_t *r)
 {
-	int64_t q;
+	int64_t m;
 	if (b == 0 || (a == INT64_MIN && b == -1))
 		return 1;
-	q = a / b;
-	if (a % b != 0 && ((a % b < 0) == (b < 0)))
-		q++;
-	*r = q;
+	m = a % b;
+	*r = a / b + (m != 0 && (m < 0) == (b < 0)); /* no branch on the shape */
 	return 0;
 }
 
+/* Launch limits of every CUDA device: grid.x < 2^31, grid.y and grid.z <= 65535,
+ * block <= 1024 x 1024 x 64 and at most 1024 threads. */
+
+/* ---- variant 0: softmax<64, 4, 4> */
+
 /* cols % VEC == 0 */
-static int aot_valid_if0(const int64_t *p, const int64_t *t, int64_t *out)
+static int aot_valid_if0_0(const int64_t *p, int64_t *out)
 {
 	int64_t v0, v1, v2, v3, v4;
 	(void)p;
-	(void)t;
 	v2 = p[1];
-	v3 = t[1];
+	v3 = INT64_C(4);
 	if (aot_mod(v2, v3, &v1))
 		return 1;
 	v4 = INT64_C(0);
@@ -73,44 +75,28 @@ static int aot_valid_if0(const int64_t *p, const int64_t *t, int64_t *out)
 }
 
 /* cdiv(rows, ROWS) */
-static int aot_grid0(const int64_t *p, const int64_t *t, int64_t *out)
+static int aot_grid0_0(const int64_t *p, int64_t *out)
 {
 	int64_t v0, v1, v2;
 	(void)p;
-	(void)t;
 	v1 = p[0];
-	v2 = t[2];
+	v2 = INT64_C(4);
 	if (aot_cdiv(v1, v2, &v0))
 		return 1;
 	*out = v0;
 	return 0;
 }
 
-/* per variant, launch dimensions over tunables only: block x (-1: cannot be evaluated) */
-static const int64_t aot_fixed[AOT_NV][7] = {
-	{INT64_C(0), INT64_C(0), INT64_C(0), INT64_C(64), INT64_C(0), INT64_C(0), INT64_C(0)},
-	{INT64_C(0), INT64_C(0), INT64_C(0), INT64_C(128), INT64_C(0), INT64_C(0), INT64_C(0)},
-	{INT64_C(0), INT64_C(0), INT64_C(0), INT64_C(256), INT64_C(0), INT64_C(0), INT64_C(0)},
-	{INT64_C(0), INT64_C(0), INT64_C(0), INT64_C(256), INT64_C(0), INT64_C(0), INT64_C(0)},
-	{INT64_C(0), INT64_C(0), INT64_C(0), INT64_C(512), INT64_C(0), INT64_C(0), INT64_C(0)},
-	{INT64_C(0), INT64_C(0), INT64_C(0), INT64_C(512), INT64_C(0), INT64_C(0), INT64_C(0)},
-	{INT64_C(0), INT64_C(0), INT64_C(0), INT64_C(1024), INT64_C(0), INT64_C(0), INT64_C(0)},
-};
-
-/* Launch limits of every CUDA device: grid.x < 2^31, grid.y and grid.z <= 65535,
- * block <= 1024 x 1024 x 64 and at most 1024 threads. */
-static int aot_dims(int v, const int64_t *p, uint32_t grid[3], uint32_t block[3], uint32_t *smem)
+static int aot_dims0(const int64_t *p, uint32_t grid[3], uint32_t block[3], uint32_t *smem)
 {
-	const int64_t *t = aot_params[v];
 	int64_t x;
 	(void)p;
-	(void)t;
-	if (aot_grid0(p, t, &x) || x < 1 || x > INT64_C(2147483647))
+	if (aot_grid0_0(p, &x) || x < 1 || x > INT64_C(2147483647))
 		return 1;
 	grid[0] = (uint32_t)x;
 	grid[1] = 1;
 	grid[2] = 1;
-	x = aot_fixed[v][3];
+	x = INT64_C(64);
 	if (x < 1 || x > INT64_C(1024))
 		return 1;
 	block[0] = (uint32_t)x;
@@ -122,14 +108,384 @@ static int aot_dims(int v, const int64_t *p, uint32_t grid[3], uint32_t block[3]
 	return 0;
 }
 
-static int aot_valid(int v, const int64_t *p)
+static int aot_valid0(const int64_t *p)
 {
 	uint32_t g[3], b[3], s;
 	int64_t x;
-	if (aot_valid_if0(p, aot_params[v], &x) || !x)
+	if (aot_valid_if0_0(p, &x) || !x)
 		return 0;
-	return !aot_dims(v, p, g, b, &s);
+	return !aot_dims0(p, g, b, &s);
 }
+
+/* ---- variant 1: softmax<128, 4, 4> */
+
+/* cols % VEC == 0 */
+static int aot_valid_if0_1(const int64_t *p, int64_t *out)
+{
+	int64_t v0, v1, v2, v3, v4;
+	(void)p;
+	v2 = p[1];
+	v3 = INT64_C(4);
+	if (aot_mod(v2, v3, &v1))
+		return 1;
+	v4 = INT64_C(0);
+	v0 = v1 == v4;
+	*out = v0;
+	return 0;
+}
+
+/* cdiv(rows, ROWS) */
+static int aot_grid0_1(const int64_t *p, int64_t *out)
+{
+	int64_t v0, v1, v2;
+	(void)p;
+	v1 = p[0];
+	v2 = INT64_C(4);
+	if (aot_cdiv(v1, v2, &v0))
+		return 1;
+	*out = v0;
+	return 0;
+}
+
+static int aot_dims1(const int64_t *p, uint32_t grid[3], uint32_t block[3], uint32_t *smem)
+{
+	int64_t x;
+	(void)p;
+	if (aot_grid0_1(p, &x) || x < 1 || x > INT64_C(2147483647))
+		return 1;
+	grid[0] = (uint32_t)x;
+	grid[1] = 1;
+	grid[2] = 1;
+	x = INT64_C(128);
+	if (x < 1 || x > INT64_C(1024))
+		return 1;
+	block[0] = (uint32_t)x;
+	block[1] = 1;
+	block[2] = 1;
+	if ((int64_t)block[0] * block[1] * block[2] > 1024)
+		return 1;
+	*smem = 0;
+	return 0;
+}
+
+static int aot_valid1(const int64_t *p)
+{
+	uint32_t g[3], b[3], s;
+	int64_t x;
+	if (aot_valid_if0_1(p, &x) || !x)
+		return 0;
+	return !aot_dims1(p, g, b, &s);
+}
+
+/* ---- variant 2: softmax<256, 1, 8> */
+
+/* cols % VEC == 0 */
+static int aot_valid_if0_2(const int64_t *p, int64_t *out)
+{
+	int64_t v0, v1, v2, v3, v4;
+	(void)p;
+	v2 = p[1];
+	v3 = INT64_C(1);
+	if (aot_mod(v2, v3, &v1))
+		return 1;
+	v4 = INT64_C(0);
+	v0 = v1 == v4;
+	*out = v0;
+	return 0;
+}
+
+/* cdiv(rows, ROWS) */
+static int aot_grid0_2(const int64_t *p, int64_t *out)
+{
+	int64_t v0, v1, v2;
+	(void)p;
+	v1 = p[0];
+	v2 = INT64_C(8);
+	if (aot_cdiv(v1, v2, &v0))
+		return 1;
+	*out = v0;
+	return 0;
+}
+
+static int aot_dims2(const int64_t *p, uint32_t grid[3], uint32_t block[3], uint32_t *smem)
+{
+	int64_t x;
+	(void)p;
+	if (aot_grid0_2(p, &x) || x < 1 || x > INT64_C(2147483647))
+		return 1;
+	grid[0] = (uint32_t)x;
+	grid[1] = 1;
+	grid[2] = 1;
+	x = INT64_C(256);
+	if (x < 1 || x > INT64_C(1024))
+		return 1;
+	block[0] = (uint32_t)x;
+	block[1] = 1;
+	block[2] = 1;
+	if ((int64_t)block[0] * block[1] * block[2] > 1024)
+		return 1;
+	*smem = 0;
+	return 0;
+}
+
+static int aot_valid2(const int64_t *p)
+{
+	uint32_t g[3], b[3], s;
+	int64_t x;
+	if (aot_valid_if0_2(p, &x) || !x)
+		return 0;
+	return !aot_dims2(p, g, b, &s);
+}
+
+/* ---- variant 3: softmax<256, 2, 2> */
+
+/* cols % VEC == 0 */
+static int aot_valid_if0_3(const int64_t *p, int64_t *out)
+{
+	int64_t v0, v1, v2, v3, v4;
+	(void)p;
+	v2 = p[1];
+	v3 = INT64_C(2);
+	if (aot_mod(v2, v3, &v1))
+		return 1;
+	v4 = INT64_C(0);
+	v0 = v1 == v4;
+	*out = v0;
+	return 0;
+}
+
+/* cdiv(rows, ROWS) */
+static int aot_grid0_3(const int64_t *p, int64_t *out)
+{
+	int64_t v0, v1, v2;
+	(void)p;
+	v1 = p[0];
+	v2 = INT64_C(2);
+	if (aot_cdiv(v1, v2, &v0))
+		return 1;
+	*out = v0;
+	return 0;
+}
+
+static int aot_dims3(const int64_t *p, uint32_t grid[3], uint32_t block[3], uint32_t *smem)
+{
+	int64_t x;
+	(void)p;
+	if (aot_grid0_3(p, &x) || x < 1 || x > INT64_C(2147483647))
+		return 1;
+	grid[0] = (uint32_t)x;
+	grid[1] = 1;
+	grid[2] = 1;
+	x = INT64_C(256);
+	if (x < 1 || x > INT64_C(1024))
+		return 1;
+	block[0] = (uint32_t)x;
+	block[1] = 1;
+	block[2] = 1;
+	if ((int64_t)block[0] * block[1] * block[2] > 1024)
+		return 1;
+	*smem = 0;
+	return 0;
+}
+
+static int aot_valid3(const int64_t *p)
+{
+	uint32_t g[3], b[3], s;
+	int64_t x;
+	if (aot_valid_if0_3(p, &x) || !x)
+		return 0;
+	return !aot_dims3(p, g, b, &s);
+}
+
+/* ---- variant 4: softmax<512, 2, 1> */
+
+/* cols % VEC == 0 */
+static int aot_valid_if0_4(const int64_t *p, int64_t *out)
+{
+	int64_t v0, v1, v2, v3, v4;
+	(void)p;
+	v2 = p[1];
+	v3 = INT64_C(2);
+	if (aot_mod(v2, v3, &v1))
+		return 1;
+	v4 = INT64_C(0);
+	v0 = v1 == v4;
+	*out = v0;
+	return 0;
+}
+
+/* cdiv(rows, ROWS) */
+static int aot_grid0_4(const int64_t *p, int64_t *out)
+{
+	int64_t v0, v1, v2;
+	(void)p;
+	v1 = p[0];
+	v2 = INT64_C(1);
+	if (aot_cdiv(v1, v2, &v0))
+		return 1;
+	*out = v0;
+	return 0;
+}
+
+static int aot_dims4(const int64_t *p, uint32_t grid[3], uint32_t block[3], uint32_t *smem)
+{
+	int64_t x;
+	(void)p;
+	if (aot_grid0_4(p, &x) || x < 1 || x > INT64_C(2147483647))
+		return 1;
+	grid[0] = (uint32_t)x;
+	grid[1] = 1;
+	grid[2] = 1;
+	x = INT64_C(512);
+	if (x < 1 || x > INT64_C(1024))
+		return 1;
+	block[0] = (uint32_t)x;
+	block[1] = 1;
+	block[2] = 1;
+	if ((int64_t)block[0] * block[1] * block[2] > 1024)
+		return 1;
+	*smem = 0;
+	return 0;
+}
+
+static int aot_valid4(const int64_t *p)
+{
+	uint32_t g[3], b[3], s;
+	int64_t x;
+	if (aot_valid_if0_4(p, &x) || !x)
+		return 0;
+	return !aot_dims4(p, g, b, &s);
+}
+
+/* ---- variant 5: softmax<512, 2, 2> */
+
+/* cols % VEC == 0 */
+static int aot_valid_if0_5(const int64_t *p, int64_t *out)
+{
+	int64_t v0, v1, v2, v3, v4;
+	(void)p;
+	v2 = p[1];
+	v3 = INT64_C(2);
+	if (aot_mod(v2, v3, &v1))
+		return 1;
+	v4 = INT64_C(0);
+	v0 = v1 == v4;
+	*out = v0;
+	return 0;
+}
+
+/* cdiv(rows, ROWS) */
+static int aot_grid0_5(const int64_t *p, int64_t *out)
+{
+	int64_t v0, v1, v2;
+	(void)p;
+	v1 = p[0];
+	v2 = INT64_C(2);
+	if (aot_cdiv(v1, v2, &v0))
+		return 1;
+	*out = v0;
+	return 0;
+}
+
+static int aot_dims5(const int64_t *p, uint32_t grid[3], uint32_t block[3], uint32_t *smem)
+{
+	int64_t x;
+	(void)p;
+	if (aot_grid0_5(p, &x) || x < 1 || x > INT64_C(2147483647))
+		return 1;
+	grid[0] = (uint32_t)x;
+	grid[1] = 1;
+	grid[2] = 1;
+	x = INT64_C(512);
+	if (x < 1 || x > INT64_C(1024))
+		return 1;
+	block[0] = (uint32_t)x;
+	block[1] = 1;
+	block[2] = 1;
+	if ((int64_t)block[0] * block[1] * block[2] > 1024)
+		return 1;
+	*smem = 0;
+	return 0;
+}
+
+static int aot_valid5(const int64_t *p)
+{
+	uint32_t g[3], b[3], s;
+	int64_t x;
+	if (aot_valid_if0_5(p, &x) || !x)
+		return 0;
+	return !aot_dims5(p, g, b, &s);
+}
+
+/* ---- variant 6: softmax<1024, 4, 1> */
+
+/* cols % VEC == 0 */
+static int aot_valid_if0_6(const int64_t *p, int64_t *out)
+{
+	int64_t v0, v1, v2, v3, v4;
+	(void)p;
+	v2 = p[1];
+	v3 = INT64_C(4);
+	if (aot_mod(v2, v3, &v1))
+		return 1;
+	v4 = INT64_C(0);
+	v0 = v1 == v4;
+	*out = v0;
+	return 0;
+}
+
+/* cdiv(rows, ROWS) */
+static int aot_grid0_6(const int64_t *p, int64_t *out)
+{
+	int64_t v0, v1, v2;
+	(void)p;
+	v1 = p[0];
+	v2 = INT64_C(1);
+	if (aot_cdiv(v1, v2, &v0))
+		return 1;
+	*out = v0;
+	return 0;
+}
+
+static int aot_dims6(const int64_t *p, uint32_t grid[3], uint32_t block[3], uint32_t *smem)
+{
+	int64_t x;
+	(void)p;
+	if (aot_grid0_6(p, &x) || x < 1 || x > INT64_C(2147483647))
+		return 1;
+	grid[0] = (uint32_t)x;
+	grid[1] = 1;
+	grid[2] = 1;
+	x = INT64_C(1024);
+	if (x < 1 || x > INT64_C(1024))
+		return 1;
+	block[0] = (uint32_t)x;
+	block[1] = 1;
+	block[2] = 1;
+	if ((int64_t)block[0] * block[1] * block[2] > 1024)
+		return 1;
+	*smem = 0;
+	return 0;
+}
+
+static int aot_valid6(const int64_t *p)
+{
+	uint32_t g[3], b[3], s;
+	int64_t x;
+	if (aot_valid_if0_6(p, &x) || !x)
+		return 0;
+	return !aot_dims6(p, g, b, &s);
+}
+
+static int (*const aot_dims_of[AOT_NV])(const int64_t *, uint32_t *, uint32_t *, uint32_t *) = {
+	aot_dims0,
+	aot_dims1,
+	aot_dims2,
+	aot_dims3,
+	aot_dims4,
+	aot_dims5,
+	aot_dims6,
+};
 
 int aot_softmax_cuda_sm90_select(int64_t rows, int64_t cols)
 {
@@ -143,121 +499,121 @@ int aot_softmax_cuda_sm90_select(int64_t rows, int64_t cols)
 			if (aot_f[1] <= INT64_C(362)) {
 				if (aot_f[0] <= INT64_C(2048)) {
 					if (aot_f[1] <= INT64_C(181)) {
-						if (aot_valid(1, aot_p))
+						if (aot_valid1(aot_p))
 							return 1; /* softmax<128, 4, 4> */
-						if (aot_valid(2, aot_p))
+						if (aot_valid2(aot_p))
 							return 2; /* softmax<256, 1, 8> */
-						if (aot_valid(0, aot_p))
+						if (aot_valid0(aot_p))
 							return 0; /* softmax<64, 4, 4> */
-						if (aot_valid(3, aot_p))
+						if (aot_valid3(aot_p))
 							return 3; /* softmax<256, 2, 2> */
-						if (aot_valid(5, aot_p))
+						if (aot_valid5(aot_p))
 							return 5; /* softmax<512, 2, 2> */
-						if (aot_valid(4, aot_p))
+						if (aot_valid4(aot_p))
 							return 4; /* softmax<512, 2, 1> */
-						if (aot_valid(6, aot_p))
+						if (aot_valid6(aot_p))
 							return 6; /* softmax<1024, 4, 1> */
 						return -1;
 					} else {
-						if (aot_valid(0, aot_p))
+						if (aot_valid0(aot_p))
 							return 0; /* softmax<64, 4, 4> */
-						if (aot_valid(2, aot_p))
+						if (aot_valid2(aot_p))
 							return 2; /* softmax<256, 1, 8> */
-						if (aot_valid(1, aot_p))
+						if (aot_valid1(aot_p))
 							return 1; /* softmax<128, 4, 4> */
-						if (aot_valid(3, aot_p))
+						if (aot_valid3(aot_p))
 							return 3; /* softmax<256, 2, 2> */
-						if (aot_valid(5, aot_p))
+						if (aot_valid5(aot_p))
 							return 5; /* softmax<512, 2, 2> */
-						if (aot_valid(4, aot_p))
+						if (aot_valid4(aot_p))
 							return 4; /* softmax<512, 2, 1> */
-						if (aot_valid(6, aot_p))
+						if (aot_valid6(aot_p))
 							return 6; /* softmax<1024, 4, 1> */
 						return -1;
 					}
 				} else {
-					if (aot_valid(0, aot_p))
+					if (aot_valid0(aot_p))
 						return 0; /* softmax<64, 4, 4> */
-					if (aot_valid(1, aot_p))
+					if (aot_valid1(aot_p))
 						return 1; /* softmax<128, 4, 4> */
-					if (aot_valid(2, aot_p))
+					if (aot_valid2(aot_p))
 						return 2; /* softmax<256, 1, 8> */
-					if (aot_valid(3, aot_p))
+					if (aot_valid3(aot_p))
 						return 3; /* softmax<256, 2, 2> */
-					if (aot_valid(5, aot_p))
+					if (aot_valid5(aot_p))
 						return 5; /* softmax<512, 2, 2> */
-					if (aot_valid(4, aot_p))
+					if (aot_valid4(aot_p))
 						return 4; /* softmax<512, 2, 1> */
-					if (aot_valid(6, aot_p))
+					if (aot_valid6(aot_p))
 						return 6; /* softmax<1024, 4, 1> */
 					return -1;
 				}
 			} else {
-				if (aot_valid(1, aot_p))
+				if (aot_valid1(aot_p))
 					return 1; /* softmax<128, 4, 4> */
-				if (aot_valid(2, aot_p))
+				if (aot_valid2(aot_p))
 					return 2; /* softmax<256, 1, 8> */
-				if (aot_valid(0, aot_p))
+				if (aot_valid0(aot_p))
 					return 0; /* softmax<64, 4, 4> */
-				if (aot_valid(3, aot_p))
+				if (aot_valid3(aot_p))
 					return 3; /* softmax<256, 2, 2> */
-				if (aot_valid(5, aot_p))
+				if (aot_valid5(aot_p))
 					return 5; /* softmax<512, 2, 2> */
-				if (aot_valid(4, aot_p))
+				if (aot_valid4(aot_p))
 					return 4; /* softmax<512, 2, 1> */
-				if (aot_valid(6, aot_p))
+				if (aot_valid6(aot_p))
 					return 6; /* softmax<1024, 4, 1> */
 				return -1;
 			}
 		} else {
 			if (aot_f[0] <= INT64_C(2048)) {
 				if (aot_f[1] <= INT64_C(1448)) {
-					if (aot_valid(1, aot_p))
+					if (aot_valid1(aot_p))
 						return 1; /* softmax<128, 4, 4> */
-					if (aot_valid(3, aot_p))
+					if (aot_valid3(aot_p))
 						return 3; /* softmax<256, 2, 2> */
-					if (aot_valid(0, aot_p))
+					if (aot_valid0(aot_p))
 						return 0; /* softmax<64, 4, 4> */
-					if (aot_valid(5, aot_p))
+					if (aot_valid5(aot_p))
 						return 5; /* softmax<512, 2, 2> */
-					if (aot_valid(2, aot_p))
+					if (aot_valid2(aot_p))
 						return 2; /* softmax<256, 1, 8> */
-					if (aot_valid(4, aot_p))
+					if (aot_valid4(aot_p))
 						return 4; /* softmax<512, 2, 1> */
-					if (aot_valid(6, aot_p))
+					if (aot_valid6(aot_p))
 						return 6; /* softmax<1024, 4, 1> */
 					return -1;
 				} else {
-					if (aot_valid(3, aot_p))
+					if (aot_valid3(aot_p))
 						return 3; /* softmax<256, 2, 2> */
-					if (aot_valid(1, aot_p))
+					if (aot_valid1(aot_p))
 						return 1; /* softmax<128, 4, 4> */
-					if (aot_valid(5, aot_p))
+					if (aot_valid5(aot_p))
 						return 5; /* softmax<512, 2, 2> */
-					if (aot_valid(0, aot_p))
+					if (aot_valid0(aot_p))
 						return 0; /* softmax<64, 4, 4> */
-					if (aot_valid(4, aot_p))
+					if (aot_valid4(aot_p))
 						return 4; /* softmax<512, 2, 1> */
-					if (aot_valid(2, aot_p))
+					if (aot_valid2(aot_p))
 						return 2; /* softmax<256, 1, 8> */
-					if (aot_valid(6, aot_p))
+					if (aot_valid6(aot_p))
 						return 6; /* softmax<1024, 4, 1> */
 					return -1;
 				}
 			} else {
-				if (aot_valid(3, aot_p))
+				if (aot_valid3(aot_p))
 					return 3; /* softmax<256, 2, 2> */
-				if (aot_valid(1, aot_p))
+				if (aot_valid1(aot_p))
 					return 1; /* softmax<128, 4, 4> */
-				if (aot_valid(0, aot_p))
+				if (aot_valid0(aot_p))
 					return 0; /* softmax<64, 4, 4> */
-				if (aot_valid(5, aot_p))
+				if (aot_valid5(aot_p))
 					return 5; /* softmax<512, 2, 2> */
-				if (aot_valid(2, aot_p))
+				if (aot_valid2(aot_p))
 					return 2; /* softmax<256, 1, 8> */
-				if (aot_valid(4, aot_p))
+				if (aot_valid4(aot_p))
 					return 4; /* softmax<512, 2, 1> */
-				if (aot_valid(6, aot_p))
+				if (aot_valid6(aot_p))
 					return 6; /* softmax<1024, 4, 1> */
 				return -1;
 			}
@@ -265,52 +621,52 @@ int aot_softmax_cuda_sm90_select(int64_t rows, int64_t cols)
 	} else {
 		if (aot_f[1] <= INT64_C(11585)) {
 			if (aot_f[1] <= INT64_C(5792)) {
-				if (aot_valid(5, aot_p))
+				if (aot_valid5(aot_p))
 					return 5; /* softmax<512, 2, 2> */
-				if (aot_valid(4, aot_p))
+				if (aot_valid4(aot_p))
 					return 4; /* softmax<512, 2, 1> */
-				if (aot_valid(3, aot_p))
+				if (aot_valid3(aot_p))
 					return 3; /* softmax<256, 2, 2> */
-				if (aot_valid(1, aot_p))
+				if (aot_valid1(aot_p))
 					return 1; /* softmax<128, 4, 4> */
-				if (aot_valid(0, aot_p))
+				if (aot_valid0(aot_p))
 					return 0; /* softmax<64, 4, 4> */
-				if (aot_valid(6, aot_p))
+				if (aot_valid6(aot_p))
 					return 6; /* softmax<1024, 4, 1> */
-				if (aot_valid(2, aot_p))
+				if (aot_valid2(aot_p))
 					return 2; /* softmax<256, 1, 8> */
 				return -1;
 			} else {
-				if (aot_valid(4, aot_p))
+				if (aot_valid4(aot_p))
 					return 4; /* softmax<512, 2, 1> */
-				if (aot_valid(6, aot_p))
+				if (aot_valid6(aot_p))
 					return 6; /* softmax<1024, 4, 1> */
-				if (aot_valid(5, aot_p))
+				if (aot_valid5(aot_p))
 					return 5; /* softmax<512, 2, 2> */
-				if (aot_valid(3, aot_p))
+				if (aot_valid3(aot_p))
 					return 3; /* softmax<256, 2, 2> */
-				if (aot_valid(1, aot_p))
+				if (aot_valid1(aot_p))
 					return 1; /* softmax<128, 4, 4> */
-				if (aot_valid(0, aot_p))
+				if (aot_valid0(aot_p))
 					return 0; /* softmax<64, 4, 4> */
-				if (aot_valid(2, aot_p))
+				if (aot_valid2(aot_p))
 					return 2; /* softmax<256, 1, 8> */
 				return -1;
 			}
 		} else {
-			if (aot_valid(6, aot_p))
+			if (aot_valid6(aot_p))
 				return 6; /* softmax<1024, 4, 1> */
-			if (aot_valid(4, aot_p))
+			if (aot_valid4(aot_p))
 				return 4; /* softmax<512, 2, 1> */
-			if (aot_valid(5, aot_p))
+			if (aot_valid5(aot_p))
 				return 5; /* softmax<512, 2, 2> */
-			if (aot_valid(3, aot_p))
+			if (aot_valid3(aot_p))
 				return 3; /* softmax<256, 2, 2> */
-			if (aot_valid(1, aot_p))
+			if (aot_valid1(aot_p))
 				return 1; /* softmax<128, 4, 4> */
-			if (aot_valid(0, aot_p))
+			if (aot_valid0(aot_p))
 				return 0; /* softmax<64, 4, 4> */
-			if (aot_valid(2, aot_p))
+			if (aot_valid2(aot_p))
 				return 2; /* softmax<256, 1, 8> */
 			return -1;
 		}
@@ -337,5 +693,5 @@ int aot_softmax_cuda_sm90_launch_dims(int aot_v, int64_t rows, int64_t cols, uin
 	int64_t aot_p[4] = {rows, cols, 0, 0};
 	if (aot_v < 0 || aot_v >= AOT_NV)
 		return -1;
-	return aot_dims(aot_v, aot_p, aot_grid, aot_block, aot_smem) ? -1 : 0;
+	return aot_dims_of[aot_v](aot_p, aot_grid, aot_block, aot_smem) ? -1 : 0;
 }
