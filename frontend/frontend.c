@@ -1321,12 +1321,21 @@ static json_t *jtext(const char *s)
 	return j;
 }
 
+typedef struct recorder {
+	json_t *list;
+	const char *path;
+} recorder;
+
+/* The source file itself is "file": true, so that its name need not be
+ * UTF-8. */
 static void record_diag(void *ctx, const char *kind, aotc_loc loc, const char *msg)
 {
+	recorder *r = ctx;
 	json_t *o = json_pack("{s:s, s:i, s:i}", "kind", kind, "line", loc.line, "col", loc.col);
-	json_object_set_new(o, "file", loc.file ? jtext(loc.file) : json_null());
+	json_object_set_new(o, "file", !loc.file ? json_null()
+	                               : !strcmp(loc.file, r->path) ? json_true() : jtext(loc.file));
 	json_object_set_new(o, "message", jtext(msg));
-	json_array_append_new(ctx, o);
+	json_array_append_new(r->list, o);
 }
 
 static bool write_all(int fd, const char *p, size_t n)
@@ -1346,11 +1355,21 @@ static bool write_all(int fd, const char *p, size_t n)
 static _Noreturn void parse_child(const char *path, const frontend_options *opt, int fd)
 {
 	json_t *list = json_array();
+	recorder rec = {list, path};
 	diags d;
 	diags_init(&d);
 	d.record = record_diag;
-	d.record_ctx = list;
+	d.record_ctx = &rec;
 	aotc_module *m = parse_here(path, opt, &d);
+	/* JSON holds only UTF-8: a file name that is not travels as '?'s, byte
+	 * for byte, and take_result puts it back. Its locations share the
+	 * string. */
+	json_t *name = m ? json_string(m->file) : NULL;
+	if (m && !name)
+		for (char *p = (char *)m->file; *p; p++)
+			if ((unsigned char)*p >= 0x80)
+				*p = '?';
+	json_decref(name);
 	char *ir = m ? ir_to_json(m) : NULL;
 	char *text = json_dumps(list, JSON_COMPACT);
 	bool ok = text && write_all(fd, text, strlen(text) + 1) &&
@@ -1424,7 +1443,8 @@ static aotc_module *take_result(const char *path, const char *msg, size_t len, d
 	json_array_foreach(list, i, v) {
 		const char *kind = json_string_value(json_object_get(v, "kind"));
 		const char *text = json_string_value(json_object_get(v, "message"));
-		aotc_loc loc = {json_string_value(json_object_get(v, "file")),
+		const json_t *f = json_object_get(v, "file");
+		aotc_loc loc = {json_is_true(f) ? path : json_string_value(f),
 		                (int)json_integer_value(json_object_get(v, "line")),
 		                (int)json_integer_value(json_object_get(v, "col"))};
 		if (!kind || !text)
@@ -1445,6 +1465,8 @@ static aotc_module *take_result(const char *path, const char *msg, size_t len, d
 	diags held;
 	diags_init_buffered(&held);
 	aotc_module *m = ir_from_json(ir, irlen, path, &held);
+	if (m && strcmp(m->file, path) != 0 && strlen(m->file) == strlen(path))
+		memcpy((char *)m->file, path, strlen(path)); /* see parse_child */
 	if (!m) {
 		diag_error(d, (aotc_loc){path, 0, 0},
 		           "the C++ parser's IR could not be read back (internal error):");

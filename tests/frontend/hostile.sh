@@ -3,6 +3,10 @@
 # with one error naming the file, a bounded stderr, and write nothing to -o.
 # usage: hostile.sh AOTC_BINARY
 aotc=$1
+case $aotc in
+/*) ;;
+*/*) aotc=$(pwd)/$aotc ;;   # the cases run in a scratch directory
+esac
 pass=0
 fail=0
 limit=65536   # bytes of stderr at most
