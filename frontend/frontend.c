@@ -1100,14 +1100,15 @@ static const char *find_cuda(const frontend_options *opt)
 	return NULL;
 }
 
-/* clang's errors in the user's files are ours. Errors inside system
- * headers (libclang parsing CCCL or glibc in ways nvcc does not) do not
- * fail the parse: the kernels are what aotc reads, and nvcc compiles the
- * variants; --verbose shows them as warnings. */
+/* clang stops after this many errors (-ferror-limit), system headers' too. */
 #define CLANG_ERROR_LIMIT 1000
 #define STR_(x) #x
 #define STR(x) STR_(x)
 
+/* clang's errors in the user's files are ours. Errors inside system
+ * headers (libclang parsing CCCL or glibc in ways nvcc does not) do not
+ * fail the parse: the kernels are what aotc reads, and nvcc compiles the
+ * variants; --verbose shows them as warnings. */
 static int report_clang_diagnostics(walk *w, bool verbose)
 {
 	int errors = 0, all = 0;
