@@ -1387,7 +1387,7 @@ static _Noreturn void parse_child(const char *path, const frontend_options *opt,
 static int parse_timeout(void)
 {
 	const char *s = getenv("AOTC_PARSE_TIMEOUT");
-	char *end;
+	char *end = "";
 	long v = s && *s ? strtol(s, &end, 10) : -1;
 	return v >= 0 && v <= INT_MAX / 1000 && !*end ? (int)v : PARSE_TIMEOUT_DEFAULT;
 }

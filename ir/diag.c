@@ -17,7 +17,7 @@ struct diag_source {
 static int default_limit(void)
 {
 	const char *s = getenv("AOTC_ERROR_LIMIT");
-	char *end;
+	char *end = "";
 	long v = s && *s ? strtol(s, &end, 10) : -1;
 	return v >= 0 && v <= INT_MAX && !*end ? (int)v : DIAG_DEFAULT_LIMIT;
 }
