@@ -16,12 +16,12 @@ trap 'exit 130' INT TERM
 cd "$tmp" || exit 2
 
 # Generated, not committed: several are hundreds of kilobytes.
-awk 'BEGIN { s = ""; for (i = 0; i < 100000; i++) s = s "{"; print s }' >braces.cu
-awk 'BEGIN { s = "int f() { return (1"; for (i = 1; i < 260000; i++) s = s ",1"; print s "); }" }' >comma.cu
-awk 'BEGIN { s = "void f() { "; for (i = 0; i < 2000; i++) s = s "["; print s " }" }' >brackets.cu
+awk 'BEGIN { for (i = 0; i < 100000; i++) printf "{"; print "" }' >braces.cu
+awk 'BEGIN { printf "int f() { return (1"; for (i = 1; i < 260000; i++) printf ",1"; print "); }" }' >comma.cu
+awk 'BEGIN { printf "void f() { "; for (i = 0; i < 2000; i++) printf "["; print " }" }' >brackets.cu
 # One error per term on one line: each quotes the line.
-awk 'BEGIN { s = "int a = f(x"; for (i = 1; i < 2000; i++) s = s ",x"; print s ");" }' >errors_line.cu
-awk 'BEGIN { s = "int a = f(x"; for (i = 1; i < 10000; i++) s = s ",x"; print s ");" }' >long_line.cu
+awk 'BEGIN { printf "int a = f(x"; for (i = 1; i < 2000; i++) printf ",x"; print ");" }' >errors_line.cu
+awk 'BEGIN { printf "int a = f(x"; for (i = 1; i < 10000; i++) printf ",x"; print ");" }' >long_line.cu
 # An #include that never ends: a FIFO nobody writes.
 mkfifo never
 printf '#include "never"\n' >hang.cu
