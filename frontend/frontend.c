@@ -5,15 +5,25 @@
  * Annotation arguments are re-read from the source text at the macro's
  * expansion position, so diagnostics point into the argument. Names the
  * annotations use that are no tunable or parameter are looked up, lazily,
- * among the file's constants (find_const). */
+ * among the file's constants (find_const). All of it runs in a child
+ * process (frontend_parse, at the end). */
 #include "frontend.h"
 
 #include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <poll.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
 
 #include <clang-c/Index.h>
+#include <jansson.h>
 
 #include "util.h"
 
@@ -1090,18 +1100,24 @@ static const char *find_cuda(const frontend_options *opt)
 	return NULL;
 }
 
+/* clang stops after this many errors (-ferror-limit), system headers' too. */
+#define CLANG_ERROR_LIMIT 1000
+#define STR_(x) #x
+#define STR(x) STR_(x)
+
 /* clang's errors in the user's files are ours. Errors inside system
  * headers (libclang parsing CCCL or glibc in ways nvcc does not) do not
  * fail the parse: the kernels are what aotc reads, and nvcc compiles the
  * variants; --verbose shows them as warnings. */
 static int report_clang_diagnostics(walk *w, bool verbose)
 {
-	int errors = 0;
+	int errors = 0, all = 0;
 	unsigned n = clang_getNumDiagnostics(w->tu);
 	for (unsigned i = 0; i < n; i++) {
 		CXDiagnostic dg = clang_getDiagnostic(w->tu, i);
 		enum CXDiagnosticSeverity sev = clang_getDiagnosticSeverity(dg);
 		if (sev >= CXDiagnostic_Error) {
+			all++;
 			CXSourceLocation sl = clang_getDiagnosticLocation(dg);
 			aotc_loc loc = loc_of(w, sl, NULL, NULL);
 			CXString msg = clang_getDiagnosticSpelling(dg);
@@ -1117,16 +1133,20 @@ static int report_clang_diagnostics(walk *w, bool verbose)
 		}
 		clang_disposeDiagnostic(dg);
 	}
+	/* Past its limit clang stops parsing: what it read is incomplete. */
+	if (!errors && all > CLANG_ERROR_LIMIT) {
+		diag_error(w->d, (aotc_loc){w->main_path, 0, 0},
+		           "the C++ parser stopped after %d errors in system headers (--verbose shows them)",
+		           CLANG_ERROR_LIMIT);
+		errors++;
+	}
 	return errors;
 }
 
-aotc_module *frontend_parse(const char *path, const frontend_options *opt, diags *d)
+/* The parse itself, in the parser process. */
+static aotc_module *parse_here(const char *path, const frontend_options *opt, diags *d)
 {
 	struct stat st;
-	if (stat(path, &st) != 0 || !S_ISREG(st.st_mode)) {
-		diag_plain_error(d, "cannot read '%s'", path);
-		return NULL;
-	}
 	bool host = has_suffix(path, ".cpp") || has_suffix(path, ".cc") ||
 	            has_suffix(path, ".cxx") || has_suffix(path, ".C");
 	const char *mode = getenv("AOTC_FRONTEND"); /* "shim" forces the shim */
@@ -1170,7 +1190,9 @@ aotc_module *frontend_parse(const char *path, const frontend_options *opt, diags
 		}
 	}
 	argv[argc++] = "-std=c++17";
-	argv[argc++] = "-ferror-limit=0"; /* ignored system-header errors must not hide ours */
+	/* Bounds clang's work on a file of errors; high, because ignored
+	 * system-header errors count too (report_clang_diagnostics). */
+	argv[argc++] = "-ferror-limit=" STR(CLANG_ERROR_LIMIT);
 	argv[argc++] = "-D__AOTC__";
 	argv[argc++] = "-I" VDIR "/include";
 	for (int i = 0; i < opt->ninclude_dirs; i++)
@@ -1195,6 +1217,12 @@ aotc_module *frontend_parse(const char *path, const frontend_options *opt, diags
 		index, path, argv, argc, unsaved, COUNTOF(unsaved),
 		CXTranslationUnit_KeepGoing | CXTranslationUnit_DetailedPreprocessingRecord, &w.tu);
 	arena_finish(&args_arena);
+	if (rc == CXError_Crashed) {
+		/* libclang's own crash recovery caught it. */
+		diag_error(d, (aotc_loc){m->file, 0, 0}, "the C++ parser (libclang %d) crashed on this file",
+		           clang_major());
+		goto fail;
+	}
 	if (rc != CXError_Success) {
 		diag_plain_error(d, "libclang could not parse '%s' (error %d)", path, (int)rc);
 		goto fail;
@@ -1256,4 +1284,250 @@ fail:
 	arena_finish(&w.index_arena);
 	ir_module_destroy(m);
 	return NULL;
+}
+
+/* ---- The parser process ---------------------------------------------------- */
+
+/* libclang runs in a child process. Some sources crash it (100,000 nested
+ * braces or a 260,000-term comma expression overflow its recursive descent)
+ * or could keep it busy for ever, and that code is not ours to fix. A thread
+ * with a large stack and a nesting limit would cover the crashes we know of,
+ * not the next one (an assertion, an allocation failure, a new libclang's
+ * bug); it could not be stopped after a time limit, and a crash would leave
+ * libclang's state in our process. A forked child gives all three for the
+ * cost of a fork and a JSON round trip of the IR (ir_json.c): it parses,
+ * writes its diagnostics (unformatted, with their locations) and the IR to a
+ * pipe and _exits; aotc prints the diagnostics as if it had parsed itself
+ * (so the error limit and the source lines are aotc's), and a child that
+ * dies or runs out of time is one error naming the file. runtime/proc.c
+ * spawns programs (exec); here the child runs our own code, and its wait
+ * status must keep the signal. Message: diagnostics JSON, NUL, IR JSON
+ * (absent when the parse failed). */
+
+#define PARSE_TIMEOUT_DEFAULT 300 /* seconds; $AOTC_PARSE_TIMEOUT, 0: none */
+
+/* A JSON string of s; bytes that are not UTF-8 (Jansson takes only that)
+ * become '?'. */
+static json_t *jtext(const char *s)
+{
+	json_t *j = json_string(s);
+	if (j)
+		return j;
+	char *c = xstrdup(s);
+	for (char *p = c; *p; p++)
+		if ((unsigned char)*p >= 0x80)
+			*p = '?';
+	j = json_string(c);
+	free(c);
+	return j;
+}
+
+typedef struct recorder {
+	json_t *list;
+	const char *path;
+} recorder;
+
+/* The source file itself is "file": true, so that its name need not be
+ * UTF-8. */
+static void record_diag(void *ctx, const char *kind, aotc_loc loc, const char *msg)
+{
+	recorder *r = ctx;
+	json_t *o = json_pack("{s:s, s:i, s:i}", "kind", kind, "line", loc.line, "col", loc.col);
+	json_object_set_new(o, "file", !loc.file ? json_null()
+	                               : !strcmp(loc.file, r->path) ? json_true() : jtext(loc.file));
+	json_object_set_new(o, "message", jtext(msg));
+	json_array_append_new(r->list, o);
+}
+
+static bool write_all(int fd, const char *p, size_t n)
+{
+	while (n) {
+		ssize_t k = write(fd, p, n);
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k <= 0)
+			return false;
+		p += k;
+		n -= (size_t)k;
+	}
+	return true;
+}
+
+static _Noreturn void parse_child(const char *path, const frontend_options *opt, int fd)
+{
+	json_t *list = json_array();
+	recorder rec = {list, path};
+	diags d;
+	diags_init(&d);
+	d.record = record_diag;
+	d.record_ctx = &rec;
+	aotc_module *m = parse_here(path, opt, &d);
+	/* JSON holds only UTF-8: a file name that is not travels as '?'s, byte
+	 * for byte, and take_result puts it back. Its locations share the
+	 * string. */
+	json_t *name = m ? json_string(m->file) : NULL;
+	if (m && !name)
+		for (char *p = (char *)m->file; *p; p++)
+			if ((unsigned char)*p >= 0x80)
+				*p = '?';
+	json_decref(name);
+	char *ir = m ? ir_to_json(m) : NULL;
+	char *text = json_dumps(list, JSON_COMPACT);
+	bool ok = text && write_all(fd, text, strlen(text) + 1) &&
+	          (!ir || write_all(fd, ir, strlen(ir)));
+	free(text);
+	free(ir);
+	ir_module_destroy(m);
+	diags_finish(&d);
+	json_decref(list);
+	close(fd);
+	_exit(ok ? 0 : 3); /* no atexit handlers or stdio of the parent's */
+}
+
+static int parse_timeout(void)
+{
+	const char *s = getenv("AOTC_PARSE_TIMEOUT");
+	char *end = "";
+	long v = s && *s ? strtol(s, &end, 10) : -1;
+	return v >= 0 && v <= INT_MAX / 1000 && !*end ? (int)v : PARSE_TIMEOUT_DEFAULT;
+}
+
+static double now_s(void)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
+}
+
+/* Reads fd to its end into sb; false if timeout seconds (0: none) pass
+ * first. */
+static bool read_child(int fd, int timeout, strbuf *sb)
+{
+	double deadline = now_s() + timeout;
+	char buf[65536];
+	for (;;) {
+		int ms = -1;
+		if (timeout) {
+			double left = deadline - now_s();
+			if (left <= 0)
+				return false;
+			ms = (int)(left * 1000) + 1;
+		}
+		struct pollfd p = {fd, POLLIN, 0};
+		int r = poll(&p, 1, ms);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r == 0)
+			continue; /* the deadline is checked above */
+		ssize_t n = r < 0 ? -1 : read(fd, buf, sizeof buf);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return true;
+		strbuf_putn(sb, buf, (size_t)n);
+	}
+}
+
+/* Prints the child's diagnostics through d and reads its IR; NULL when the
+ * parse failed. */
+static aotc_module *take_result(const char *path, const char *msg, size_t len, diags *d)
+{
+	size_t dlen = strnlen(msg, len);
+	json_t *list = json_loadb(msg, dlen, 0, NULL);
+	if (!json_is_array(list) || dlen == len) {
+		json_decref(list);
+		diag_error(d, (aotc_loc){path, 0, 0}, "the C++ parser's result is malformed (internal error)");
+		return NULL;
+	}
+	size_t i;
+	json_t *v;
+	json_array_foreach(list, i, v) {
+		const char *kind = json_string_value(json_object_get(v, "kind"));
+		const char *text = json_string_value(json_object_get(v, "message"));
+		const json_t *f = json_object_get(v, "file");
+		aotc_loc loc = {json_is_true(f) ? path : json_string_value(f),
+		                (int)json_integer_value(json_object_get(v, "line")),
+		                (int)json_integer_value(json_object_get(v, "col"))};
+		if (!kind || !text)
+			continue;
+		if (!strcmp(kind, "error"))
+			diag_error(d, loc, "%s", text);
+		else if (!strcmp(kind, "warning"))
+			diag_warning(d, loc, "%s", text);
+		else
+			diag_note(d, loc, "%s", text);
+	}
+	json_decref(list);
+	const char *ir = msg + dlen + 1;
+	size_t irlen = len - dlen - 1;
+	if (!irlen)
+		return NULL;
+	/* Read quietly: the child checked the IR and reported what it found. */
+	diags held;
+	diags_init_buffered(&held);
+	aotc_module *m = ir_from_json(ir, irlen, path, &held);
+	if (m && strcmp(m->file, path) != 0 && strlen(m->file) == strlen(path))
+		memcpy((char *)m->file, path, strlen(path)); /* see parse_child */
+	if (!m) {
+		diag_error(d, (aotc_loc){path, 0, 0},
+		           "the C++ parser's IR could not be read back (internal error):");
+		diags_flush(&held, d->out ? d->out : stderr);
+	}
+	diags_finish(&held);
+	return m;
+}
+
+aotc_module *frontend_parse(const char *path, const frontend_options *opt, diags *d)
+{
+	struct stat st;
+	if (stat(path, &st) != 0 || !S_ISREG(st.st_mode)) {
+		diag_plain_error(d, "cannot read '%s'", path);
+		return NULL;
+	}
+	aotc_loc file = {path, 0, 0};
+	int fds[2];
+	if (pipe(fds) != 0) {
+		diag_error(d, file, "cannot start the C++ parser: %s", strerror(errno));
+		return NULL;
+	}
+	fcntl(fds[0], F_SETFD, FD_CLOEXEC);
+	fcntl(fds[1], F_SETFD, FD_CLOEXEC);
+	fflush(NULL); /* nothing buffered is written twice */
+	pid_t pid = fork();
+	if (pid < 0) {
+		diag_error(d, file, "cannot start the C++ parser: %s", strerror(errno));
+		close(fds[0]);
+		close(fds[1]);
+		return NULL;
+	}
+	if (pid == 0) {
+		close(fds[0]);
+		parse_child(path, opt, fds[1]);
+	}
+	close(fds[1]);
+	strbuf msg;
+	strbuf_init(&msg);
+	int timeout = parse_timeout();
+	bool finished = read_child(fds[0], timeout, &msg);
+	close(fds[0]);
+	if (!finished)
+		kill(pid, SIGKILL);
+	int status;
+	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+		;
+	aotc_module *m = NULL;
+	int major = clang_major();
+	if (!finished)
+		diag_error(d, file, "the C++ parser (libclang %d) did not finish within %d s on this file (AOTC_PARSE_TIMEOUT)",
+		           major, timeout);
+	else if (WIFSIGNALED(status))
+		diag_error(d, file, "the C++ parser (libclang %d) crashed (signal %d: %s) on this file",
+		           major, WTERMSIG(status), strsignal(WTERMSIG(status)));
+	else if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
+		diag_error(d, file, "the C++ parser (libclang %d) failed (exit status %d) on this file",
+		           major, WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+	else
+		m = take_result(path, msg.data, msg.len, d);
+	strbuf_finish(&msg);
+	return m;
 }

@@ -21,7 +21,10 @@ typedef struct frontend_options {
 /* Parses path and returns its tuned kernels, or NULL after reporting every
  * error in the file to d (clang's own in the user's files, and the
  * annotations'); clang's errors inside system headers do not fail the
- * parse. .cu files are CUDA, .cpp/.cc/.cxx host C++. */
+ * parse. .cu files are CUDA, .cpp/.cc/.cxx host C++. libclang runs in a
+ * child process: one that crashes, or runs past $AOTC_PARSE_TIMEOUT seconds
+ * (default 300; 0: no limit) and is killed, is one error naming the file.
+ * Call it before starting threads (it forks). */
 aotc_module *frontend_parse(const char *path, const frontend_options *opt, diags *d);
 
 /* "clang version 16.0.6" as libclang reports it; static storage. */

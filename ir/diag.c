@@ -1,5 +1,6 @@
 #include "diag.h"
 
+#include <limits.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,15 +14,25 @@ struct diag_source {
 	size_t len;
 };
 
+static int default_limit(void)
+{
+	const char *s = getenv("AOTC_ERROR_LIMIT");
+	char *end = "";
+	long v = s && *s ? strtol(s, &end, 10) : -1;
+	return v >= 0 && v <= INT_MAX && !*end ? (int)v : DIAG_DEFAULT_LIMIT;
+}
+
 void diags_init(diags *d)
 {
 	memset(d, 0, sizeof *d);
 	d->out = stderr;
+	d->limit = default_limit();
 }
 
 void diags_init_buffered(diags *d)
 {
 	memset(d, 0, sizeof *d);
+	d->limit = default_limit();
 	d->out = open_memstream(&d->buf, &d->buf_len);
 	if (!d->out)
 		die("open_memstream failed");
@@ -32,6 +43,7 @@ void diags_flush(diags *d, FILE *f)
 {
 	if (!d->buffered)
 		return;
+	diags_print_hidden(d);
 	fflush(d->out);
 	fwrite(d->buf, 1, d->buf_len, f);
 	rewind(d->out);
@@ -56,6 +68,23 @@ void diags_finish(diags *d)
 		s = next;
 	}
 	d->sources = NULL;
+}
+
+void diags_print_hidden(diags *d)
+{
+	if (d->out && (d->hidden_errors || d->hidden_warnings)) {
+		fputs("aotc: note: ", d->out);
+		if (d->hidden_errors)
+			fprintf(d->out, "%d more error%s", d->hidden_errors,
+			        d->hidden_errors == 1 ? "" : "s");
+		if (d->hidden_errors && d->hidden_warnings)
+			fputs(" and ", d->out);
+		if (d->hidden_warnings)
+			fprintf(d->out, "%d more warning%s", d->hidden_warnings,
+			        d->hidden_warnings == 1 ? "" : "s");
+		fprintf(d->out, " not shown (limit %d; AOTC_ERROR_LIMIT=0 shows all)\n", d->limit);
+	}
+	d->hidden_errors = d->hidden_warnings = 0;
 }
 
 void diags_add_source(diags *d, const char *file, const char *text, size_t len)
@@ -83,8 +112,19 @@ static struct diag_source *find_source(diags *d, const char *file)
 	return s;
 }
 
+/* Moves i back (step -1) or on (+1) off UTF-8 continuation bytes, at most
+ * three, so that a cut does not split a character. */
+static size_t char_boundary(const char *p, size_t len, size_t i, int step)
+{
+	for (int n = 0; n < 3 && i > 0 && i < len && ((unsigned char)p[i] & 0xC0) == 0x80; n++)
+		i = step < 0 ? i - 1 : i + 1;
+	return i;
+}
+
 /* Prints the source line of loc and a caret under its column. Tabs in the
- * line are kept in the caret line so the caret lines up in any terminal. */
+ * line are kept in the caret line so the caret lines up in any terminal.
+ * A line longer than DIAG_LINE_WINDOW shows that much around the column,
+ * "..." marking what is cut (minified or generated sources). */
 static void show_line(diags *d, aotc_loc loc)
 {
 	struct diag_source *s = find_source(d, loc.file);
@@ -101,28 +141,70 @@ static void show_line(diags *d, aotc_loc loc)
 		eol = end;
 	if (eol > p && eol[-1] == '\r')
 		eol--;
-	fprintf(d->out, "%5d | %.*s\n", loc.line, (int)(eol - p), p);
-	fputs("      | ", d->out);
-	for (int col = 1; col < loc.col && p + col - 1 < eol; col++)
-		fputc(p[col - 1] == '\t' ? '\t' : ' ', d->out);
+	size_t len = (size_t)(eol - p);
+	size_t at = loc.col > 1 ? (size_t)loc.col - 1 : 0;
+	if (at > len)
+		at = len;
+	size_t from = 0, to = len;
+	if (len > DIAG_LINE_WINDOW) {
+		from = at > DIAG_LINE_WINDOW / 2 ? at - DIAG_LINE_WINDOW / 2 : 0;
+		if (from > len - DIAG_LINE_WINDOW)
+			from = len - DIAG_LINE_WINDOW;
+		to = char_boundary(p, len, from + DIAG_LINE_WINDOW, 1);
+		from = char_boundary(p, len, from, -1);
+	}
+	fprintf(d->out, "%5d | %s%.*s%s\n", loc.line, from ? "..." : "", (int)(to - from),
+	        p + from, to < len ? "..." : "");
+	fputs(from ? "      |    " : "      | ", d->out);
+	for (size_t i = from; i < at && i < to; i++)
+		fputc(p[i] == '\t' ? '\t' : ' ', d->out);
 	fputs("^\n", d->out);
+}
+
+/* Whether a diagnostic of kind is printed, counting what the limit hides. */
+static bool shown(diags *d, const char *kind)
+{
+	if (!strcmp(kind, "note"))
+		return !d->hiding;
+	bool error = !strcmp(kind, "error");
+	int *n = error ? &d->shown_errors : &d->shown_warnings;
+	d->hiding = d->limit > 0 && *n >= d->limit;
+	if (d->hiding)
+		(*(error ? &d->hidden_errors : &d->hidden_warnings))++;
+	else
+		(*n)++;
+	return !d->hiding;
 }
 
 static void report(diags *d, aotc_loc loc, const char *kind, const char *fmt,
                    va_list ap)
 {
-	if (!d->out)
+	if (!d->record && (!d->out || !shown(d, kind)))
 		return;
+	strbuf msg;
+	strbuf_init(&msg);
+	strbuf_vprintf(&msg, fmt, ap);
+	if (d->record) {
+		d->record(d->record_ctx, kind, loc, msg.data);
+		strbuf_finish(&msg);
+		return;
+	}
+	if (msg.len > DIAG_MESSAGE_MAX) {
+		msg.len = char_boundary(msg.data, msg.len, DIAG_MESSAGE_MAX, -1);
+		msg.data[msg.len] = 0;
+		strbuf_puts(&msg, "...");
+	}
 	if (loc.file && loc.line > 0)
 		fprintf(d->out, "%s:%d:%d: %s: ", loc.file, loc.line, loc.col, kind);
 	else if (loc.file)
 		fprintf(d->out, "%s: %s: ", loc.file, kind);
 	else
 		fprintf(d->out, "aotc: %s: ", kind);
-	vfprintf(d->out, fmt, ap);
+	fputs(msg.data, d->out);
 	fputc('\n', d->out);
 	if (loc.file && loc.line > 0)
 		show_line(d, loc);
+	strbuf_finish(&msg);
 }
 
 void diag_error(diags *d, aotc_loc loc, const char *fmt, ...)

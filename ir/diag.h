@@ -5,12 +5,21 @@
  *         |           ^
  *
  * Every user error goes through here; the count decides the exit status.
- * Internal bugs use die() instead. */
+ * Internal bugs use die() instead.
+ *
+ * Output is bounded whatever the input: the quoted source line is cut to a
+ * window around the column, a message to DIAG_MESSAGE_MAX bytes, and after
+ * `limit` errors (and, separately, warnings) the rest are only counted; their
+ * notes go with them. */
 #ifndef AOTC_DIAG_H
 #define AOTC_DIAG_H
 
 #include <stdbool.h>
 #include <stdio.h>
+
+#define DIAG_DEFAULT_LIMIT 50   /* errors shown; $AOTC_ERROR_LIMIT overrides, 0: all */
+#define DIAG_LINE_WINDOW 200    /* longest source line shown whole */
+#define DIAG_MESSAGE_MAX 1000   /* longest message shown whole */
 
 /* A position in a source file. line and col count from 1; line 0 means
  * "the whole file" (no source line or caret is shown). file is borrowed: it
@@ -30,6 +39,15 @@ typedef struct diags {
 	bool buffered;      /* diags_init_buffered: out is a memory stream */
 	char *buf;          /* what it holds so far */
 	size_t buf_len;
+	int limit;          /* errors (and warnings) shown at most; 0: no limit */
+	int shown_errors, shown_warnings;
+	int hidden_errors, hidden_warnings;
+	bool hiding;        /* the last error or warning was hidden: so are its notes */
+	/* Set: every diagnostic goes to record instead of out (still counted),
+	 * unformatted; kind is "error", "warning" or "note". The frontend's
+	 * parser process hands its diagnostics to aotc so. */
+	void (*record)(void *ctx, const char *kind, aotc_loc loc, const char *msg);
+	void *record_ctx;
 } diags;
 
 void diags_init(diags *d);
@@ -37,9 +55,14 @@ void diags_init(diags *d);
  * diags_flush prints them, so a caller can decide whether to show them
  * (instead of running the work twice to reproduce them). */
 void diags_init_buffered(diags *d);
-/* Prints what a buffered diags collected to f and empties it. */
+/* Prints what a buffered diags collected to f (with diags_print_hidden's
+ * line) and empties it. */
 void diags_flush(diags *d, FILE *f);
 void diags_finish(diags *d);
+
+/* Prints one line saying how many errors and warnings the limit hid, if
+ * any, and resets those counts. */
+void diags_print_hidden(diags *d);
 
 /* Registers the text of file so diagnostics do not re-read it from disk
  * (and work for in-memory files). text is copied. */

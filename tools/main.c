@@ -776,6 +776,7 @@ int main(int argc, char **argv)
 	status = cmd->run(&o, &d);
 	if (d.errors && status == 0)
 		status = EXIT_DIAG;
+	diags_print_hidden(&d);
 	if (status == EXIT_DIAG && d.errors)
 		fprintf(stderr, "%d error%s generated.\n", d.errors, d.errors == 1 ? "" : "s");
 out:
