@@ -475,13 +475,163 @@ static int first_valid(const hmatrix *m, int s, const int *order, int n)
 
 static double squash(double x) { return x >= 0 ? log2(1 + x) : -log2(1 - x); }
 
-/* Nearest training shape in squashed, standardised feature space; its
- * variants by time, the first valid at s. */
-static int nearest_choose(const hmatrix *m, const int *train, int n, const double *scale, int s)
+/* A k-d tree over the training shapes in squashed, standardised feature
+ * space (the features with a positive scale), so that a nearest-neighbour
+ * query costs about log n instead of n: with a linear scan, report on
+ * 300,000 shapes was quadratic. It gives exactly the scan's answer: the
+ * distance is summed the same way, a subtree is skipped only when the
+ * splitting plane alone is farther than the best so far, and ties go to the
+ * first training position. */
+typedef struct nn_node {
+	int lo, hi;           /* range of perm; a leaf when left < 0 */
+	int dim, left, right;
+	double split;         /* points in left are <= split, in right >= */
+} nn_node;
+
+typedef struct nn_index {
+	int nf;               /* active features */
+	double *scale;        /* nf */
+	double *q;            /* squashed values, [training position * nf + active feature] */
+	int *perm;            /* training positions in tree order */
+	nn_node *nodes;
+	int nnodes;
+} nn_index;
+
+enum { NN_LEAF = 8 };
+
+static const nn_index *sort_ix;
+static int sort_dim;
+
+static int cmp_by_dim(const void *a, const void *b)
+{
+	int x = *(const int *)a, y = *(const int *)b;
+	double fx = sort_ix->q[(size_t)x * sort_ix->nf + sort_dim];
+	double fy = sort_ix->q[(size_t)y * sort_ix->nf + sort_dim];
+	if (fx != fy)
+		return fx < fy ? -1 : 1;
+	return x - y;
+}
+
+static int nn_grow(nn_index *ix, int lo, int hi)
+{
+	int id = ix->nnodes++;
+	ix->nodes[id] = (nn_node){lo, hi, 0, -1, -1, 0};
+	if (hi - lo <= NN_LEAF)
+		return id;
+	/* Split the widest dimension at the median. */
+	double widest = -1;
+	for (int f = 0; f < ix->nf; f++) {
+		double a = INFINITY, b = -INFINITY;
+		for (int i = lo; i < hi; i++) {
+			double v = ix->q[(size_t)ix->perm[i] * ix->nf + f];
+			a = v < a ? v : a;
+			b = v > b ? v : b;
+		}
+		if (b - a > widest) {
+			widest = b - a;
+			ix->nodes[id].dim = f;
+		}
+	}
+	if (widest <= 0)
+		return id; /* all the same point */
+	sort_ix = ix;
+	sort_dim = ix->nodes[id].dim;
+	qsort(ix->perm + lo, (size_t)(hi - lo), sizeof *ix->perm, cmp_by_dim);
+	int mid = lo + (hi - lo) / 2;
+	ix->nodes[id].split = ix->q[(size_t)ix->perm[mid] * ix->nf + ix->nodes[id].dim];
+	int l = nn_grow(ix, lo, mid);
+	int r = nn_grow(ix, mid, hi);
+	ix->nodes[id].left = l;
+	ix->nodes[id].right = r;
+	return id;
+}
+
+/* NULL (the scan is used) when a scale is not a finite number. */
+static nn_index *nn_build(const hmatrix *m, const int *train, int n, const double *scale)
+{
+	nn_index *ix = xcalloc(1, sizeof *ix);
+	ix->scale = xmalloc((size_t)m->nfeatures * sizeof *ix->scale + 1);
+	int *active = xmalloc((size_t)m->nfeatures * sizeof *active + 1);
+	for (int f = 0; f < m->nfeatures; f++) {
+		if (scale[f] <= 0)
+			continue;
+		if (!isfinite(scale[f])) {
+			free(active);
+			free(ix->scale);
+			free(ix);
+			return NULL;
+		}
+		ix->scale[ix->nf] = scale[f];
+		active[ix->nf++] = f;
+	}
+	ix->q = xmalloc((size_t)n * (size_t)ix->nf * sizeof *ix->q + 1);
+	ix->perm = xmalloc((size_t)n * sizeof *ix->perm + 1);
+	for (int j = 0; j < n; j++) {
+		ix->perm[j] = j;
+		for (int f = 0; f < ix->nf; f++)
+			ix->q[(size_t)j * ix->nf + f] = squash(h_feat(m, train[j], active[f]));
+	}
+	free(active);
+	ix->nodes = xmalloc((4 * (size_t)n / NN_LEAF + 4) * sizeof *ix->nodes);
+	nn_grow(ix, 0, n);
+	return ix;
+}
+
+static void nn_destroy(nn_index *ix)
+{
+	if (!ix)
+		return;
+	free(ix->scale);
+	free(ix->q);
+	free(ix->perm);
+	free(ix->nodes);
+	free(ix);
+}
+
+static void nn_search(const nn_index *ix, int id, const double *qs, double *bd, int *bj)
+{
+	const nn_node *nd = &ix->nodes[id];
+	if (nd->left < 0) {
+		for (int i = nd->lo; i < nd->hi; i++) {
+			int j = ix->perm[i];
+			const double *p = ix->q + (size_t)j * ix->nf;
+			double d = 0;
+			for (int f = 0; f < ix->nf; f++) {
+				double x = (qs[f] - p[f]) / ix->scale[f];
+				d += x * x;
+			}
+			if (d < *bd || (d == *bd && *bj >= 0 && j < *bj)) {
+				*bd = d;
+				*bj = j;
+			}
+		}
+		return;
+	}
+	double x = (qs[nd->dim] - nd->split) / ix->scale[nd->dim];
+	bool left = qs[nd->dim] < nd->split;
+	nn_search(ix, left ? nd->left : nd->right, qs, bd, bj);
+	if (x * x <= *bd)
+		nn_search(ix, left ? nd->right : nd->left, qs, bd, bj);
+}
+
+/* Nearest training shape in squashed, standardised feature space (through
+ * ix when there is one); its variants by time, the first valid at s. */
+static int nearest_choose(const hmatrix *m, const int *train, int n, const double *scale,
+                          const nn_index *ix, int s)
 {
 	int best = -1;
 	double bd = INFINITY;
-	for (int j = 0; j < n; j++) {
+	if (ix && n > 0) {
+		double *qs = xmalloc((size_t)ix->nf * sizeof *qs + 1);
+		for (int f = 0, a = 0; f < m->nfeatures; f++)
+			if (scale[f] > 0)
+				qs[a++] = squash(h_feat(m, s, f));
+		int j = -1;
+		nn_search(ix, 0, qs, &bd, &j);
+		free(qs);
+		best = j >= 0 ? train[j] : -1;
+	}
+	for (int j = 0; j < n && !ix; j++) {
 		double d = 0;
 		for (int f = 0; f < m->nfeatures; f++) {
 			if (scale[f] <= 0)
@@ -690,6 +840,7 @@ typedef struct model {
 	htree helion;
 	int *single_order;
 	double *scale;
+	nn_index *nn;
 	const int *train;
 	int ntrain;
 } model;
@@ -705,6 +856,7 @@ static void model_fit(model *md, const hmatrix *m, const int *train, int n, cons
 	single_fit(m, train, n, md->single_order);
 	md->scale = xmalloc((size_t)m->nfeatures * sizeof *md->scale + 1);
 	nearest_scale(m, train, n, md->scale);
+	md->nn = nn_build(m, train, n, md->scale);
 	helion_fit(&md->helion, m, train, n, o->max_variants);
 	md->train = train;
 	md->ntrain = n;
@@ -717,6 +869,7 @@ static void model_finish(model *md)
 	htree_finish(&md->helion);
 	free(md->single_order);
 	free(md->scale);
+	nn_destroy(md->nn);
 }
 
 static int model_choose(const model *md, const hmatrix *m, hselector sel, int s)
@@ -725,7 +878,7 @@ static int model_choose(const model *md, const hmatrix *m, hselector sel, int s)
 	case SEL_SINGLE:
 		return first_valid(m, s, md->single_order, m->nvariants);
 	case SEL_NEAREST:
-		return nearest_choose(m, md->train, md->ntrain, md->scale, s);
+		return nearest_choose(m, md->train, md->ntrain, md->scale, md->nn, s);
 	case SEL_HELION:
 		return htree_choose(&md->helion, &m->feat[(size_t)s * m->nfeatures],
 		                    &m->valid[(size_t)s * m->nvariants]);
@@ -858,6 +1011,7 @@ void h_build(hresult *r, const hmatrix *m, const hoptions *o)
 	r->single_order = md.single_order;
 	r->single = m->nvariants ? md.single_order[0] : -1;
 	free(md.scale);
+	nn_destroy(md.nn);
 	htree_finish(&md.helion);
 	for (int i = 0; i < SEL_COUNT; i++)
 		free(sd[i]);
