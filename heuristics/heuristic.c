@@ -64,7 +64,17 @@ double h_slowdown(const hmatrix *m, int s, int v)
 	return r < H_MISS_SLOWDOWN ? r : H_MISS_SLOWDOWN;
 }
 
-static double lsd(const hmatrix *m, int s, int v) { return log(h_slowdown(m, s, v)); }
+/* Log slowdowns of lsd_m, computed once by h_build: its cross-validation
+ * asks for each of them hundreds of times. */
+static const hmatrix *lsd_m;
+static double *lsd_table;
+
+static double lsd(const hmatrix *m, int s, int v)
+{
+	if (m == lsd_m && v >= 0)
+		return lsd_table[(size_t)s * m->nvariants + v];
+	return log(h_slowdown(m, s, v));
+}
 
 /* ---- Subset ---------------------------------------------------------------- */
 
@@ -940,6 +950,11 @@ static void cross_validate(const hmatrix *m, const int *shapes, int n, const int
 void h_build(hresult *r, const hmatrix *m, const hoptions *o)
 {
 	memset(r, 0, sizeof *r);
+	lsd_table = xmalloc((size_t)m->nshapes * (size_t)m->nvariants * sizeof *lsd_table + 1);
+	for (int s = 0; s < m->nshapes; s++)
+		for (int v = 0; v < m->nvariants; v++)
+			lsd_table[(size_t)s * m->nvariants + v] = log(h_slowdown(m, s, v));
+	lsd_m = m;
 	/* Shapes where nothing ran teach nothing: reported, then left out. */
 	int *shapes = xmalloc((size_t)m->nshapes * sizeof *shapes + 1);
 	int n = 0;
@@ -1017,6 +1032,9 @@ void h_build(hresult *r, const hmatrix *m, const hoptions *o)
 		free(sd[i]);
 	free(fold);
 	free(shapes);
+	lsd_m = NULL;
+	free(lsd_table);
+	lsd_table = NULL;
 }
 
 void hresult_finish(hresult *r)

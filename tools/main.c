@@ -270,12 +270,18 @@ static tune_db *find_db(const options *o, const aotc_module *m, const kernel *k,
 		for (size_t i = 0; i < g.gl_pathc && !bad; i++) {
 			/* A database of this kernel that cannot be read is an
 			 * error, never skipped: it may be this architecture's.
-			 * Warnings are shown only for this architecture's. */
+			 * JSON that is no database (a shapes list) is skipped;
+			 * warnings are shown only for this architecture's. */
 			diags held;
 			diags_init_buffered(&held);
 			held.quiet_warnings = d->quiet_warnings;
-			tune_db *db = db_load(g.gl_pathv[i], &held);
+			bool not_db = false;
+			tune_db *db = db_load_any(g.gl_pathv[i], &not_db, &held);
 			const char *arch = db ? json_string_value(json_object_get(db->hardware, "arch")) : NULL;
+			if (!db && not_db) {
+				diags_finish(&held);
+				continue;
+			}
 			if (!db || (arch && strcmp(arch, o->arch) == 0)) {
 				if (d->out)
 					diags_flush(&held, d->out);

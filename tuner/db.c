@@ -411,8 +411,9 @@ static tune_db *db_new(const char *path)
 }
 
 /* Reads the document at db->path into db (which has only its paths).
- * Returns 1 loaded, 0 absent, -1 error (diagnosed). */
-static int load_document(tune_db *db, diags *d)
+ * Returns 1 loaded, 0 absent, -1 error (diagnosed; with not_db, *not_db
+ * says whether the file is JSON but no aotc database at all). */
+static int load_document(tune_db *db, bool *not_db, diags *d)
 {
 	size_t len;
 	char *text = read_file(db->path, &len);
@@ -433,6 +434,8 @@ static int load_document(tune_db *db, diags *d)
 		return -1;
 	}
 	const json_t *ver = json_object_get(root, "aotc_db");
+	if (not_db)
+		*not_db = !ver;
 	if (!json_is_integer(ver) || json_integer_value(ver) != AOTC_DB_VERSION) {
 		bad(&r, "not an aotc database of schema version 1");
 		goto done;
@@ -766,7 +769,7 @@ tune_db *db_open(const char *path, const char *kernel, const char *source,
 	if (take_lock(db, d) < 0)
 		goto fail;
 	db->stale_temps = remove_stale_temps(path);
-	int loaded = load_document(db, d);
+	int loaded = load_document(db, NULL, d);
 	if (loaded < 0)
 		goto fail;
 	if (loaded && strcmp(db->kernel, kernel) != 0) {
@@ -826,10 +829,14 @@ fail:
 	return NULL;
 }
 
-tune_db *db_load(const char *path, diags *d)
+tune_db *db_load(const char *path, diags *d) { return db_load_any(path, NULL, d); }
+
+tune_db *db_load_any(const char *path, bool *not_db, diags *d)
 {
+	if (not_db)
+		*not_db = false;
 	tune_db *db = db_new(path);
-	int loaded = load_document(db, d);
+	int loaded = load_document(db, not_db, d);
 	if (loaded == 0)
 		diag_error(d, (aotc_loc){path, 0, 0}, "no tuning database here");
 	if (loaded <= 0 || replay_journal(db, db->source_hash, NULL, NULL, d) < 0) {

@@ -106,6 +106,11 @@ tune_db *db_open(const char *path, const char *kernel, const char *source,
  * a configuration, shape or (config, shape) cell listed twice. */
 tune_db *db_load(const char *path, diags *d);
 
+/* db_load, for a file that may be something else: when it is JSON without
+ * an "aotc_db" member (a shapes list beside the databases), NULL with
+ * *not_db set. */
+tune_db *db_load_any(const char *path, bool *not_db, diags *d);
+
 void db_close(tune_db *db); /* accepts NULL; does not save; releases the lock */
 
 /* Whether h is a source hash as aotc writes it (AOTC_HASH_LEN lowercase hex). */
