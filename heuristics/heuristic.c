@@ -278,6 +278,37 @@ static int cmp_by_feature(const void *a, const void *b)
 	return x - y;
 }
 
+/* Every feature's order over all the matrix's shapes, as cmp_by_feature
+ * sorts them, computed once by h_build: a node holding a fair share of the
+ * shapes takes its sorted list from it in one pass instead of sorting
+ * (the same list, the order being total). */
+static const hmatrix *order_m;
+static int *order_tab;          /* [f * nshapes + i] */
+static unsigned *order_mark;    /* per shape: order_stamp if in the node */
+static unsigned order_stamp;
+
+static void sort_by_feature(const hmatrix *m, int *sorted, const int *shapes, int n, int f)
+{
+	if (m == order_m && (double)n * log2((double)n + 1) * 4 > m->nshapes) {
+		if (++order_stamp == 0) {
+			memset(order_mark, 0, (size_t)m->nshapes * sizeof *order_mark);
+			order_stamp = 1;
+		}
+		for (int i = 0; i < n; i++)
+			order_mark[shapes[i]] = order_stamp;
+		const int *o = order_tab + (size_t)f * m->nshapes;
+		int k = 0;
+		for (int i = 0; i < m->nshapes; i++)
+			if (order_mark[o[i]] == order_stamp)
+				sorted[k++] = o[i];
+		return;
+	}
+	memcpy(sorted, shapes, (size_t)n * sizeof *sorted);
+	sort_m = m;
+	sort_f = f;
+	qsort(sorted, (size_t)n, sizeof *sorted, cmp_by_feature);
+}
+
 /* An integer threshold t with a <= t < b: the geometric middle for
  * positive values (shape features are mostly sizes), else the middle. */
 static double threshold_between(double a, double b)
@@ -313,10 +344,7 @@ static void grow(fit_ctx *c, int node, int *shapes, int n, int depth)
 	int best_f = -1, best_pos = -1;
 	double best_cost = parent - n * log(c->p->min_gain), best_t = 0;
 	for (int f = 0; f < m->nfeatures; f++) {
-		memcpy(sorted, shapes, (size_t)n * sizeof *sorted);
-		sort_m = m;
-		sort_f = f;
-		qsort(sorted, (size_t)n, sizeof *sorted, cmp_by_feature);
+		sort_by_feature(m, sorted, shapes, n, f);
 		memset(prefix, 0, (size_t)V * sizeof *prefix);
 		for (int pos = 1; pos < n; pos++) {
 			for (int i = 0; i < V; i++)
@@ -347,10 +375,7 @@ static void grow(fit_ctx *c, int node, int *shapes, int n, int depth)
 		make_leaf(c, node, shapes, n);
 		return;
 	}
-	memcpy(sorted, shapes, (size_t)n * sizeof *sorted);
-	sort_m = m;
-	sort_f = best_f;
-	qsort(sorted, (size_t)n, sizeof *sorted, cmp_by_feature);
+	sort_by_feature(m, sorted, shapes, n, best_f);
 	int l = add_node(c->t), r = add_node(c->t);
 	hnode *nd = &c->t->nodes[node];
 	nd->feature = best_f;
@@ -767,10 +792,7 @@ static void helion_grow(htree *t, int node, const hmatrix *m, int *shapes, int n
 	int *sorted = xmalloc((size_t)n * sizeof *sorted + 1);
 	int *lc = xmalloc((size_t)k * sizeof *lc + 1), *rc = xmalloc((size_t)k * sizeof *rc + 1);
 	for (int f = 0; f < m->nfeatures && depth < 6 && parent > 0; f++) {
-		memcpy(sorted, shapes, (size_t)n * sizeof *sorted);
-		sort_m = m;
-		sort_f = f;
-		qsort(sorted, (size_t)n, sizeof *sorted, cmp_by_feature);
+		sort_by_feature(m, sorted, shapes, n, f);
 		memset(lc, 0, (size_t)k * sizeof *lc);
 		memcpy(rc, counts, (size_t)k * sizeof *rc);
 		for (int pos = 1; pos < n; pos++) {
@@ -801,10 +823,7 @@ static void helion_grow(htree *t, int node, const hmatrix *m, int *shapes, int n
 			nd->order[i] = r[i].v;
 		free(r);
 	} else {
-		memcpy(sorted, shapes, (size_t)n * sizeof *sorted);
-		sort_m = m;
-		sort_f = best_f;
-		qsort(sorted, (size_t)n, sizeof *sorted, cmp_by_feature);
+		sort_by_feature(m, sorted, shapes, n, best_f);
 		int l = add_node(t), rr = add_node(t);
 		nd = &t->nodes[node];
 		nd->feature = best_f;
@@ -955,6 +974,18 @@ void h_build(hresult *r, const hmatrix *m, const hoptions *o)
 		for (int v = 0; v < m->nvariants; v++)
 			lsd_table[(size_t)s * m->nvariants + v] = log(h_slowdown(m, s, v));
 	lsd_m = m;
+	order_tab = xmalloc((size_t)m->nfeatures * (size_t)m->nshapes * sizeof *order_tab + 1);
+	for (int f = 0; f < m->nfeatures; f++) {
+		int *o = order_tab + (size_t)f * m->nshapes;
+		for (int s = 0; s < m->nshapes; s++)
+			o[s] = s;
+		sort_m = m;
+		sort_f = f;
+		qsort(o, (size_t)m->nshapes, sizeof *o, cmp_by_feature);
+	}
+	order_mark = xcalloc((size_t)m->nshapes + 1, sizeof *order_mark);
+	order_stamp = 0;
+	order_m = m;
 	/* Shapes where nothing ran teach nothing: reported, then left out. */
 	int *shapes = xmalloc((size_t)m->nshapes * sizeof *shapes + 1);
 	int n = 0;
@@ -1035,6 +1066,11 @@ void h_build(hresult *r, const hmatrix *m, const hoptions *o)
 	lsd_m = NULL;
 	free(lsd_table);
 	lsd_table = NULL;
+	order_m = NULL;
+	free(order_tab);
+	free(order_mark);
+	order_tab = NULL;
+	order_mark = NULL;
 }
 
 void hresult_finish(hresult *r)
