@@ -123,6 +123,21 @@ int h_select_subset(const hmatrix *m, const int *shapes, int nshapes, int max_va
 	return n;
 }
 
+/* Probe k of shape s: the shape (k = 0), or one argument one up or one
+ * down. */
+static void make_probe(const hmatrix *m, int s, int k, int64_t *p)
+{
+	memcpy(p, m->rows + (size_t)s * m->nargs, (size_t)m->nargs * sizeof *p);
+	if (k > 0)
+		p[(k - 1) / 2] += k % 2 ? 1 : -1;
+}
+
+/* Validity at every probe of every shape of probe_m, computed once by
+ * h_build ([(s * per + k) * nvariants + v]): cross-validation covers the
+ * same shapes again and again. */
+static const hmatrix *probe_m;
+static bool *probe_valid;
+
 int h_cover(const hmatrix *m, const int *shapes, int nshapes, int *subset, int *n)
 {
 	if (!m->valid_at || !m->rows || m->nargs == 0)
@@ -132,18 +147,16 @@ int h_cover(const hmatrix *m, const int *shapes, int nshapes, int *subset, int *
 	int nprobes = nshapes * per;
 	int64_t *probes = xmalloc((size_t)nprobes * (size_t)m->nargs * sizeof *probes + 1);
 	for (int i = 0; i < nshapes; i++)
-		for (int k = 0; k < per; k++) {
-			int64_t *p = probes + ((size_t)i * per + k) * m->nargs;
-			memcpy(p, m->rows + (size_t)shapes[i] * m->nargs, (size_t)m->nargs * sizeof *p);
-			if (k > 0)
-				p[(k - 1) / 2] += k % 2 ? 1 : -1;
-		}
+		for (int k = 0; k < per; k++)
+			make_probe(m, shapes[i], k, probes + ((size_t)i * per + k) * m->nargs);
 	/* valid[p][v] */
 	bool *valid = xmalloc((size_t)nprobes * (size_t)m->nvariants + 1);
 	bool *any = xcalloc((size_t)nprobes + 1, 1);
 	for (int p = 0; p < nprobes; p++)
 		for (int v = 0; v < m->nvariants; v++) {
-			bool ok = m->valid_at(m->valid_ctx, probes + (size_t)p * m->nargs, v);
+			bool ok = m == probe_m
+				? probe_valid[((size_t)shapes[p / per] * per + (size_t)(p % per)) * m->nvariants + v]
+				: m->valid_at(m->valid_ctx, probes + (size_t)p * m->nargs, v);
 			valid[(size_t)p * m->nvariants + v] = ok;
 			any[p] |= ok;
 		}
@@ -986,6 +999,20 @@ void h_build(hresult *r, const hmatrix *m, const hoptions *o)
 	order_mark = xcalloc((size_t)m->nshapes + 1, sizeof *order_mark);
 	order_stamp = 0;
 	order_m = m;
+	if (m->valid_at && m->rows && m->nargs > 0) {
+		int per = 1 + 2 * m->nargs;
+		int64_t *p = xmalloc((size_t)m->nargs * sizeof *p);
+		probe_valid = xmalloc((size_t)m->nshapes * (size_t)per * (size_t)m->nvariants + 1);
+		for (int s = 0; s < m->nshapes; s++)
+			for (int k = 0; k < per; k++) {
+				make_probe(m, s, k, p);
+				for (int v = 0; v < m->nvariants; v++)
+					probe_valid[((size_t)s * per + (size_t)k) * m->nvariants + v] =
+						m->valid_at(m->valid_ctx, p, v);
+			}
+		free(p);
+		probe_m = m;
+	}
 	/* Shapes where nothing ran teach nothing: reported, then left out. */
 	int *shapes = xmalloc((size_t)m->nshapes * sizeof *shapes + 1);
 	int n = 0;
@@ -1066,6 +1093,9 @@ void h_build(hresult *r, const hmatrix *m, const hoptions *o)
 	lsd_m = NULL;
 	free(lsd_table);
 	lsd_table = NULL;
+	probe_m = NULL;
+	free(probe_valid);
+	probe_valid = NULL;
 	order_m = NULL;
 	free(order_tab);
 	free(order_mark);
