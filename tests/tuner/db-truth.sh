@@ -81,6 +81,23 @@ if [ -z "$why" ]; then ok "reverted A: every cell A measured keeps its measureme
 else bad "reverted A: cells" "$why"; fi
 [ ! -e "$doc.journal" ] && ok "reverted A: journal folded and removed" || bad "reverted A: journal left"
 
+# Tuning the edited source again after such a kill keeps what it measured.
+db2=$tmp/db2
+"$aotc" tune "$k" --arch host --db "$db2" --shapes "$tmp/s1.json" >"$tmp/log" 2>&1
+echo "// edited" >>"$k"
+setsid "$aotc" tune "$k" --arch host --db "$db2" --shapes "$tmp/s21.json" >"$tmp/b.log" 2>&1 &
+bg=$!
+wait_lines "$(ls "$db2"/*.json).journal" 4
+kill -KILL "-$bg"
+wait "$bg" 2>/dev/null
+bg=
+lines=$(wc -l <"$(ls "$db2"/*.json).journal")
+"$aotc" tune "$k" --arch host --db "$db2" --shapes "$tmp/s21.json" >"$tmp/log" 2>&1
+check "edited B again: exits 0" $? 0
+has "edited B again: A's measurements dropped" "dropped 12 old measurements"
+has "edited B again: its own journal reused" "$((36 - lines)) measurements to take, $lines reused"
+cp "$here/truth_host.cpp" "$k"
+
 # A journal line of an older aotc (no source hash) is not reused either.
 py '
 import json, sys
