@@ -261,8 +261,8 @@ static int run_per_kernel(options *o, diags *d, int mode)
 
 /* The databases for kernel k on arch in --db, merged (SPEC §6: shards and
  * machines merge; a cell measured in several keeps the first, in path
- * order). NULL (diagnosed) if none, or if one was tuned from another
- * version of the source or names other tunables. */
+ * order). NULL (diagnosed) if none, if one cannot be read, or if one was
+ * tuned from another version of the source or names other tunables. */
 static tune_db *find_db(const options *o, const aotc_module *m, const kernel *k, diags *d)
 {
 	strbuf pat;
@@ -273,12 +273,31 @@ static tune_db *find_db(const options *o, const aotc_module *m, const kernel *k,
 	bool bad = false;
 	if (glob(pat.data, 0, NULL, &g) == 0) {
 		for (size_t i = 0; i < g.gl_pathc && !bad; i++) {
-			diags quiet;
-			diags_init(&quiet);
-			quiet.out = NULL;
-			tune_db *db = db_load(g.gl_pathv[i], &quiet);
-			diags_finish(&quiet);
+			/* A database of this kernel that cannot be read is an
+			 * error, never skipped: it may be this architecture's.
+			 * JSON that is no database (a shapes list) is skipped;
+			 * warnings are shown only for this architecture's. */
+			diags held;
+			diags_init_buffered(&held);
+			held.quiet_warnings = d->quiet_warnings;
+			bool not_db = false;
+			tune_db *db = db_load_any(g.gl_pathv[i], &not_db, &held);
 			const char *arch = db ? json_string_value(json_object_get(db->hardware, "arch")) : NULL;
+			if (!db && not_db) {
+				diags_finish(&held);
+				continue;
+			}
+			if (!db || (arch && strcmp(arch, o->arch) == 0)) {
+				if (d->out)
+					diags_flush(&held, d->out);
+				d->errors += held.errors;
+				d->warnings += held.warnings;
+			}
+			diags_finish(&held);
+			if (!db) {
+				bad = true;
+				continue;
+			}
 			if (!arch || strcmp(arch, o->arch) != 0) {
 				db_close(db);
 				continue;

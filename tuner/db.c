@@ -1,12 +1,20 @@
 #include "db.h"
 
+#include <ctype.h>
+#include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
+
+#define XXH_INLINE_ALL
+#include <xxhash.h>
 
 static const char *status_names[MS_COUNT] = {
 	[MS_OK] = "ok",           [MS_WRONG] = "wrong",
@@ -36,6 +44,15 @@ char *db_path(const char *dir, const char *kernel, const char *hardware_id)
 	return sb.data;
 }
 
+bool db_hash_valid(const char *h)
+{
+	size_t n = 0;
+	for (; h[n]; n++)
+		if (!((h[n] >= '0' && h[n] <= '9') || (h[n] >= 'a' && h[n] <= 'f')))
+			return false;
+	return n == AOTC_HASH_LEN;
+}
+
 /* ---- Tables ------------------------------------------------------------- */
 
 /* Grows the config and shape tables and the cell grid to these capacities. */
@@ -44,31 +61,84 @@ static void grow_cells(tune_db *db, int configs_cap, int shapes_cap)
 	db->configs = xrealloc(db->configs, (size_t)configs_cap * sizeof *db->configs);
 	db->shapes = xrealloc(db->shapes, (size_t)shapes_cap * (size_t)(db->nshape_args + 1) *
 	                                      sizeof *db->shapes);
-	int *cell = xmalloc((size_t)configs_cap * (size_t)shapes_cap * sizeof *cell);
-	for (int i = 0; i < configs_cap * shapes_cap; i++)
+	size_t cells = (size_t)configs_cap * (size_t)shapes_cap;
+	int *cell = xmalloc(cells * sizeof *cell);
+	for (size_t i = 0; i < cells; i++)
 		cell[i] = -1;
 	for (int c = 0; c < db->nconfigs; c++)
-		for (int s = 0; s < db->nshapes; s++)
-			cell[c * shapes_cap + s] = db->cell[c * db->shapes_cap + s];
+		memcpy(cell + (size_t)c * (size_t)shapes_cap, db->cell + (size_t)c * (size_t)db->shapes_cap,
+		       (size_t)db->nshapes * sizeof *cell);
 	free(db->cell);
 	db->cell = cell;
 	db->configs_cap = configs_cap;
 	db->shapes_cap = shapes_cap;
 }
 
+static size_t cell_at(const tune_db *db, int config, int shape)
+{
+	return (size_t)config * (size_t)db->shapes_cap + (size_t)shape;
+}
+
+/* Configurations by name and shapes by row, so that loading, replaying and
+ * merging stay linear: open addressing, at most half full, each slot an
+ * index or -1. A lookup returns the slot holding the key, or the empty slot
+ * where it would go. */
+static size_t config_slot(const tune_db *db, const char *name)
+{
+	size_t mask = db->config_map_cap - 1;
+	for (size_t i = XXH3_64bits(name, strlen(name)) & mask;; i = (i + 1) & mask) {
+		int c = db->config_map[i];
+		if (c < 0 || strcmp(db->configs[c].name, name) == 0)
+			return i;
+	}
+}
+
+static size_t shape_slot(const tune_db *db, const int64_t *row)
+{
+	size_t w = (size_t)db->nshape_args * sizeof *row;
+	size_t mask = db->shape_map_cap - 1;
+	for (size_t i = XXH3_64bits(row, w) & mask;; i = (i + 1) & mask) {
+		int s = db->shape_map[i];
+		if (s < 0 || memcmp(db->shapes + (size_t)s * (size_t)db->nshape_args, row, w) == 0)
+			return i;
+	}
+}
+
+/* Rebuilds both maps with room for the entries there are. */
+static void rehash(tune_db *db)
+{
+	size_t cap = 16;
+	while (cap < 2 * (size_t)db->nconfigs + 2)
+		cap *= 2;
+	free(db->config_map);
+	db->config_map = xmalloc(cap * sizeof *db->config_map);
+	db->config_map_cap = cap;
+	for (size_t i = 0; i < cap; i++)
+		db->config_map[i] = -1;
+	for (int c = 0; c < db->nconfigs; c++)
+		db->config_map[config_slot(db, db->configs[c].name)] = c;
+	cap = 16;
+	while (cap < 2 * (size_t)db->nshapes + 2)
+		cap *= 2;
+	free(db->shape_map);
+	db->shape_map = xmalloc(cap * sizeof *db->shape_map);
+	db->shape_map_cap = cap;
+	for (size_t i = 0; i < cap; i++)
+		db->shape_map[i] = -1;
+	for (int s = 0; s < db->nshapes; s++)
+		db->shape_map[shape_slot(db, db->shapes + (size_t)s * (size_t)db->nshape_args)] = s;
+}
+
 int db_find_config(const tune_db *db, const char *name)
 {
-	for (int i = 0; i < db->nconfigs; i++)
-		if (strcmp(db->configs[i].name, name) == 0)
-			return i;
-	return -1;
+	return db->config_map[config_slot(db, name)];
 }
 
 int db_config(tune_db *db, const char *name, const int64_t *values)
 {
-	int i = db_find_config(db, name);
-	if (i >= 0)
-		return i;
+	size_t slot = config_slot(db, name);
+	if (db->config_map[slot] >= 0)
+		return db->config_map[slot];
 	if (db->nconfigs == db->configs_cap) {
 		grow_cells(db, db->configs_cap * 2, db->shapes_cap);
 	}
@@ -76,36 +146,38 @@ int db_config(tune_db *db, const char *name, const int64_t *values)
 	c->name = xstrdup(name);
 	c->values = xmalloc((size_t)db->ntunables * sizeof *c->values + 1);
 	memcpy(c->values, values, (size_t)db->ntunables * sizeof *values);
-	return db->nconfigs++;
+	db->config_map[slot] = db->nconfigs++;
+	if (2 * (size_t)db->nconfigs + 2 > db->config_map_cap)
+		rehash(db);
+	return db->nconfigs - 1;
 }
 
 int db_find_shape(const tune_db *db, const int64_t *row)
 {
-	size_t w = (size_t)db->nshape_args;
-	for (int i = 0; i < db->nshapes; i++)
-		if (memcmp(db->shapes + (size_t)i * w, row, w * sizeof *row) == 0)
-			return i;
-	return -1;
+	return db->shape_map[shape_slot(db, row)];
 }
 
 int db_shape(tune_db *db, const int64_t *row)
 {
-	int i = db_find_shape(db, row);
-	if (i >= 0)
-		return i;
+	size_t slot = shape_slot(db, row);
+	if (db->shape_map[slot] >= 0)
+		return db->shape_map[slot];
 	if (db->nshapes == db->shapes_cap) {
 		grow_cells(db, db->configs_cap, db->shapes_cap * 2);
 	}
 	memcpy(db->shapes + (size_t)db->nshapes * (size_t)db->nshape_args, row,
 	       (size_t)db->nshape_args * sizeof *row);
-	return db->nshapes++;
+	db->shape_map[slot] = db->nshapes++;
+	if (2 * (size_t)db->nshapes + 2 > db->shape_map_cap)
+		rehash(db);
+	return db->nshapes - 1;
 }
 
 const measurement *db_get(const tune_db *db, int config, int shape)
 {
 	if (config < 0 || config >= db->nconfigs || shape < 0 || shape >= db->nshapes)
 		return NULL;
-	int m = db->cell[config * db->shapes_cap + shape];
+	int m = db->cell[cell_at(db, config, shape)];
 	return m >= 0 ? &db->meas[m] : NULL;
 }
 
@@ -118,7 +190,7 @@ static void free_meas(measurement *m)
 /* Stores a copy of m, replacing an earlier one for the same cell. */
 static void put(tune_db *db, const measurement *m)
 {
-	int *slot = &db->cell[m->config * db->shapes_cap + m->shape];
+	int *slot = &db->cell[cell_at(db, m->config, m->shape)];
 	measurement copy = *m;
 	copy.samples = xmalloc((size_t)m->nsamples * sizeof *m->samples + 1);
 	if (m->nsamples)
@@ -161,6 +233,7 @@ static json_t *jmeas(const tune_db *db, const measurement *m, bool self_containe
 {
 	json_t *o = json_object();
 	if (self_contained) {
+		json_object_set_new(o, "source_hash", json_string(db->source_hash));
 		json_object_set_new(o, "config", json_string(db->configs[m->config].name));
 		json_object_set_new(o, "values", jints(db->configs[m->config].values, db->ntunables));
 		json_object_set_new(o, "shape", jints(db->shapes + (size_t)m->shape * db->nshape_args,
@@ -194,12 +267,54 @@ typedef struct reader {
 	bool failed;
 } reader;
 
-static void bad(reader *r, const char *what)
+static void bad(reader *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void bad(reader *r, const char *fmt, ...)
 {
-	if (!r->failed)
+	if (!r->failed) {
+		strbuf sb;
+		strbuf_init(&sb);
+		va_list ap;
+		va_start(ap, fmt);
+		strbuf_vprintf(&sb, fmt, ap);
+		va_end(ap);
 		diag_error(r->d, (aotc_loc){r->path, r->line, r->line ? 1 : 0},
-		           "invalid tuning database: %s", what);
+		           "invalid tuning database: %s", sb.data);
+		strbuf_finish(&sb);
+	}
 	r->failed = true;
+}
+
+/* A name from the file, for a message: printable ASCII, at most 80 bytes. */
+static void put_plain(strbuf *sb, const char *s)
+{
+	for (int i = 0; s[i]; i++) {
+		if (i == 80) {
+			strbuf_puts(sb, "...");
+			break;
+		}
+		strbuf_putc(sb, s[i] >= 0x20 && s[i] < 0x7f ? s[i] : '?');
+	}
+}
+
+/* "config 3 'k<1, 2>', shape 7 (M=128 N=64 K=32)"; without the shape if
+ * it is negative. */
+static char *cell_name(const tune_db *db, int config, int shape)
+{
+	strbuf sb;
+	strbuf_init(&sb);
+	strbuf_printf(&sb, "config %d '", config);
+	put_plain(&sb, db->configs[config].name);
+	strbuf_putc(&sb, '\'');
+	if (shape < 0)
+		return sb.data;
+	strbuf_printf(&sb, ", shape %d (", shape);
+	for (int a = 0; a < db->nshape_args; a++) {
+		strbuf_puts(&sb, a ? " " : "");
+		put_plain(&sb, db->shape_args[a]);
+		strbuf_printf(&sb, "=%lld", (long long)db->shapes[(size_t)shape * (size_t)db->nshape_args + (size_t)a]);
+	}
+	strbuf_putc(&sb, ')');
+	return sb.data;
 }
 
 static bool read_ints(reader *r, const json_t *a, int64_t *out, int n)
@@ -283,17 +398,23 @@ static tune_db *db_new(const char *path)
 {
 	tune_db *db = xcalloc(1, sizeof *db);
 	grow_cells(db, 64, 64);
+	rehash(db);
+	db->lock_fd = -1;
 	db->path = xstrdup(path);
 	strbuf sb;
 	strbuf_init(&sb);
 	strbuf_printf(&sb, "%s.journal", path);
 	db->journal_path = sb.data;
+	strbuf_init(&sb);
+	strbuf_printf(&sb, "%s.lock", path);
+	db->lock_path = sb.data;
 	return db;
 }
 
 /* Reads the document at db->path into db (which has only its paths).
- * Returns 1 loaded, 0 absent, -1 error (diagnosed). */
-static int load_document(tune_db *db, diags *d)
+ * Returns 1 loaded, 0 absent, -1 error (diagnosed; with not_db, *not_db
+ * says whether the file is JSON but no aotc database at all). */
+static int load_document(tune_db *db, bool *not_db, diags *d)
 {
 	size_t len;
 	char *text = read_file(db->path, &len);
@@ -314,6 +435,8 @@ static int load_document(tune_db *db, diags *d)
 		return -1;
 	}
 	const json_t *ver = json_object_get(root, "aotc_db");
+	if (not_db)
+		*not_db = !ver;
 	if (!json_is_integer(ver) || json_integer_value(ver) != AOTC_DB_VERSION) {
 		bad(&r, "not an aotc database of schema version 1");
 		goto done;
@@ -325,6 +448,10 @@ static int load_document(tune_db *db, diags *d)
 	json_t *method = json_object_get(root, "method");
 	if (!kernel || !source || !hash || !json_is_object(hw) || !json_is_object(method)) {
 		bad(&r, "needs kernel, source, source_hash, hardware and method");
+		goto done;
+	}
+	if (!db_hash_valid(hash)) {
+		bad(&r, "source_hash is not %d lowercase hex digits", AOTC_HASH_LEN);
 		goto done;
 	}
 	db->kernel = xstrdup(kernel);
@@ -346,6 +473,8 @@ static int load_document(tune_db *db, diags *d)
 		goto done;
 	}
 	int64_t *row = xmalloc((size_t)(db->ntunables + db->nshape_args + 1) * sizeof *row);
+	/* Each configuration, shape and cell once: a repeat is a damaged or
+	 * hand-merged file, and which copy holds would be an accident. */
 	for (size_t i = 0; i < json_array_size(configs) && !r.failed; i++) {
 		const json_t *c = json_array_get(configs, i);
 		const char *name = json_string_value(json_object_get(c, "name"));
@@ -353,12 +482,23 @@ static int load_document(tune_db *db, diags *d)
 			bad(&r, "config without a name");
 			break;
 		}
-		if (read_ints(&r, json_object_get(c, "values"), row, db->ntunables))
+		int seen = db_find_config(db, name);
+		if (seen >= 0) {
+			char *what = cell_name(db, seen, -1);
+			bad(&r, "configs[%zu] repeats %s", i, what);
+			free(what);
+		} else if (read_ints(&r, json_object_get(c, "values"), row, db->ntunables)) {
 			db_config(db, name, row);
+		}
 	}
 	for (size_t i = 0; i < json_array_size(shapes) && !r.failed; i++)
-		if (read_ints(&r, json_array_get(shapes, i), row, db->nshape_args))
-			db_shape(db, row);
+		if (read_ints(&r, json_array_get(shapes, i), row, db->nshape_args)) {
+			int seen = db_find_shape(db, row);
+			if (seen >= 0)
+				bad(&r, "shapes[%zu] repeats shapes[%d]", i, seen);
+			else
+				db_shape(db, row);
+		}
 	free(row);
 	for (size_t i = 0; i < json_array_size(meas) && !r.failed; i++) {
 		const json_t *o = json_array_get(meas, i);
@@ -369,11 +509,19 @@ static int load_document(tune_db *db, diags *d)
 			bad(&r, "measurement refers to no config or shape");
 			break;
 		}
+		int ci = (int)json_integer_value(c), si = (int)json_integer_value(s);
+		int seen = db->cell[cell_at(db, ci, si)];
+		if (seen >= 0) {
+			char *what = cell_name(db, ci, si);
+			bad(&r, "measurements[%zu] repeats measurements[%d]: %s", i, seen, what);
+			free(what);
+			break;
+		}
 		measurement m;
 		if (!read_meas(&r, o, &m))
 			break;
-		m.config = (int)json_integer_value(c);
-		m.shape = (int)json_integer_value(s);
+		m.config = ci;
+		m.shape = si;
 		put(db, &m);
 		free_meas(&m);
 	}
@@ -382,13 +530,23 @@ done:
 	return r.failed ? -1 : 1;
 }
 
-/* Replays the journal; a torn last line (the kill came mid-write) is
- * dropped, anything else malformed is an error. Returns entries read or -1. */
-static int replay_journal(tune_db *db, diags *d)
+/* Replays the journal lines measured from source hash; a torn last line
+ * (the kill came mid-write) is dropped, lines of another source hash (or
+ * none: an older aotc) are skipped and counted in db->journal_ignored,
+ * anything else malformed is an error. With keep, the lines replayed are
+ * appended to it and *dropped says whether any line was not (the journal
+ * should then be rewritten before more is appended to it). Returns entries
+ * replayed or -1. */
+static int replay_journal(tune_db *db, const char *hash, strbuf *keep, bool *dropped, diags *d)
 {
 	FILE *f = fopen(db->journal_path, "r");
-	if (!f)
-		return errno == ENOENT ? 0 : -1;
+	if (!f) {
+		if (errno == ENOENT)
+			return 0;
+		diag_error(d, (aotc_loc){db->journal_path, 0, 0}, "cannot read the journal: %s",
+		           strerror(errno));
+		return -1;
+	}
 	reader r = {d, db->journal_path, 0, false};
 	char *line = NULL;
 	size_t cap = 0;
@@ -400,14 +558,24 @@ static int replay_journal(tune_db *db, diags *d)
 		bool complete = line[n - 1] == '\n';
 		json_t *o = json_loadb(line, (size_t)n, 0, NULL);
 		if (!o) {
-			if (!complete && fgetc(f) == EOF)
+			if (!complete && fgetc(f) == EOF) {
+				if (dropped)
+					*dropped = true;
 				break; /* torn tail */
+			}
 			bad(&r, "malformed journal line");
 			break;
 		}
+		const json_t *jh = json_object_get(o, "source_hash");
 		const char *name = json_string_value(json_object_get(o, "config"));
 		measurement m;
-		if (!name || !read_ints(&r, json_object_get(o, "values"), row, db->ntunables)) {
+		if (jh && !(json_is_string(jh) && db_hash_valid(json_string_value(jh)))) {
+			bad(&r, "source_hash is not %d lowercase hex digits", AOTC_HASH_LEN);
+		} else if (!jh || strcmp(json_string_value(jh), hash) != 0) {
+			db->journal_ignored++;
+			if (dropped)
+				*dropped = true;
+		} else if (!name || !read_ints(&r, json_object_get(o, "values"), row, db->ntunables)) {
 			bad(&r, "journal entry without a config");
 		} else {
 			int c = db_config(db, name, row);
@@ -419,6 +587,13 @@ static int replay_journal(tune_db *db, diags *d)
 					put(db, &m);
 					free_meas(&m);
 					count++;
+					if (keep) {
+						strbuf_putn(keep, line, (size_t)n);
+						if (!complete)
+							strbuf_putc(keep, '\n');
+					}
+					if (!complete && dropped)
+						*dropped = true; /* appending would extend this line */
 				}
 			}
 		}
@@ -448,8 +623,9 @@ static void clear_contents(tune_db *db)
 		free(db->configs[i].values);
 	}
 	db->nmeas = db->nconfigs = db->nshapes = 0;
-	for (int i = 0; i < db->configs_cap * db->shapes_cap; i++)
+	for (size_t i = 0; i < (size_t)db->configs_cap * (size_t)db->shapes_cap; i++)
 		db->cell[i] = -1;
+	rehash(db);
 }
 
 static bool same_names(char **a, int na, const char *const *b, int nb)
@@ -476,6 +652,107 @@ static int mkdir_parent(const char *path)
 	return rc;
 }
 
+/* Takes the tuner's lock, <path>.lock: flock, so the kernel releases it
+ * when the holder dies however it dies. The file holds the holder's pid for
+ * the next one's message. db_close removes it while still holding it, so a
+ * tuner that opened the file just before checks that the file it locked is
+ * still the one at that path. Refusing rather than waiting: two tuners on
+ * one database are a mistake (a job started twice, shards given one --db),
+ * and one queued behind the other would find nothing left to measure. */
+static int take_lock(tune_db *db, diags *d)
+{
+	for (int attempt = 0; attempt < 100; attempt++) {
+		int fd = open(db->lock_path, O_RDWR | O_CREAT | O_CLOEXEC, 0666);
+		if (fd < 0) {
+			diag_error(d, (aotc_loc){db->lock_path, 0, 0}, "cannot create the lock file: %s",
+			           strerror(errno));
+			return -1;
+		}
+		if (flock(fd, LOCK_EX | LOCK_NB) < 0) {
+			int e = errno;
+			char buf[32] = {0};
+			ssize_t n = e == EWOULDBLOCK ? pread(fd, buf, sizeof buf - 1, 0) : 0;
+			long pid = n > 0 ? strtol(buf, NULL, 10) : 0;
+			close(fd);
+			if (e != EWOULDBLOCK) {
+				diag_error(d, (aotc_loc){db->lock_path, 0, 0}, "cannot lock: %s", strerror(e));
+				return -1;
+			}
+			if (pid > 0)
+				diag_error(d, (aotc_loc){db->path, 0, 0},
+				           "another aotc (pid %ld) is tuning this database: wait for it to finish, or stop it (it holds %s)",
+				           pid, db->lock_path);
+			else
+				diag_error(d, (aotc_loc){db->path, 0, 0},
+				           "another aotc is tuning this database: wait for it to finish, or stop it (it holds %s)",
+				           db->lock_path);
+			return -1;
+		}
+		struct stat held, there;
+		if (fstat(fd, &held) == 0 && stat(db->lock_path, &there) == 0 &&
+		    held.st_dev == there.st_dev && held.st_ino == there.st_ino) {
+			char pid[32];
+			int n = snprintf(pid, sizeof pid, "%ld\n", (long)getpid());
+			if (ftruncate(fd, 0) < 0 || pwrite(fd, pid, (size_t)n, 0) != n) {
+				diag_error(d, (aotc_loc){db->lock_path, 0, 0}, "cannot write: %s", strerror(errno));
+				close(fd);
+				return -1;
+			}
+			db->lock_fd = fd;
+			return 0;
+		}
+		close(fd); /* its holder removed it in between: take the new one */
+	}
+	diag_error(d, (aotc_loc){db->lock_path, 0, 0}, "cannot lock: the file keeps changing");
+	return -1;
+}
+
+/* Whether name is a temporary file write_file_atomic makes for the
+ * document or the journal of base: "<base>[.journal].tmpXXXXXX". */
+static bool temp_of(const char *name, const char *base)
+{
+	size_t n = strlen(base);
+	if (strncmp(name, base, n) != 0)
+		return false;
+	name += n;
+	if (strncmp(name, ".journal", 8) == 0)
+		name += 8;
+	if (strncmp(name, ".tmp", 4) != 0 || strlen(name + 4) != 6)
+		return false;
+	for (name += 4; *name; name++)
+		if (!isalnum((unsigned char)*name))
+			return false;
+	return true;
+}
+
+/* Removes what a kill during db_save left (under the lock, so no one else
+ * is writing them); returns how many. */
+static int remove_stale_temps(const char *path)
+{
+	char *dir = xstrdup(path);
+	char *slash = strrchr(dir, '/');
+	const char *base = slash ? path + (slash - dir) + 1 : path;
+	if (slash)
+		slash[slash == dir] = 0;
+	DIR *dd = opendir(slash ? dir : ".");
+	int removed = 0;
+	if (dd) {
+		struct dirent *e;
+		strbuf sb;
+		strbuf_init(&sb);
+		while ((e = readdir(dd)))
+			if (temp_of(e->d_name, base)) {
+				sb.len = 0;
+				strbuf_printf(&sb, "%s/%s", slash ? dir : ".", e->d_name);
+				removed += unlink(sb.data) == 0;
+			}
+		strbuf_finish(&sb);
+		closedir(dd);
+	}
+	free(dir);
+	return removed;
+}
+
 tune_db *db_open(const char *path, const char *kernel, const char *source,
                  const char *source_hash, const char *const *tunables, int ntunables,
                  const char *const *shape_args, int nshape_args, json_t *hardware,
@@ -483,7 +760,17 @@ tune_db *db_open(const char *path, const char *kernel, const char *source,
 {
 	*invalidated = 0;
 	tune_db *db = db_new(path);
-	int loaded = load_document(db, d);
+	strbuf keep;
+	strbuf_init(&keep);
+	if (mkdir_parent(path) < 0) {
+		diag_error(d, (aotc_loc){path, 0, 0}, "cannot create the database directory: %s",
+		           strerror(errno));
+		goto fail;
+	}
+	if (take_lock(db, d) < 0)
+		goto fail;
+	db->stale_temps = remove_stale_temps(path);
+	int loaded = load_document(db, NULL, d);
 	if (loaded < 0)
 		goto fail;
 	if (loaded && strcmp(db->kernel, kernel) != 0) {
@@ -491,15 +778,6 @@ tune_db *db_open(const char *path, const char *kernel, const char *source,
 		           db->kernel, kernel);
 		goto fail;
 	}
-	if (!loaded) {
-		set_names(&db->tunables, &db->ntunables, tunables, ntunables);
-		set_names(&db->shape_args, &db->nshape_args, shape_args, nshape_args);
-		grow_cells(db, db->configs_cap, db->shapes_cap); /* rows now have nshape_args */
-	}
-	/* The journal was written against the same kernel; replay it before
-	 * deciding whether the measurements still hold. */
-	if (replay_journal(db, d) < 0)
-		goto fail;
 	bool stale = loaded && (strcmp(db->source_hash, source_hash) != 0 ||
 	                        !same_names(db->tunables, db->ntunables, tunables, ntunables) ||
 	                        !same_names(db->shape_args, db->nshape_args, shape_args, nshape_args));
@@ -512,11 +790,24 @@ tune_db *db_open(const char *path, const char *kernel, const char *source,
 		for (int i = 0; i < db->nshape_args; i++)
 			free(db->shape_args[i]);
 		free(db->shape_args);
+	}
+	if (!loaded || stale) {
 		set_names(&db->tunables, &db->ntunables, tunables, ntunables);
 		set_names(&db->shape_args, &db->nshape_args, shape_args, nshape_args);
-		unlink(db->journal_path);
-		db->unsaved = 0;
+		grow_cells(db, db->configs_cap, db->shapes_cap); /* rows now have nshape_args */
+		rehash(db);
 	}
+	/* Only what was measured from this source: a journal left by a killed
+	 * tune of an edited source must not pass for this one. What is not
+	 * replayed is removed from the journal before anything is appended. */
+	bool dropped = false;
+	if (replay_journal(db, source_hash, &keep, &dropped, d) < 0)
+		goto fail;
+	if (dropped && write_file_atomic(db->journal_path, keep.data, keep.len) < 0) {
+		diag_error(d, (aotc_loc){db->journal_path, 0, 0}, "cannot write: %s", strerror(errno));
+		goto fail;
+	}
+	strbuf_finish(&keep);
 	free(db->kernel);
 	free(db->source);
 	free(db->source_hash);
@@ -527,11 +818,6 @@ tune_db *db_open(const char *path, const char *kernel, const char *source,
 	json_decref(db->method);
 	db->hardware = json_deep_copy(hardware);
 	db->method = json_deep_copy(method);
-	if (mkdir_parent(path) < 0) {
-		diag_error(d, (aotc_loc){path, 0, 0}, "cannot create the database directory: %s",
-		           strerror(errno));
-		goto fail;
-	}
 	db->journal = fopen(db->journal_path, "a");
 	if (!db->journal) {
 		diag_error(d, (aotc_loc){db->journal_path, 0, 0}, "cannot write: %s", strerror(errno));
@@ -539,20 +825,29 @@ tune_db *db_open(const char *path, const char *kernel, const char *source,
 	}
 	return db;
 fail:
+	strbuf_finish(&keep);
 	db_close(db);
 	return NULL;
 }
 
-tune_db *db_load(const char *path, diags *d)
+tune_db *db_load(const char *path, diags *d) { return db_load_any(path, NULL, d); }
+
+tune_db *db_load_any(const char *path, bool *not_db, diags *d)
 {
+	if (not_db)
+		*not_db = false;
 	tune_db *db = db_new(path);
-	int loaded = load_document(db, d);
+	int loaded = load_document(db, not_db, d);
 	if (loaded == 0)
 		diag_error(d, (aotc_loc){path, 0, 0}, "no tuning database here");
-	if (loaded <= 0 || replay_journal(db, d) < 0) {
+	if (loaded <= 0 || replay_journal(db, db->source_hash, NULL, NULL, d) < 0) {
 		db_close(db);
 		return NULL;
 	}
+	if (db->journal_ignored)
+		diag_warning(d, (aotc_loc){db->journal_path, 0, 0},
+		             "skipped %d line%s measured from another version of the source (not the document's source hash)",
+		             db->journal_ignored, db->journal_ignored == 1 ? "" : "s");
 	return db;
 }
 
@@ -570,6 +865,8 @@ void db_close(tune_db *db)
 	free(db->shapes);
 	free(db->meas);
 	free(db->cell);
+	free(db->config_map);
+	free(db->shape_map);
 	for (int i = 0; i < db->ntunables; i++)
 		free(db->tunables[i]);
 	free(db->tunables);
@@ -581,8 +878,13 @@ void db_close(tune_db *db)
 	free(db->kernel);
 	free(db->source);
 	free(db->source_hash);
+	if (db->lock_fd >= 0) {
+		unlink(db->lock_path); /* while still holding it: see take_lock */
+		close(db->lock_fd);
+	}
 	free(db->path);
 	free(db->journal_path);
+	free(db->lock_path);
 	free(db);
 }
 

@@ -1,9 +1,11 @@
 /* The tuning database (SPEC §6; docs/database.md): one JSON document per
  * kernel and hardware id, <db>/<kernel>.<hardware id>.json, plus a journal
- * beside it (<file>.journal, one JSON measurement a line, written through
- * at once and fdatasync'd once a second) so that a crash or kill of aotc
- * loses at most the measurement in flight. db_save() folds the
- * journal into the document (atomic rename) and removes it.
+ * beside it (<file>.journal, one JSON measurement a line, each carrying the
+ * source hash it was measured from, written through at once and
+ * fdatasync'd once a second) so that a crash or kill of aotc loses at most
+ * the measurement in flight. db_save() folds the journal into the document
+ * (atomic rename) and removes it. A tuner holds <file>.lock (flock) from
+ * db_open to db_close; readers (db_load) take no lock.
  *
  * Ownership: a tune_db owns everything in it; db_close() frees it. */
 #ifndef AOTC_DB_H
@@ -18,6 +20,7 @@
 #include "util.h"
 
 #define AOTC_DB_VERSION 1
+#define AOTC_HASH_LEN 32 /* source_hash: lowercase hex digits */
 
 typedef enum meas_status {
 	MS_OK,            /* correct; time_ms is the median */
@@ -68,29 +71,51 @@ typedef struct tune_db {
 	int nmeas;
 	int *cell;             /* [config * shapes_cap + shape] -> meas index or -1 */
 	int configs_cap, shapes_cap, meas_cap;
+	int *config_map, *shape_map; /* open addressing: config / shape index or -1 */
+	size_t config_map_cap, shape_map_cap;
 	FILE *journal;
 	long synced_at;        /* time() of the journal's last fdatasync */
 	int unsaved;           /* journal entries not yet in the document */
+	int journal_ignored;   /* journal lines of another source, not replayed */
+	int stale_temps;       /* db_open: temporary files of a killed save removed */
+	char *lock_path;       /* <path>.lock */
+	int lock_fd;           /* db_open: the held lock file, else -1 */
 } tune_db;
 
 /* "<dir>/<kernel>.<hwid>.json", malloc'd. */
 char *db_path(const char *dir, const char *kernel, const char *hardware_id);
 
 /* Opens (creating the directory if needed) or loads the database for this
- * kernel and hardware. Existing measurements, from the document and its
- * journal, are kept if source_hash matches; otherwise they are dropped and
- * *invalidated says how many. Returns NULL after a diagnostic (unreadable,
- * malformed, another kernel's database). hardware and method are
- * borrowed-and-copied JSON objects. */
+ * kernel and hardware, for tuning. First takes <path>.lock, refusing (a
+ * diagnostic naming the holder's pid) while another process
+ * holds it, and removes temporary files a killed db_save left
+ * (db->stale_temps counts them). The document's measurements are kept if
+ * its source_hash and names match; otherwise they are dropped and
+ * *invalidated says how many. Then journal lines measured from source_hash
+ * are replayed, others skipped (db->journal_ignored). Returns NULL after a
+ * diagnostic (locked, unreadable, malformed, another kernel's database).
+ * hardware and method are borrowed-and-copied JSON objects. */
 tune_db *db_open(const char *path, const char *kernel, const char *source,
                  const char *source_hash, const char *const *tunables, int ntunables,
                  const char *const *shape_args, int nshape_args, json_t *hardware,
                  json_t *method, int *invalidated, diags *d);
 
-/* Loads a database read-only (for emit/report); NULL after a diagnostic. */
+/* Loads a database read-only (for emit/report), without the lock: the
+ * document, then the journal lines of the document's source hash (others
+ * are skipped with a warning). NULL after a diagnostic: unreadable,
+ * malformed, a source_hash that is not AOTC_HASH_LEN lowercase hex digits,
+ * a configuration, shape or (config, shape) cell listed twice. */
 tune_db *db_load(const char *path, diags *d);
 
-void db_close(tune_db *db); /* accepts NULL; does not save */
+/* db_load, for a file that may be something else: when it is JSON without
+ * an "aotc_db" member (a shapes list beside the databases), NULL with
+ * *not_db set. */
+tune_db *db_load_any(const char *path, bool *not_db, diags *d);
+
+void db_close(tune_db *db); /* accepts NULL; does not save; releases the lock */
+
+/* Whether h is a source hash as aotc writes it (AOTC_HASH_LEN lowercase hex). */
+bool db_hash_valid(const char *h);
 
 int db_config(tune_db *db, const char *name, const int64_t *values); /* find or add */
 int db_shape(tune_db *db, const int64_t *row);                         /* find or add */

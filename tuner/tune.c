@@ -660,9 +660,15 @@ int tune_kernel(const aotc_module *m, const kernel *k, const tune_options *o, bo
 		status = 3;
 		goto out;
 	}
+	if (db->stale_temps && !o->quiet)
+		fprintf(stderr, "aotc: removed %d temporary file%s left beside %s by a killed write\n",
+		        db->stale_temps, db->stale_temps == 1 ? "" : "s", path);
 	if (invalidated && !o->quiet)
 		fprintf(stderr, "aotc: %s changed since %s was tuned: dropped %d old measurements\n",
 		        m->file, path, invalidated);
+	if (db->journal_ignored && !o->quiet)
+		fprintf(stderr, "aotc: %s: ignored %d journal line%s measured from another version of %s (not reused)\n",
+		        db->journal_path, db->journal_ignored, db->journal_ignored == 1 ? "" : "s", m->file);
 	free(path);
 	dbc = xcalloc((size_t)cf.n, sizeof *dbc);
 	dbs = xcalloc((size_t)ss.count, sizeof *dbs);
