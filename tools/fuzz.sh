@@ -1,7 +1,8 @@
 #!/bin/sh
 # Runs every fuzz target of tests/fuzz under libFuzzer with AddressSanitizer
 # and UBSan for a fixed time each: tools/fuzz.sh [SECONDS] [TARGET...]
-# (default 20 s, all targets). Builds only the targets, with clang, in
+# (default 20 s; the targets of aotc's own parsers, or those named, e.g. the
+# slower 'frontend', which goes through libclang). Builds only the targets, with clang, in
 # build-fuzz/. Each run starts from the target's seeds and reproducers, plus
 # what earlier runs here found (build-fuzz/corpus/TARGET); a crash, leak,
 # timeout or OOM leaves its input in build-fuzz/artifacts/TARGET/ and makes
@@ -20,13 +21,16 @@ if [ ! -f build-fuzz/build.ninja ]; then
 fi
 names=
 for t in $targets; do names="$names tests/fuzz/fuzz_$t"; done
+# ninja rather than meson compile: it reconfigures first when a meson.build
+# changed, where meson compile rejects a target it does not know yet.
 # shellcheck disable=SC2086
-meson compile -C build-fuzz $names
+ninja -C build-fuzz $names
 
 # Largest input per surface: well above its seeds, small enough to stay fast.
 max_len() {
 	case $1 in
 	expr) echo 4096 ;;
+	frontend) echo 8192 ;;
 	annotations) echo 16384 ;;
 	shapes) echo 16384 ;;
 	*) echo 65536 ;;

@@ -26,7 +26,7 @@ static void remove_tmpdir(void)
 {
 	/* Only the files the targets write, then the directory. */
 	static const char *names[] = {"db.json", "db.json.journal", "db2.json",
-	                              "db2.json.journal", "shapes.json"};
+	                              "db2.json.journal", "shapes.json", "kernel.cu"};
 	char path[4200];
 	for (size_t i = 0; i < COUNTOF(names); i++) {
 		snprintf(path, sizeof path, "%s/%s", tmpdir, names[i]);
