@@ -431,6 +431,27 @@ static void rkernel(reader *r, const json_t *o)
 			return;
 	}
 
+	/* The frontend and AOTC_TUNE keep these names distinct, and ir_check
+	 * relies on it. */
+	for (int i = 0; i < k->ntparams; i++)
+		for (int j = 0; j < i; j++)
+			if (!strcmp(k->tparams[i].name, k->tparams[j].name)) {
+				bad(r, "duplicate template parameter");
+				return;
+			}
+	for (int i = 0; i < k->nparams; i++)
+		for (int j = 0; j < i; j++)
+			if (!strcmp(k->params[i].name, k->params[j].name)) {
+				bad(r, "duplicate parameter");
+				return;
+			}
+	for (int i = 0; i < k->ntunables; i++)
+		for (int j = 0; j < i; j++)
+			if (!strcmp(k->tunables[i].name, k->tunables[j].name)) {
+				bad(r, "duplicate tunable");
+				return;
+			}
+
 	k->requires = rexprs(r, o, "require", &k->nrequires);
 	k->valid_ifs = rexprs(r, o, "valid_if", &k->nvalid_ifs);
 	rlaunch(r, o, "grid", &k->grid);
