@@ -51,7 +51,8 @@ static int run_dir(const char *dir, int *count)
 		names[n++] = xstrdup(e->d_name);
 	}
 	closedir(dp);
-	qsort(names, n, sizeof *names, cmp);
+	if (n)
+		qsort(names, n, sizeof *names, cmp);
 	int failed = 0;
 	for (size_t i = 0; i < n; i++) {
 		strbuf sb;
