@@ -271,7 +271,7 @@ static aotc_loc rloc(reader *r, const json_t *o, const char *key)
 	if (!s)
 		return l;
 	const char *c2 = strrchr(s, ':');
-	const char *c1 = c2 ? c2 - 1 : NULL;
+	const char *c1 = c2 && c2 > s ? c2 - 1 : NULL; /* ":5" has no line */
 	while (c1 && c1 > s && *c1 != ':')
 		c1--;
 	if (!c2 || !c1 || *c1 != ':') {
