@@ -468,9 +468,9 @@ static bool parse_gen(aparser *p, shape_dim *s)
 			return false;
 		}
 		int64_t v = 1;
-		while (v < s->lo)
-			v <<= 1;
-		if (v > s->hi) {
+		while (v < s->lo && v <= INT64_MAX / 2)
+			v *= 2;
+		if (v < s->lo || v > s->hi) {
 			diag_error(p->d, loc, "AOTC_SHAPES: no power of two in pow2(%lld, %lld)",
 			           (long long)s->lo, (long long)s->hi);
 			p->errors++;

@@ -7,6 +7,25 @@
 
 #include "util.h"
 
+/* Under AddressSanitizer every allocation is followed by a poisoned red
+ * zone, and a block's free space is poisoned, so that an overrun of one
+ * arena object is reported as it would be for malloc'd memory (tests/fuzz). */
+#if defined(__SANITIZE_ADDRESS__)
+#define ARENA_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define ARENA_ASAN 1
+#endif
+#endif
+#ifdef ARENA_ASAN
+#include <sanitizer/asan_interface.h>
+enum { REDZONE = 16 };
+#else
+#define ASAN_POISON_MEMORY_REGION(p, n) ((void)(p), (void)(n))
+#define ASAN_UNPOISON_MEMORY_REGION(p, n) ((void)(p), (void)(n))
+enum { REDZONE = 0 };
+#endif
+
 struct arena_block {
 	arena_block *next;
 	size_t used, size;
@@ -22,6 +41,7 @@ void arena_finish(arena *a)
 	arena_block *b = a->head;
 	while (b) {
 		arena_block *next = b->next;
+		ASAN_UNPOISON_MEMORY_REGION(b->data, b->size);
 		free(b);
 		b = next;
 	}
@@ -30,14 +50,15 @@ void arena_finish(arena *a)
 
 void *arena_alloc(arena *a, size_t size)
 {
-	size_t align = sizeof(max_align_t);
-	size = (size + align - 1) / align * align;
+	size_t align = sizeof(max_align_t), want = size;
+	size = (size + REDZONE + align - 1) / align * align;
 	arena_block *b = a->head;
 	if (!b || b->size - b->used < size) {
 		size_t cap = size > BLOCK_SIZE ? size : BLOCK_SIZE;
 		b = xmalloc(sizeof *b + cap);
 		b->used = 0;
 		b->size = cap;
+		ASAN_POISON_MEMORY_REGION(b->data, cap);
 		/* A large one-off block goes behind the current one so the
 		 * current block's free space is not wasted. */
 		if (a->head && cap > BLOCK_SIZE) {
@@ -50,7 +71,8 @@ void *arena_alloc(arena *a, size_t size)
 	}
 	void *p = (char *)b->data + b->used;
 	b->used += size;
-	memset(p, 0, size);
+	ASAN_UNPOISON_MEMORY_REGION(p, want);
+	memset(p, 0, want);
 	return p;
 }
 

@@ -305,7 +305,7 @@ static aotc_loc rloc(reader *r, const json_t *o, const char *key)
 	if (!s)
 		return l;
 	const char *c2 = strrchr(s, ':');
-	const char *c1 = c2 ? c2 - 1 : NULL;
+	const char *c1 = c2 && c2 > s ? c2 - 1 : NULL; /* ":5" has no line */
 	while (c1 && c1 > s && *c1 != ':')
 		c1--;
 	if (!c2 || !c1 || *c1 != ':') {
@@ -489,6 +489,27 @@ static void rkernel(reader *r, const json_t *o)
 		if (r->errors)
 			return;
 	}
+
+	/* The frontend and AOTC_TUNE keep these names distinct, and ir_check
+	 * relies on it. */
+	for (int i = 0; i < k->ntparams; i++)
+		for (int j = 0; j < i; j++)
+			if (!strcmp(k->tparams[i].name, k->tparams[j].name)) {
+				bad(r, "duplicate template parameter");
+				return;
+			}
+	for (int i = 0; i < k->nparams; i++)
+		for (int j = 0; j < i; j++)
+			if (!strcmp(k->params[i].name, k->params[j].name)) {
+				bad(r, "duplicate parameter");
+				return;
+			}
+	for (int i = 0; i < k->ntunables; i++)
+		for (int j = 0; j < i; j++)
+			if (!strcmp(k->tunables[i].name, k->tunables[j].name)) {
+				bad(r, "duplicate tunable");
+				return;
+			}
 
 	k->requires = rexprs(r, o, "require", &k->nrequires);
 	k->valid_ifs = rexprs(r, o, "valid_if", &k->nvalid_ifs);

@@ -4,7 +4,9 @@
 set -eu
 cd "$(dirname "$0")/.."
 
-pkgs="meson ninja-build pkg-config gcc g++ clang python3 libclang-16-dev libjansson-dev libxxhash-dev"
+# libclang-rt-dev: libFuzzer for tools/fuzz.sh (with --no-install-recommends
+# clang does not bring it).
+pkgs="meson ninja-build pkg-config gcc g++ clang libclang-rt-dev python3 libclang-16-dev libjansson-dev libxxhash-dev"
 missing=
 for p in $pkgs; do
 	dpkg -s "$p" >/dev/null 2>&1 || missing="$missing $p"

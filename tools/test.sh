@@ -1,6 +1,8 @@
 #!/bin/sh
 # Builds aotc twice, normally and under AddressSanitizer + UBSan, and runs the
-# whole test suite on both. Exits non-zero if anything fails. The timeouts in
+# whole test suite on both, then fuzzes each input surface for a fixed time
+# (tools/fuzz.sh; AOTC_FUZZ_SECONDS per target, default 15, 0 skips it).
+# Exits non-zero if anything fails. The timeouts in
 # tests/meson.build fit a loaded 2-core machine; the sanitized run gets three
 # times as long.
 set -eu
@@ -16,3 +18,10 @@ ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
 LSAN_OPTIONS=suppressions=$(pwd)/tests/lsan.supp \
 	meson test -C build-asan --print-errorlogs --timeout-multiplier 3
+
+# About two minutes on 2 cores with its build (the ir library and the five
+# targets only).
+fuzz_secs=${AOTC_FUZZ_SECONDS:-15}
+if [ "$fuzz_secs" -gt 0 ]; then
+	tools/fuzz.sh "$fuzz_secs"
+fi

@@ -26,12 +26,9 @@ void shape_set_finish(shape_set *s)
 
 const int64_t *shape_row(const shape_set *s, int i) { return s->values + (size_t)i * s->nargs; }
 
-int shape_set_add(shape_set *s, const int64_t *row)
+static int push_row(shape_set *s, const int64_t *row)
 {
 	size_t w = (size_t)s->nargs;
-	for (int i = 0; i < s->count; i++)
-		if (memcmp(shape_row(s, i), row, w * sizeof *row) == 0)
-			return i;
 	if ((size_t)s->count == s->cap) {
 		s->cap = s->cap ? s->cap * 2 : 64;
 		s->values = xrealloc(s->values, s->cap * (w ? w : 1) * sizeof *row);
@@ -40,34 +37,58 @@ int shape_set_add(shape_set *s, const int64_t *row)
 	return s->count++;
 }
 
-/* The values one generator produces, malloc'd. */
+int shape_set_add(shape_set *s, const int64_t *row)
+{
+	size_t w = (size_t)s->nargs;
+	for (int i = 0; i < s->count; i++)
+		if (memcmp(shape_row(s, i), row, w * sizeof *row) == 0)
+			return i;
+	return push_row(s, row);
+}
+
+/* The values one generator produces, each once, malloc'd; NULL when there
+ * would be more than SHAPES_MAX. */
 static int64_t *gen_values(const shape_dim *g, int *n)
 {
-	int64_t *v = NULL;
-	size_t cap = 0;
 	*n = 0;
 	if (g->gen == GEN_LIST) {
-		v = xmalloc((size_t)g->nlist * sizeof *v);
-		memcpy(v, g->list, (size_t)g->nlist * sizeof *v);
-		*n = g->nlist;
+		if (g->nlist > SHAPES_MAX)
+			return NULL;
+		int64_t *v = xmalloc((size_t)g->nlist * sizeof *v + 1);
+		for (int i = 0; i < g->nlist; i++) {
+			int j = 0;
+			while (j < *n && v[j] != g->list[i])
+				j++;
+			if (j == *n)
+				v[(*n)++] = g->list[i];
+		}
 		return v;
 	}
-	int64_t x = g->gen == GEN_POW2 ? 1 : g->lo;
-	if (g->gen == GEN_POW2)
-		while (x < g->lo)
-			x <<= 1;
-	while (x <= g->hi) {
-		if ((size_t)*n == cap) {
-			cap = cap ? cap * 2 : 16;
-			v = xrealloc(v, cap * sizeof *v);
+	/* Counted first: lo and hi may be anything a JSON IR holds. */
+	int64_t x = 1;
+	uint64_t count = 0;
+	if (g->gen == GEN_POW2) {
+		while (x < g->lo && x <= INT64_MAX / 2)
+			x *= 2;
+		for (int64_t y = x; y >= g->lo && y <= g->hi; y *= 2) {
+			count++;
+			if (y > INT64_MAX / 2)
+				break;
 		}
-		v[(*n)++] = x;
-		int64_t next;
-		if (g->gen == GEN_POW2 ? __builtin_mul_overflow(x, 2, &next)
-		                       : __builtin_add_overflow(x, g->step, &next))
-			break;
-		x = next;
+	} else {
+		x = g->lo;
+		if (g->step > 0 && g->hi >= g->lo)
+			count = ((uint64_t)g->hi - (uint64_t)g->lo) / (uint64_t)g->step + 1;
 	}
+	if (count > SHAPES_MAX)
+		return NULL;
+	int64_t *v = xmalloc((size_t)count * sizeof *v + 1);
+	for (uint64_t i = 0; i < count; i++) {
+		v[i] = x;
+		if (i + 1 < count) /* no step past hi: it may not fit */
+			x = g->gen == GEN_POW2 ? x * 2 : x + g->step;
+	}
+	*n = (int)count;
 	return v;
 }
 
@@ -79,20 +100,31 @@ bool shapes_from_ir(const kernel *k, shape_set *s, diags *d)
 	}
 	/* Generators by shape argument, in parameter order. */
 	int n = s->nargs;
-	int64_t **vals = xcalloc((size_t)n, sizeof *vals);
-	int *counts = xcalloc((size_t)n, sizeof *counts);
-	int *pos = xcalloc((size_t)n, sizeof *pos);
+	int64_t **vals = xcalloc((size_t)n + 1, sizeof *vals);
+	int *counts = xcalloc((size_t)n + 1, sizeof *counts);
+	int *pos = xcalloc((size_t)n + 1, sizeof *pos);
 	int64_t *row = xcalloc((size_t)n + 1, sizeof *row);
-	bool empty = false;
-	for (int a = 0; a < n; a++) {
+	bool empty = false, ok = true;
+	int64_t total = 1;
+	for (int a = 0; a < n && ok; a++) {
 		const shape_dim *g = &k->shapes[k->params[s->params[a]].shape];
 		vals[a] = gen_values(g, &counts[a]);
 		empty |= counts[a] == 0;
+		if (!vals[a] || (counts[a] && total > SHAPES_MAX / counts[a])) {
+			diag_error(d, g->loc, "AOTC_SHAPES: more than %d shapes", SHAPES_MAX);
+			ok = false;
+		}
+		total *= counts[a] ? counts[a] : 1;
 	}
-	while (!empty) {
+	/* Rows of distinct values are distinct: no need to search for each. */
+	bool fresh = s->count == 0;
+	while (ok && !empty) {
 		for (int a = 0; a < n; a++)
 			row[a] = vals[a][pos[a]];
-		shape_set_add(s, row);
+		if (fresh)
+			push_row(s, row);
+		else
+			shape_set_add(s, row);
 		int a = n - 1;
 		while (a >= 0 && ++pos[a] == counts[a])
 			pos[a--] = 0;
@@ -105,7 +137,7 @@ bool shapes_from_ir(const kernel *k, shape_set *s, diags *d)
 	free(counts);
 	free(pos);
 	free(row);
-	return true;
+	return ok;
 }
 
 bool shapes_from_file(const kernel *k, const char *path, shape_set *s, diags *d)

@@ -20,8 +20,14 @@ void shape_set_finish(shape_set *s);
 int shape_set_add(shape_set *s, const int64_t *row);
 const int64_t *shape_row(const shape_set *s, int i);
 
+/* The most shapes AOTC_SHAPES may give: each is measured with every
+ * configuration, so range(1, 1 << 40, 1) is a mistake to report, not an
+ * allocation that never ends. */
+#define SHAPES_MAX 65536
+
 /* The cartesian product of the AOTC_SHAPES generators, first argument
- * slowest. Returns false (diagnosed) when the kernel has no AOTC_SHAPES. */
+ * slowest, each generator's values once. Returns false (diagnosed) when the
+ * kernel has no AOTC_SHAPES or they give more than SHAPES_MAX shapes. */
 bool shapes_from_ir(const kernel *k, shape_set *s, diags *d);
 
 /* Reads a JSON array of objects ({"M": 128, ...}, each with exactly the
