@@ -433,7 +433,20 @@ static void parse_value(aparser *p)
 	ARENA_PUSH(&p->m->arena, p->k->values, p->k->nvalues, cap, v);
 }
 
+/* What a geom()/logrand() generator breaks, or NULL. */
+static const char *gen_check(const shape_dim *s)
+{
+	if (s->lo <= 0 || s->hi < s->lo)
+		return "0 < lo <= hi";
+	if (s->count < 1 || s->count > GEN_MAX_COUNT)
+		return "1 <= n <= 65536";
+	if (s->gen == GEN_LOGRAND && (uint64_t)(s->hi - s->lo) < (uint64_t)(s->count - 1))
+		return "at least n integers between lo and hi";
+	return NULL;
+}
+
 /* gen -> 'pow2' '(' const ',' const ')' | 'range' '(' const ',' const ',' const ')'
+ *      | ('geom' | 'logrand') '(' const ',' const ',' const ')'
  *      | '{' const (',' const)* '}' */
 static bool parse_gen(aparser *p, shape_dim *s)
 {
@@ -454,7 +467,8 @@ static bool parse_gen(aparser *p, shape_dim *s)
 		} while (lexer_accept(&p->l, ","));
 		return expect(p, "}");
 	}
-	const char *gen = parse_ident(p, "a generator (pow2(lo, hi), range(lo, hi, step) or {a, b, ...})");
+	const char *gen = parse_ident(p, "a generator (pow2(lo, hi), range(lo, hi, step), geom(lo, hi, n), "
+	                                 "logrand(lo, hi, n) or {a, b, ...})");
 	if (!gen)
 		return false;
 	if (strcmp(gen, "pow2") == 0) {
@@ -491,7 +505,22 @@ static bool parse_gen(aparser *p, shape_dim *s)
 		}
 		return true;
 	}
-	error_at(p, loc, "AOTC_SHAPES: unknown generator '%s' (pow2, range or {list})", gen);
+	if (strcmp(gen, "geom") == 0 || strcmp(gen, "logrand") == 0) {
+		s->gen = gen[0] == 'g' ? GEN_GEOM : GEN_LOGRAND;
+		if (!expect(p, "(") || !parse_const(p, &s->lo, NULL) || !expect(p, ",") ||
+		    !parse_const(p, &s->hi, NULL) || !expect(p, ",") ||
+		    !parse_const(p, &s->count, NULL) || !expect(p, ")"))
+			return false;
+		const char *why = gen_check(s);
+		if (why) {
+			diag_error(p->d, loc, "AOTC_SHAPES: %s(lo, hi, n) needs %s", gen, why);
+			p->errors++;
+			return false;
+		}
+		return true;
+	}
+	error_at(p, loc, "AOTC_SHAPES: unknown generator '%s' (pow2, range, geom, logrand or {list})",
+	         gen);
 	return false;
 }
 

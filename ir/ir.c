@@ -373,6 +373,14 @@ bool ir_is_identifier(const char *s)
 	return n && !s[n];
 }
 
+bool ir_is_source_identifier(const char *s)
+{
+	size_t n = 0;
+	while (s[n] && ((unsigned char)s[n] >= 0x80 || id_char(s[n])))
+		n++;
+	return n && !s[n] && !isdigit((unsigned char)s[0]);
+}
+
 bool ir_is_qualified_name(const char *s)
 {
 	if (s[0] == ':' && s[1] == ':')

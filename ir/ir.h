@@ -98,13 +98,21 @@ typedef struct value {
 	aexpr iexpr;           /* otherwise: over shape arguments */
 } value;
 
-typedef enum gen_kind { GEN_POW2, GEN_RANGE, GEN_LIST } gen_kind;
+/* pow2(lo, hi), range(lo, hi, step), {list}, geom(lo, hi, n): n values
+ * evenly spaced in log, rounded; logrand(lo, hi, n): n distinct log-uniform
+ * random integers, drawn from the tuner's seed. */
+typedef enum gen_kind { GEN_POW2, GEN_RANGE, GEN_LIST, GEN_GEOM, GEN_LOGRAND } gen_kind;
+
+/* The most values geom() and logrand() may ask for. */
+#define GEN_MAX_COUNT 65536
 
 typedef struct shape_dim {
 	int param;             /* the shape argument */
 	aotc_loc loc;
 	gen_kind gen;
-	int64_t lo, hi, step;  /* GEN_POW2 / GEN_RANGE */
+	int64_t lo, hi;        /* all but GEN_LIST */
+	int64_t step;          /* GEN_RANGE */
+	int64_t count;         /* GEN_GEOM, GEN_LOGRAND */
 	int64_t *list;         /* GEN_LIST */
 	int nlist;
 } shape_dim;
@@ -292,6 +300,12 @@ char *ir_variant_name(arena *a, const kernel *k, const int64_t *values);
 
 /* A C identifier: [A-Za-z_][A-Za-z0-9_]*. */
 bool ir_is_identifier(const char *s);
+
+/* A C++ identifier as the frontend may record one: a C identifier or one
+ * with UTF-8 letters ("mätmul"). Such names are harmless in the IR (no byte
+ * of them can end a comment, string or declaration); emit refuses them where
+ * they would reach C code, which wants C identifiers. */
+bool ir_is_source_identifier(const char *s);
 
 /* An identifier, possibly namespace-qualified: "TILE", "cfg::TILE", "::x". */
 bool ir_is_qualified_name(const char *s);

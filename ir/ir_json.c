@@ -11,7 +11,7 @@
 
 static const char *role_names[] = {"in", "out", "inout"};
 static const char *init_names[] = {"default", "uniform", "zero", "const"};
-static const char *gen_names[] = {"pow2", "range", "list"};
+static const char *gen_names[] = {"pow2", "range", "list", "geom", "logrand"};
 
 /* ---- Writing ------------------------------------------------------------ */
 
@@ -138,6 +138,8 @@ static json_t *jkernel(const kernel *k)
 			json_object_set_new(js, "hi", json_integer(s->hi));
 			if (s->gen == GEN_RANGE)
 				json_object_set_new(js, "step", json_integer(s->step));
+			if (s->gen == GEN_GEOM || s->gen == GEN_LOGRAND)
+				json_object_set_new(js, "n", json_integer(s->count));
 		}
 		json_array_append_new(ss, js);
 	}
@@ -408,7 +410,7 @@ static void rkernel(reader *r, const json_t *o)
 {
 	arena *a = &r->m->arena;
 	const char *name = str(r, o, "name", false);
-	check_text(r, "name", name, name && ir_is_identifier(name), "a C identifier");
+	check_text(r, "name", name, name && ir_is_source_identifier(name), "a C++ identifier");
 	if (!name || r->errors)
 		return;
 	kernel *k = ir_add_kernel(r->m, name, rloc(r, o, "loc"));
@@ -462,7 +464,7 @@ static void rkernel(reader *r, const json_t *o)
 		p->buffer = p->value = p->shape = -1;
 		const char *at = arena_printf(a, "params[%d]", i);
 		check_text(r, arena_printf(a, "%s.name", at), p->name,
-		           p->name && ir_is_identifier(p->name), "a C identifier");
+		           p->name && ir_is_source_identifier(p->name), "a C++ identifier");
 		check_text(r, arena_printf(a, "%s.type", at), p->type,
 		           p->type && ir_type_text_ok(p->type), type_expect);
 		check_text(r, arena_printf(a, "%s.elem_type", at), p->elem_type,
@@ -483,7 +485,7 @@ static void rkernel(reader *r, const json_t *o)
 		tu->values = rints(r, t, "values", &tu->nvalues);
 		tu->tparam = -1;
 		check_text(r, arena_printf(a, "tunables[%d].name", i), tu->name,
-		           tu->name && ir_is_identifier(tu->name), "a C identifier");
+		           tu->name && ir_is_source_identifier(tu->name), "a C++ identifier");
 		if (tu->nvalues == 0)
 			bad(r, "tunable without values");
 		if (r->errors)
@@ -569,7 +571,7 @@ static void rkernel(reader *r, const json_t *o)
 		shape_dim *s = &k->shapes[i];
 		s->param = param_index(r, k, t);
 		s->loc = rloc(r, t, "loc");
-		s->gen = (gen_kind)pick(r, gen_names, 3, str(r, t, "gen", false));
+		s->gen = (gen_kind)pick(r, gen_names, 5, str(r, t, "gen", false));
 		if (s->gen == GEN_LIST) {
 			s->list = rints(r, t, "values", &s->nlist);
 			if (s->nlist == 0)
@@ -582,6 +584,13 @@ static void rkernel(reader *r, const json_t *o)
 				bad(r, "pow2 needs lo > 0");
 			if (s->gen == GEN_RANGE && s->step <= 0)
 				bad(r, "range needs step > 0");
+			if (s->gen == GEN_GEOM || s->gen == GEN_LOGRAND) {
+				s->count = integer(r, t, "n");
+				if (s->lo <= 0 || s->hi < s->lo || s->count < 1 || s->count > GEN_MAX_COUNT ||
+				    (s->gen == GEN_LOGRAND &&
+				     (uint64_t)(s->hi - s->lo) < (uint64_t)(s->count - 1)))
+					bad(r, "geom/logrand needs 0 < lo <= hi, 1 <= n <= 65536 and, for logrand, n integers in [lo, hi]");
+			}
 		}
 		if (s->param >= 0)
 			k->params[s->param].shape = i;

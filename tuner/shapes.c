@@ -1,6 +1,7 @@
 #include "shapes.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -46,11 +47,74 @@ int shape_set_add(shape_set *s, const int64_t *row)
 	return push_row(s, row);
 }
 
+static uint64_t splitmix(uint64_t *x)
+{
+	uint64_t z = (*x += 0x9e3779b97f4a7c15ull);
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+	return z ^ (z >> 31);
+}
+
+static int cmp_i64(const void *a, const void *b)
+{
+	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+	return (x > y) - (x < y);
+}
+
+/* Sorts v[0..n) and drops repeats; returns the new count. */
+static int sort_unique(int64_t *v, int n)
+{
+	qsort(v, (size_t)n, sizeof *v, cmp_i64);
+	int m = 0;
+	for (int i = 0; i < n; i++)
+		if (m == 0 || v[m - 1] != v[i])
+			v[m++] = v[i];
+	return m;
+}
+
+/* geom(lo, hi, n): lo * (hi / lo)^(i / (n - 1)) rounded, i = 0..n-1 (values
+ * that round alike are one); logrand(lo, hi, n): n distinct integers whose
+ * logarithms are uniform in [log lo, log(hi + 1)), from seed. Both sorted. */
+static int64_t *spaced_values(const shape_dim *g, uint64_t seed, int *n)
+{
+	int want = (int)g->count;
+	int64_t *v = xmalloc((size_t)want * sizeof *v + 1);
+	double llo = log((double)g->lo), lhi = log((double)g->hi);
+	if (g->gen == GEN_GEOM) {
+		for (int i = 0; i < want; i++) {
+			double x = want == 1 ? (double)g->lo : exp(llo + (lhi - llo) * i / (want - 1));
+			int64_t r = x >= (double)g->hi ? g->hi : (int64_t)llround(x);
+			v[i] = r < g->lo ? g->lo : r > g->hi ? g->hi : r;
+		}
+		*n = sort_unique(v, want);
+		return v;
+	}
+	/* logrand: draw until n distinct (gen_check made sure there are). */
+	double ltop = log((double)g->hi + 1);
+	int have = 0;
+	uint64_t state = seed;
+	while (have < want) {
+		for (int i = have; i < want; i++) {
+			double u = (double)(splitmix(&state) >> 11) * 0x1.0p-53;
+			double x = floor(exp(llo + (ltop - llo) * u));
+			v[i] = x <= (double)g->lo ? g->lo : x >= (double)g->hi ? g->hi : (int64_t)x;
+		}
+		have = sort_unique(v, want);
+	}
+	*n = have;
+	return v;
+}
+
 /* The values one generator produces, each once, malloc'd; NULL when there
- * would be more than SHAPES_MAX. */
-static int64_t *gen_values(const shape_dim *g, int *n)
+ * would be more than SHAPES_MAX. seed draws logrand's values. */
+static int64_t *gen_values(const shape_dim *g, uint64_t seed, int *n)
 {
 	*n = 0;
+	if (g->gen == GEN_GEOM || g->gen == GEN_LOGRAND) {
+		if (g->count < 1 || g->count > SHAPES_MAX || g->lo <= 0 || g->hi < g->lo)
+			return NULL;
+		return spaced_values(g, seed, n);
+	}
 	if (g->gen == GEN_LIST) {
 		if (g->nlist > SHAPES_MAX)
 			return NULL;
@@ -92,7 +156,7 @@ static int64_t *gen_values(const shape_dim *g, int *n)
 	return v;
 }
 
-bool shapes_from_ir(const kernel *k, shape_set *s, diags *d)
+bool shapes_from_ir(const kernel *k, shape_set *s, uint64_t seed, diags *d)
 {
 	if (k->nshapes == 0) {
 		diag_error(d, k->loc, "kernel '%s' has no AOTC_SHAPES; give --shapes FILE", k->name);
@@ -108,7 +172,11 @@ bool shapes_from_ir(const kernel *k, shape_set *s, diags *d)
 	int64_t total = 1;
 	for (int a = 0; a < n && ok; a++) {
 		const shape_dim *g = &k->shapes[k->params[s->params[a]].shape];
-		vals[a] = gen_values(g, &counts[a]);
+		/* Each shape argument draws its own logrand() values. */
+		uint64_t h = seed * 0x9e3779b97f4a7c15ull;
+		for (const char *c = k->params[s->params[a]].name; *c; c++)
+			h = (h ^ (unsigned char)*c) * 0x100000001b3ull;
+		vals[a] = gen_values(g, h, &counts[a]);
 		empty |= counts[a] == 0;
 		if (!vals[a] || (counts[a] && total > SHAPES_MAX / counts[a])) {
 			diag_error(d, g->loc, "AOTC_SHAPES: more than %d shapes", SHAPES_MAX);

@@ -26,9 +26,10 @@ const int64_t *shape_row(const shape_set *s, int i);
 #define SHAPES_MAX 65536
 
 /* The cartesian product of the AOTC_SHAPES generators, first argument
- * slowest, each generator's values once. Returns false (diagnosed) when the
- * kernel has no AOTC_SHAPES or they give more than SHAPES_MAX shapes. */
-bool shapes_from_ir(const kernel *k, shape_set *s, diags *d);
+ * slowest, each generator's values once; logrand() draws from seed (and the
+ * shape argument's name). Returns false (diagnosed) when the kernel has no
+ * AOTC_SHAPES or they give more than SHAPES_MAX shapes. */
+bool shapes_from_ir(const kernel *k, shape_set *s, uint64_t seed, diags *d);
 
 /* Reads a JSON array of objects ({"M": 128, ...}, each with exactly the
  * shape arguments). Returns false after diagnosing the file. */

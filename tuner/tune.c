@@ -601,7 +601,7 @@ int tune_kernel(const aotc_module *m, const kernel *k, const tune_options *o, bo
 		*no_device = false;
 	if ((status = backend_for_kernel(k, o, &s.ops, d)) != 0)
 		goto out;
-	if (!(o->shapes_file ? shapes_from_file(k, o->shapes_file, &ss, d) : shapes_from_ir(k, &ss, d))) {
+	if (!(o->shapes_file ? shapes_from_file(k, o->shapes_file, &ss, d) : shapes_from_ir(k, &ss, o->seed, d))) {
 		status = 1;
 		goto out;
 	}

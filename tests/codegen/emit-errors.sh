@@ -111,7 +111,7 @@ ir["kernels"][0]["name"] = sys.argv[1]
 json.dump(ir, open("evil.json", "w"))
 END
 if db_for "$evil" "$root/templates/matmul_host.cpp" evildb; then
-	expect "kernel name with quotes and parentheses (IR JSON)" fail "is not a C identifier" \
+	expect "kernel name with quotes and parentheses (IR JSON)" fail "is not a C(\+\+)? identifier" \
 		evil.json --arch host --db evildb
 else
 	bad "database for evil.json made"

@@ -187,7 +187,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		shape_set s;
 		shape_set_init(&s, k);
 		if (k->nshapes)
-			shapes_from_ir(k, &s, &d);
+			shapes_from_ir(k, &s, 1, &d);
 		shape_set_finish(&s);
 
 		char *json = ir_to_json(m);

@@ -54,7 +54,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			shape_set s;
 			shape_set_init(&s, k);
 			if (k->nshapes)
-				shapes_from_ir(k, &s, &d);
+				shapes_from_ir(k, &s, 1, &d);
 			visit_ctx c = {k, m, &s, 0};
 			ir_enumerate(k, visit, &c);
 			shape_set_finish(&s);
