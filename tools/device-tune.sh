@@ -6,6 +6,11 @@
 #
 #   tools/device-tune.sh [smoke|sgemm|all|eval|guards] [BUDGET]
 #
+# "offgrid" (issue 10) tunes softmax on bench/offgrid/softmax.train.json into a database
+# of its own and measures the off-grid held-out sets (aotc eval: softmax against that
+# database, sgemm against the committed one); "offgrid-sgemm" tunes sgemm on
+# bench/offgrid/sgemm.train.json. Results: $OUT/<kernel>.offgrid*.json.
+#
 # "guards" runs the planted faults and retunes softmax from scratch into a
 # database of its own (softmax.guarded.json), to compare with the committed
 # one: same winners, and what the guard zones and the second checked launch
@@ -65,6 +70,26 @@ if [ "$phase" = guards ]; then
 	/usr/bin/time -f "wall %e s, max RSS %M KiB" build/aotc tune templates/softmax.cu --arch sm90 \
 		--db /tmp/aotc-db-guarded -j 16 --budget "$budget"
 	cp /tmp/aotc-db-guarded/softmax.*.json "$out/softmax.guarded.json"
+fi
+if [ "$phase" = offgrid ] || [ "$phase" = offgrid-sgemm ]; then
+	og=/tmp/aotc-db-offgrid
+	mkdir -p "$og"
+	run() { /usr/bin/time -f "wall %e s, max RSS %M KiB" build/aotc "$@" --arch sm90 -j 16; }
+	if [ "$phase" = offgrid ]; then
+		echo "== softmax on the off-grid training set"
+		run tune templates/softmax.cu --db "$og" --shapes bench/offgrid/softmax.train.json --budget "$budget"
+		cp "$og"/softmax.*.json "$out/softmax.offgrid.json"
+		echo "== eval softmax on the off-grid held-out set"
+		run eval templates/softmax.cu --db "$og" --shapes bench/offgrid/softmax.heldout.json
+		cp "$og"/eval/softmax.*.json "$out/softmax.offgrid.heldout.json"
+		echo "== eval sgemm (committed grid database) on the off-grid held-out set"
+		run eval templates/sgemm.cu --db "$db" --shapes bench/offgrid/sgemm.heldout.json
+		cp "$db"/eval/sgemm.*.json "$out/sgemm.offgrid.heldout.json"
+	else
+		echo "== sgemm on the off-grid training set"
+		run tune templates/sgemm.cu --db "$og" --shapes bench/offgrid/sgemm.train.json --budget "$budget"
+		cp "$og"/sgemm.*.json "$out/sgemm.offgrid.json"
+	fi
 fi
 if [ "$phase" = eval ]; then
 	echo "== eval: the heuristic from the committed databases, on held-out shapes"
