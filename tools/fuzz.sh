@@ -11,7 +11,7 @@ set -eu
 cd "$(dirname "$0")/.."
 secs=${1:-20}
 [ $# -gt 0 ] && shift
-targets=${*:-expr annotations ir_json shapes db}
+targets=${*:-expr annotations ir_json shapes db options}
 
 if [ ! -f build-fuzz/build.ninja ]; then
 	CC=${FUZZ_CC:-clang} meson setup build-fuzz -Dfuzz=true -Db_sanitize=address,undefined \
@@ -29,7 +29,7 @@ ninja -C build-fuzz $names
 # Largest input per surface: well above its seeds, small enough to stay fast.
 max_len() {
 	case $1 in
-	expr) echo 4096 ;;
+	expr | options) echo 4096 ;;
 	frontend) echo 8192 ;;
 	annotations) echo 16384 ;;
 	shapes) echo 16384 ;;

@@ -7,7 +7,6 @@
  * the second. */
 #include <errno.h>
 #include <math.h>
-#include <getopt.h>
 #include <glob.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,6 +19,7 @@
 #include "from_db.h"
 #include "heuristic.h"
 #include "link.h"
+#include "options.h"
 #include "text.h"
 #include "shapes.h"
 #include "ir.h"
@@ -29,29 +29,6 @@
 
 enum { EXIT_DIAG = 1, EXIT_USAGE = 2, EXIT_ENV = 3, EXIT_NO_VARIANT = 4 };
 
-typedef struct options {
-	const char *file;
-	const char *arch;
-	const char *kernel;
-	const char *out_dir;
-	const char *db_dir;
-	const char *shapes;
-	const char *budget;
-	const char *include_as;  /* --include-as (emit, compile, link) */
-	int jobs;
-	long seed;
-	int max_variants;
-	double goal;
-	bool quiet, verbose;
-	bool compile_only;     /* tune --compile-only */
-	const char **includes;
-	int nincludes;
-	const char **defines;
-	int ndefines;
-	bool out_given;        /* -o was given */
-	const char **inputs;   /* positional arguments after the first */
-	int ninputs;
-} options;
 
 typedef struct command {
 	const char *name;
@@ -575,41 +552,6 @@ static void command_help(const command *c)
 		fputs(include_as_help, stdout);
 }
 
-static const char *known_arches[] = {
-	"sm70", "sm75", "sm80", "sm86", "sm87", "sm89", "sm90", "sm90a", "sm100", "sm100a",
-	"sm103", "sm110", "sm120", "gfx908", "gfx90a", "gfx940", "gfx941", "gfx942",
-	"gfx1030", "gfx1100", "host",
-};
-
-static bool arch_known(const char *a)
-{
-	for (size_t i = 0; i < COUNTOF(known_arches); i++)
-		if (strcmp(known_arches[i], a) == 0)
-			return true;
-	return false;
-}
-
-/* A path option's argument: "" is a usage error, not a directory (--db ''
- * would put the database in /). */
-static bool path_given(const command *cmd, const char *option, const char *arg)
-{
-	if (*arg)
-		return true;
-	fprintf(stderr, "aotc %s: %s needs a path, not an empty string\n", cmd->name, option);
-	return false;
-}
-
-static bool parse_int(const char *s, long lo, long hi, long *out)
-{
-	char *end;
-	errno = 0;
-	long v = strtol(s, &end, 10);
-	if (errno || end == s || *end || v < lo || v > hi)
-		return false;
-	*out = v;
-	return true;
-}
-
 int main(int argc, char **argv)
 {
 	diags d;
@@ -638,158 +580,21 @@ int main(int argc, char **argv)
 		return EXIT_USAGE;
 	}
 
-	enum { OPT_KERNEL = 256, OPT_ARCH, OPT_DB, OPT_SHAPES, OPT_BUDGET, OPT_SEED,
-	       OPT_QUIET, OPT_VERBOSE, OPT_HELP, OPT_VERSION, OPT_MAX_VARIANTS, OPT_GOAL,
-	       OPT_COMPILE_ONLY, OPT_INCLUDE_AS };
-	static const struct option longopts[] = {
-		{"kernel", required_argument, NULL, OPT_KERNEL},
-		{"arch", required_argument, NULL, OPT_ARCH},
-		{"db", required_argument, NULL, OPT_DB},
-		{"shapes", required_argument, NULL, OPT_SHAPES},
-		{"budget", required_argument, NULL, OPT_BUDGET},
-		{"seed", required_argument, NULL, OPT_SEED},
-		{"quiet", no_argument, NULL, OPT_QUIET},
-		{"verbose", no_argument, NULL, OPT_VERBOSE},
-		{"help", no_argument, NULL, OPT_HELP},
-		{"version", no_argument, NULL, OPT_VERSION},
-		{"max-variants", required_argument, NULL, OPT_MAX_VARIANTS},
-		{"goal", required_argument, NULL, OPT_GOAL},
-		{"compile-only", no_argument, NULL, OPT_COMPILE_ONLY},
-		{"include-as", required_argument, NULL, OPT_INCLUDE_AS},
-		{0},
-	};
-	options o = {.out_dir = ".", .db_dir = "aotc-db", .seed = 1};
-	o.includes = xcalloc((size_t)argc, sizeof *o.includes);
-	o.defines = xcalloc((size_t)argc, sizeof *o.defines);
-	o.inputs = xcalloc((size_t)argc, sizeof *o.inputs);
-	int status = EXIT_USAGE;
-	long n;
-	int c;
-	optind = 2;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":I:D:o:j:", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'I':
-			if (!path_given(cmd, "-I", optarg))
-				goto out;
-			o.includes[o.nincludes++] = optarg;
-			break;
-		case 'D': o.defines[o.ndefines++] = optarg; break;
-		case 'o':
-			if (!path_given(cmd, "-o", optarg))
-				goto out;
-			o.out_dir = optarg;
-			o.out_given = true;
-			break;
-		case 'j':
-			if (!parse_int(optarg, 1, 1024, &n)) {
-				fprintf(stderr, "aotc: -j needs a number from 1 to 1024, not '%s'\n", optarg);
-				goto out;
-			}
-			o.jobs = (int)n;
-			break;
-		case OPT_KERNEL: o.kernel = optarg; break;
-		case OPT_ARCH: o.arch = optarg; break;
-		case OPT_DB:
-			if (!path_given(cmd, "--db", optarg))
-				goto out;
-			o.db_dir = optarg;
-			break;
-		case OPT_SHAPES:
-			if (!path_given(cmd, "--shapes", optarg))
-				goto out;
-			o.shapes = optarg;
-			break;
-		case OPT_BUDGET: o.budget = optarg; break;
-		case OPT_SEED:
-			if (!parse_int(optarg, 0, 2147483647L, &o.seed)) {
-				fprintf(stderr, "aotc: --seed needs a non-negative number, not '%s'\n", optarg);
-				goto out;
-			}
-			break;
-		case OPT_MAX_VARIANTS:
-			if (!parse_int(optarg, 1, 64, &n)) {
-				fprintf(stderr, "aotc: --max-variants needs a number from 1 to 64, not '%s'\n", optarg);
-				goto out;
-			}
-			o.max_variants = (int)n;
-			break;
-		case OPT_GOAL: {
-			char *end;
-			o.goal = strtod(optarg, &end);
-			if (end == optarg || *end || !(o.goal >= 1)) {
-				fprintf(stderr, "aotc: --goal needs a slowdown of at least 1 (e.g. 1.02), not '%s'\n", optarg);
-				goto out;
-			}
-			break;
-		}
-		case OPT_INCLUDE_AS:
-			if (!takes_include_as(cmd)) {
-				fprintf(stderr, "aotc %s: unknown option '--include-as' (emit, compile and link take it)\n",
-				        cmd->name);
-				goto out;
-			}
-			/* It is written between the quotes of an #include: nothing
-			 * that ends the line, the string or opens a comment. */
-			if (!include_text_ok(optarg)) {
-				fprintf(stderr, "aotc %s: --include-as '%s' cannot be written in an #include "
-				        "(no control character, \", \\, /*, */, // or two question marks)\n", cmd->name, optarg);
-				goto out;
-			}
-			o.include_as = optarg;
-			break;
-		case OPT_QUIET: o.quiet = true; break;
-		case OPT_COMPILE_ONLY: o.compile_only = true; break;
-		case OPT_VERBOSE: o.verbose = true; break;
-		case OPT_HELP:
+	options o;
+	options_for of = {cmd->name, cmd->synopsis, cmd->needs_arch, takes_include_as(cmd), stderr};
+	int status = options_parse(&o, &of, argc - 1, argv + 1);
+	if (status >= 0) {
+		if (o.help) {
 			command_help(cmd);
-			status = 0;
-			goto out;
-		case OPT_VERSION:
+		} else if (o.version) {
 			printf("aotc %s\nlibclang: %s\n", AOTC_VERSION_STRING, frontend_clang_version());
-			status = 0;
-			goto out;
-		case ':':
-			fprintf(stderr, "aotc %s: option '%s' needs an argument\n", cmd->name, argv[optind - 1]);
-			goto out;
-		default:
-			fprintf(stderr, "aotc %s: unknown option '%s'\n", cmd->name, argv[optind - 1]);
-			goto out;
 		}
-	}
-	const char *input = !strcmp(cmd->name, "link") ? "DIR" : !strcmp(cmd->name, "report") ? "DB" : "FILE";
-	for (int i = optind; i < argc; i++) {
-		if (!path_given(cmd, input, argv[i]))
-			goto out;
-		o.inputs[o.ninputs++] = argv[i];
+		goto out;
 	}
 	d.quiet_warnings = o.quiet;
 
 	if (!strcmp(cmd->name, "link")) {
-		if (o.ninputs == 0 || !o.out_given) {
-			fprintf(stderr, "aotc link: %s\nusage: aotc %s\n",
-			        o.ninputs ? "needs -o FILE" : "needs a DIR", cmd->synopsis);
-			goto out;
-		}
 		status = cmd->run(&o, &d);
-		goto out;
-	}
-	if (o.ninputs != 1) {
-		fprintf(stderr, "aotc %s: %s\nusage: aotc %s\n", cmd->name,
-		        o.ninputs ? "takes one FILE" : "needs a FILE", cmd->synopsis);
-		goto out;
-	}
-	o.file = o.inputs[0];
-	if (o.compile_only && strcmp(cmd->name, "tune") != 0) {
-		fprintf(stderr, "aotc %s: --compile-only is an option of 'aotc tune'\n", cmd->name);
-		goto out;
-	}
-	if (cmd->needs_arch && !o.arch) {
-		fprintf(stderr, "aotc %s: needs --arch (e.g. --arch sm90 or --arch host)\n", cmd->name);
-		goto out;
-	}
-	if (o.arch && !arch_known(o.arch)) {
-		fprintf(stderr, "aotc %s: unknown architecture '%s'\n", cmd->name, o.arch);
 		goto out;
 	}
 	status = cmd->run(&o, &d);
@@ -799,9 +604,7 @@ int main(int argc, char **argv)
 	if (status == EXIT_DIAG && d.errors)
 		fprintf(stderr, "%d error%s generated.\n", d.errors, d.errors == 1 ? "" : "s");
 out:
-	free(o.includes);
-	free(o.defines);
-	free(o.inputs);
+	options_finish(&o);
 	diags_finish(&d);
 	return status;
 }

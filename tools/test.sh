@@ -21,7 +21,7 @@ LSAN_OPTIONS=suppressions=$(pwd)/tests/lsan.supp \
 
 # About two minutes on 2 cores with its build (the ir library and the five
 # targets only).
-fuzz_secs=${AOTC_FUZZ_SECONDS:-15}
+fuzz_secs=${AOTC_FUZZ_SECONDS:-12}
 if [ "$fuzz_secs" -gt 0 ]; then
 	tools/fuzz.sh "$fuzz_secs"
 fi
