@@ -1026,25 +1026,49 @@ void h_build(hresult *r, const hmatrix *m, const hoptions *o)
 		else
 			r->uncovered++;
 	}
+	/* Folds over a random permutation. Beyond H_CV_SHAPES shapes, the tree
+	 * size and the held-out figures come from cross-validation over the
+	 * first H_CV_SHAPES of that permutation (in shape order) and only the
+	 * final models see every shape: CV is most of the work, and
+	 * H_CV_SHAPES shapes settle a tree's size as well as more would. */
+	int *perm = xmalloc((size_t)n * sizeof *perm + 1);
+	for (int i = 0; i < n; i++)
+		perm[i] = i;
+	uint64_t seed = o->seed;
+	for (int i = n - 1; i > 0; i--) {
+		int j = (int)(mix(&seed) % (uint64_t)(i + 1));
+		int t = perm[i];
+		perm[i] = perm[j];
+		perm[j] = t;
+	}
+	int ncv = n > H_CV_SHAPES ? H_CV_SHAPES : n;
+	int *cv_shapes = shapes, *fold = xmalloc((size_t)n * sizeof *fold + 1);
 	int k = o->folds < 2 ? 2 : o->folds;
-	if (k > n)
-		k = n > 1 ? n : 1;
-	int *fold = xmalloc((size_t)n * sizeof *fold + 1);
-	{
-		int *perm = xmalloc((size_t)n * sizeof *perm + 1);
+	if (k > ncv)
+		k = ncv > 1 ? ncv : 1;
+	if (ncv < n) {
+		bool *take = xcalloc((size_t)n + 1, 1);
+		for (int i = 0; i < ncv; i++)
+			take[perm[i]] = true;
+		cv_shapes = xmalloc((size_t)ncv * sizeof *cv_shapes + 1);
+		for (int i = 0, c = 0; i < n; i++)
+			if (take[i])
+				cv_shapes[c++] = shapes[i];
+		/* folds by permutation rank within the sample */
+		int *rank = xmalloc((size_t)n * sizeof *rank + 1);
 		for (int i = 0; i < n; i++)
-			perm[i] = i;
-		uint64_t seed = o->seed;
-		for (int i = n - 1; i > 0; i--) {
-			int j = (int)(mix(&seed) % (uint64_t)(i + 1));
-			int t = perm[i];
-			perm[i] = perm[j];
-			perm[j] = t;
-		}
+			rank[perm[i]] = i;
+		for (int i = 0, c = 0; i < n; i++)
+			if (take[i])
+				fold[c++] = rank[i] % k;
+		free(rank);
+		free(take);
+	} else {
 		for (int i = 0; i < n; i++)
 			fold[perm[i]] = i % k;
-		free(perm);
 	}
+	free(perm);
+	r->cv_shapes = ncv;
 
 	/* Tree size by held-out cost; ties (within 0.1%) go to the simpler. */
 	static const int depths[] = {0, 1, 2, 3, 4, 5, 6};
@@ -1054,24 +1078,26 @@ void h_build(hresult *r, const hmatrix *m, const hoptions *o)
 	double *sd[SEL_COUNT];
 	for (int i = 0; i < SEL_COUNT; i++)
 		sd[i] = xmalloc((size_t)n * sizeof *sd[i] + 1);
-	for (size_t di = 0; di < sizeof depths / sizeof *depths && n > 1; di++)
+	for (size_t di = 0; di < sizeof depths / sizeof *depths && ncv > 1; di++)
 		for (size_t li = 0; li < sizeof leaves / sizeof *leaves; li++) {
 			htree_params p = {depths[di], leaves[li], o->min_gain};
-			cross_validate(m, shapes, n, fold, k, o, &p, sd, true);
+			cross_validate(m, cv_shapes, ncv, fold, k, o, &p, sd, true);
 			double sum = 0;
-			for (int i = 0; i < n; i++)
+			for (int i = 0; i < ncv; i++)
 				sum += log(sd[SEL_TREE][i]);
-			if (sum < best_score - n * log(1.001)) {
+			if (sum < best_score - ncv * log(1.001)) {
 				best_score = sum;
 				best = p;
 			}
 		}
-	r->cv_geomean = n ? exp(best_score / n) : 1;
+	r->cv_geomean = ncv ? exp(best_score / ncv) : 1;
 
 	/* Held-out figures of all three selectors with that size. */
-	cross_validate(m, shapes, n, fold, k, o, &best, sd, false);
+	cross_validate(m, cv_shapes, ncv, fold, k, o, &best, sd, false);
 	for (int sel = 0; sel < SEL_COUNT; sel++)
-		r->heldout[sel] = h_stats(sd[sel], n);
+		r->heldout[sel] = h_stats(sd[sel], ncv);
+	if (cv_shapes != shapes)
+		free(cv_shapes);
 
 	/* The final models, on every shape, and their training figures. */
 	model md;
@@ -1126,9 +1152,12 @@ void h_print_report(strbuf *sb, const hresult *r, const hmatrix *m)
 		strbuf_printf(sb, " (%d of them so that every shape near the measured ones has a valid variant)",
 		              r->ncover);
 	strbuf_putc(sb, '\n');
-	strbuf_printf(sb, "tree: depth %d, %d leaves (max depth %d, min leaf %d, chosen by cross-validation over %d shapes)\n\n",
+	strbuf_printf(sb, "tree: depth %d, %d leaves (max depth %d, min leaf %d, chosen by cross-validation over %d shapes",
 	              htree_depth(&r->tree), htree_leaves(&r->tree), r->tree.max_depth, r->tree.min_leaf,
-	              covered);
+	              r->cv_shapes);
+	if (r->cv_shapes < covered)
+		strbuf_printf(sb, " drawn from the %d, the held-out figures too", covered);
+	strbuf_puts(sb, ")\n\n");
 	strbuf_printf(sb, "%-22s %-28s %s\n", "slowdown vs oracle", "training shapes", "held-out shapes (cross-validated)");
 	strbuf_printf(sb, "%-22s %8s %8s %8s   %8s %8s %8s %s\n", "selector", "geomean", "p90", "worst",
 	              "geomean", "p90", "worst", "misses");

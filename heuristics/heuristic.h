@@ -19,6 +19,10 @@
  * valid or correct variant): large but finite, so that sums stay finite. */
 #define H_MISS_SLOWDOWN 100.0
 
+/* Cross-validation (tree size, held-out figures) uses at most this many
+ * shapes, drawn by the seed; the final models use all. */
+#define H_CV_SHAPES 20000
+
 typedef struct hmatrix {
 	int nshapes, nvariants, nfeatures;
 	char **variant_names;   /* nvariants */
@@ -145,9 +149,11 @@ typedef struct hresult {
 	hstats train[SEL_COUNT], heldout[SEL_COUNT];
 	int uncovered;          /* shapes where no variant at all ran correctly */
 	double cv_geomean;      /* held-out geomean of the chosen tree size */
+	int cv_shapes;          /* shapes the cross-validation used (at most H_CV_SHAPES) */
 } hresult;
 
-/* Chooses the subset and the tree size (k-fold CV over shapes), fits the
+/* Chooses the subset and the tree size (k-fold CV over shapes, at most
+ * H_CV_SHAPES of them), fits the
  * final tree on all shapes, and evaluates the three selectors on training
  * shapes and on cross-validated held-out shapes. */
 void h_build(hresult *r, const hmatrix *m, const hoptions *o);
