@@ -619,9 +619,9 @@ static rt_status checked_run(wstate *w, rt_function *f, const rt_launch *dims, i
 	return RT_OK;
 }
 
-static json_t *verdict_reply(verdict v, double error, const strbuf *note)
+static json_t *verdict_reply(verdict v, double error, const char *note)
 {
-	json_t *o = status_reply(v == V_WRONG ? "wrong" : "out_of_bounds", note->data);
+	json_t *o = status_reply(v == V_WRONG ? "wrong" : "out_of_bounds", note);
 	json_object_set_new(o, "error", isfinite(error) ? json_real(error) : json_null());
 	return o;
 }
@@ -664,7 +664,7 @@ static json_t *do_measure(wstate *w, const json_t *req)
 	if ((rs = checked_run(w, f, &dims, 0, NULL, &v, &error, &note)) != RT_OK)
 		goto fail;
 	if (v != V_OK) {
-		out = verdict_reply(v, error, &note);
+		out = verdict_reply(v, error, note.data);
 		goto done;
 	}
 
@@ -703,8 +703,7 @@ static json_t *do_measure(wstate *w, const json_t *req)
 		strbuf_init(&msg);
 		strbuf_printf(&msg, "on the last timed launch (other inputs, after %d launches): %s",
 		              n + w->warmup, note.data);
-		out = status_reply(v == V_WRONG ? "wrong" : "out_of_bounds", msg.data);
-		json_object_set_new(out, "error", isfinite(last_error) ? json_real(last_error) : json_null());
+		out = verdict_reply(v, last_error, msg.data);
 		strbuf_finish(&msg);
 		goto done;
 	}
