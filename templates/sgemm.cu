@@ -104,7 +104,7 @@ AOTC_BUFFER(B, K * N, in)
 AOTC_BUFFER(C, M * N, inout)
 AOTC_VALUE(alpha, 1)
 AOTC_VALUE(beta, 0.5)
-AOTC_SHAPES(M = pow2(128, 4096), N = pow2(128, 4096), K = {256, 1024, 4096})
+AOTC_SHAPES(M = geom(100, 4000, 5), N = geom(124, 5000, 5), K = geom(160, 4000, 4))
 AOTC_REFERENCE(sgemm_naive)
 __global__ void __launch_bounds__((BM * BN) / (TM * TN))
 sgemm(int M, int N, int K, float alpha, const float *__restrict__ A,

@@ -91,6 +91,33 @@ if [ "$phase" = offgrid ] || [ "$phase" = offgrid-sgemm ]; then
 		cp "$og"/sgemm.*.json "$out/sgemm.offgrid.json"
 	fi
 fi
+# "retune-sgemm" and "retune-softmax" (issue 10) tune the templates on their own
+# AOTC_SHAPES (off-grid geom() sets) from scratch; "heldout" then measures every
+# configuration on the off-grid held-out sets (bench/offgrid/*.heldout.json) and on the
+# older held-out sets (templates/*.heldout.json), each against the committed database:
+# $OUT/<kernel>.json, $OUT/<kernel>.offgrid.heldout.json, $OUT/<kernel>.heldout.json.
+if [ "$phase" = retune-sgemm ] || [ "$phase" = retune-softmax ]; then
+	kernel=${phase#retune-}
+	rm -f "$db/$kernel".*
+	echo "== $kernel on its AOTC_SHAPES, from scratch"
+	tune templates/$kernel.cu --budget "$budget"
+	cp "$db/$kernel".cuda_*.json "$out/$kernel.json"
+fi
+if [ "$phase" = heldout ]; then
+	for kernel in sgemm softmax; do
+		for set in bench/offgrid/$kernel.heldout.json templates/$kernel.heldout.json; do
+			name=$kernel.heldout.json
+			case $set in bench/*) name=$kernel.offgrid.heldout.json ;; esac
+			ev=/tmp/aotc-eval-$name
+			mkdir -p "$ev"
+			cp templates/$kernel.cuda_*.json "$ev/"
+			echo "== eval $kernel on $set"
+			/usr/bin/time -f "wall %e s, max RSS %M KiB" build/aotc eval templates/$kernel.cu \
+				--arch sm90 --db "$ev" -j 16 --shapes "$set"
+			cp "$ev"/eval/$kernel.cuda_*.json "$out/$name"
+		done
+	done
+fi
 if [ "$phase" = eval ]; then
 	echo "== eval: the heuristic from the committed databases, on held-out shapes"
 	build/aotc eval templates/sgemm.cu --arch sm90 --db "$db" -j 16 --shapes templates/sgemm.heldout.json
