@@ -104,7 +104,7 @@ if [ "$phase" = retune-sgemm ] || [ "$phase" = retune-softmax ]; then
 	cp "$db/$kernel".cuda_*.json "$out/$kernel.json"
 fi
 if [ "$phase" = heldout ]; then
-	for kernel in sgemm softmax; do
+	for kernel in ${KERNELS:-sgemm softmax}; do
 		for set in bench/offgrid/$kernel.heldout.json templates/$kernel.heldout.json; do
 			name=$kernel.heldout.json
 			case $set in bench/*) name=$kernel.offgrid.heldout.json ;; esac
