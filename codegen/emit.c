@@ -406,9 +406,13 @@ static void provenance(out *o, const ctx *c, const char *what)
 	put_comment_text(sb, hw ? hw : "?");
 	strbuf_printf(sb, ": %d shapes x %d variants measured; %d variant%s dispatched.\n",
 	              in->hm->nshapes, in->hm->nvariants, c->nvars, c->nvars == 1 ? "" : "s");
+	if (r->distilled)
+		strbuf_printf(sb, " * Tree learnt from a cost model's predictions on %d shapes and the measured ones.\n",
+		              r->dense_shapes);
 	strbuf_printf(sb, " * Slowdown against the per-shape best: training shapes geomean %.3f, worst %.3f;\n"
-	              " * held-out shapes (%d-fold cross-validation) geomean %.3f, worst %.3f.\n",
-	              r->train[SEL_TREE].geomean, r->train[SEL_TREE].worst, 5,
+	              " * held-out shapes (%d-fold cross-validation%s) geomean %.3f, worst %.3f.\n",
+	              r->train[SEL_TREE].geomean, r->train[SEL_TREE].worst, r->folds,
+	              r->lovo ? ", each fold one value or range of one shape argument" : "",
 	              r->heldout[SEL_TREE].geomean, r->heldout[SEL_TREE].worst);
 	strbuf_printf(sb, " * Regenerate with: aotc emit ");
 	put_comment_text(sb, c->source);

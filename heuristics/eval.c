@@ -47,7 +47,7 @@ int eval_kernel(const aotc_module *m, const kernel *k, const tune_options *o, co
 	hmatrix mt = {0}, me = {0};
 	hresult r = {0};
 	bool built = false;
-	double *sd_tree = NULL, *sd_single = NULL;
+	double *sd[SEL_COUNT] = {0};
 	if (status != 0 && status != 4)
 		goto out;
 	status = 0;
@@ -97,8 +97,10 @@ int eval_kernel(const aotc_module *m, const kernel *k, const tune_options *o, co
 	for (int v = 0; v < mt.nvariants; v++)
 		map[v] = db_find_config(test, mt.variant_names[v]);
 	bool *valid = xmalloc((size_t)mt.nvariants * sizeof *valid + 1);
-	sd_tree = xmalloc((size_t)me.nshapes * sizeof *sd_tree + 1);
-	sd_single = xmalloc((size_t)me.nshapes * sizeof *sd_single + 1);
+	for (int sel = 0; sel < SEL_COUNT; sel++)
+		sd[sel] = xmalloc((size_t)me.nshapes * sizeof *sd[sel] + 1);
+	double *sd_model = xmalloc((size_t)me.nshapes * sizeof *sd_model + 1);
+	double *sd_cap = xmalloc((size_t)me.nshapes * sizeof *sd_cap + 1);
 	int n = 0;
 	printf("\nEVAL %s: the dispatch learnt from %d shapes, on %d new ones\n", k->name, mt.nshapes,
 	       me.nshapes);
@@ -108,16 +110,22 @@ int eval_kernel(const aotc_module *m, const kernel *k, const tune_options *o, co
 			continue;
 		for (int v = 0; v < mt.nvariants; v++)
 			valid[v] = map[v] >= 0 && h_valid(&me, s, map[v]);
-		int v = htree_choose(&r.tree, &me.feat[(size_t)s * me.nfeatures], valid);
-		int sv = -1;
-		for (int i = 0; i < mt.nvariants && sv < 0; i++)
-			if (valid[r.single_order[i]])
-				sv = r.single_order[i];
-		sd_tree[n] = v >= 0 ? h_slowdown(&me, s, map[v]) : H_MISS_SLOWDOWN;
-		sd_single[n] = sv >= 0 ? h_slowdown(&me, s, map[sv]) : H_MISS_SLOWDOWN;
+		const double *feat = &me.feat[(size_t)s * me.nfeatures];
+		for (int sel = 0; sel < SEL_COUNT; sel++) {
+			int c = h_choose(&r, &mt, (hselector)sel, feat, valid);
+			sd[sel][n] = c >= 0 ? h_slowdown(&me, s, map[c]) : H_MISS_SLOWDOWN;
+		}
+		sd_cap[n] = H_MISS_SLOWDOWN;
+		for (int i = 0; i < r.nsubset; i++) {
+			double x = valid[r.subset[i]] ? h_slowdown(&me, s, map[r.subset[i]]) : H_MISS_SLOWDOWN;
+			sd_cap[n] = x < sd_cap[n] ? x : sd_cap[n];
+		}
+		int pv = h_predict_best(&r, &mt, me.rows + (size_t)s * me.nargs, valid);
+		sd_model[n] = pv >= 0 ? h_slowdown(&me, s, map[pv]) : H_MISS_SLOWDOWN;
+		int v = h_choose(&r, &mt, SEL_TREE, feat, valid);
 		printf("  %-28s %-34s %10.4f %10.4f %9.3f\n", me.shape_labels[s],
 		       v >= 0 ? mt.variant_names[v] : "(none valid)",
-		       v >= 0 ? h_time(&me, s, map[v]) : NAN, me.oracle[s], sd_tree[n]);
+		       v >= 0 ? h_time(&me, s, map[v]) : NAN, me.oracle[s], sd[SEL_TREE][n]);
 		n++;
 	}
 	free(map);
@@ -128,12 +136,18 @@ int eval_kernel(const aotc_module *m, const kernel *k, const tune_options *o, co
 		goto out;
 	}
 	printf("\n%-22s %8s %8s %8s %s\n", "slowdown vs oracle", "geomean", "p90", "worst", "misses");
-	stats_line("aotc decision tree", sd_tree, n);
-	stats_line("best single variant", sd_single, n);
+	for (int sel = SEL_COUNT - 1; sel >= 0; sel--)
+		if (sel != SEL_MEASURED || r.distill_tried)
+			stats_line(h_selector_names[sel], sd[sel], n);
+	if (r.distilled)
+		stats_line("cost model alone", sd_model, n);
+	stats_line("best of chosen variants", sd_cap, n);
+	free(sd_model);
+	free(sd_cap);
 out:
 	diags_finish(&held);
-	free(sd_tree);
-	free(sd_single);
+	for (int sel = 0; sel < SEL_COUNT; sel++)
+		free(sd[sel]);
 	if (built)
 		hresult_finish(&r);
 	if (mt.time)

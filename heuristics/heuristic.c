@@ -4,6 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "costmodel.h"
+
 /* ---- Matrix -------------------------------------------------------------- */
 
 void hmatrix_init(hmatrix *m, int nshapes, int nvariants, int nfeatures)
@@ -42,8 +44,13 @@ void hmatrix_finish(hmatrix *m)
 	free(m->feat);
 	free(m->oracle);
 	free(m->rows);
+	free(m->lsd);
+	free(m->order);
+	free(m->order_mark);
 	memset(m, 0, sizeof *m);
 }
+
+static void sort_features(hmatrix *m);
 
 void hmatrix_update_oracle(hmatrix *m)
 {
@@ -54,6 +61,12 @@ void hmatrix_update_oracle(hmatrix *m)
 				best = h_time(m, s, v);
 		m->oracle[s] = best;
 	}
+	free(m->lsd);
+	m->lsd = xmalloc((size_t)m->nshapes * (size_t)m->nvariants * sizeof *m->lsd + 1);
+	for (int s = 0; s < m->nshapes; s++)
+		for (int v = 0; v < m->nvariants; v++)
+			m->lsd[(size_t)s * m->nvariants + v] = log(h_slowdown(m, s, v));
+	sort_features(m);
 }
 
 double h_slowdown(const hmatrix *m, int s, int v)
@@ -64,15 +77,12 @@ double h_slowdown(const hmatrix *m, int s, int v)
 	return r < H_MISS_SLOWDOWN ? r : H_MISS_SLOWDOWN;
 }
 
-/* Log slowdowns of lsd_m, computed once by h_build: its cross-validation
- * asks for each of them hundreds of times. */
-static const hmatrix *lsd_m;
-static double *lsd_table;
-
+/* Log slowdowns, from the table hmatrix_update_oracle made: the
+ * cross-validation asks for each of them hundreds of times. */
 static double lsd(const hmatrix *m, int s, int v)
 {
-	if (m == lsd_m && v >= 0)
-		return lsd_table[(size_t)s * m->nvariants + v];
+	if (m->lsd && v >= 0)
+		return m->lsd[(size_t)s * m->nvariants + v];
 	return log(h_slowdown(m, s, v));
 }
 
@@ -226,12 +236,20 @@ static int add_node(htree *t)
 	return t->nnodes++;
 }
 
+/* Alignment classes: shapes where the same subset variants are valid (an
+ * AOTC_VALID_IF like K % 4 == 0 splits the shapes into such classes). A
+ * leaf serves every class with its own best variant (see make_leaf), so
+ * the cost of a set of shapes is, per class, the cheapest variant valid in
+ * it. */
 typedef struct fit_ctx {
 	const hmatrix *m;
 	const int *subset;
 	int nsubset;
 	const htree_params *p;
 	htree *t;
+	int *cls;               /* per matrix shape (those fitted on) */
+	int ncls;
+	bool *cls_valid;        /* [c * nsubset + i] */
 } fit_ctx;
 
 typedef struct ranked {
@@ -247,40 +265,146 @@ static int cmp_ranked(const void *a, const void *b)
 	return x->v - y->v;
 }
 
-/* The leaf's ordered fallback list: every subset variant, by its mean log
- * slowdown over the leaf's shapes where its AOTC_VALID_IF holds (a variant
- * only ever runs where it is valid; elsewhere the next one takes over),
- * variants valid on none of them last. The first valid one is chosen. */
+static void find_classes(fit_ctx *c, const int *shapes, int n)
+{
+	const hmatrix *m = c->m;
+	int V = c->nsubset;
+	c->cls = xcalloc((size_t)m->nshapes + 1, sizeof *c->cls);
+	c->cls_valid = xmalloc((size_t)V + 1);
+	size_t cap = 1;
+	c->ncls = 0;
+	for (int j = 0; j < n; j++) {
+		int s = shapes[j], k = 0;
+		for (; k < c->ncls; k++) {
+			int i = 0;
+			while (i < V && c->cls_valid[(size_t)k * V + i] == h_valid(m, s, c->subset[i]))
+				i++;
+			if (i == V)
+				break;
+		}
+		if (k == c->ncls) {
+			if ((size_t)c->ncls == cap) {
+				cap *= 2;
+				c->cls_valid = xrealloc(c->cls_valid, cap * (size_t)V + 1);
+			}
+			for (int i = 0; i < V; i++)
+				c->cls_valid[(size_t)k * V + i] = h_valid(m, s, c->subset[i]);
+			c->ncls++;
+		}
+		c->cls[s] = k;
+	}
+}
+
+/* Cost of a set of shapes given sum[k * V + i] (variant i's summed log
+ * slowdown over the set's shapes of class k) and count[k]: per class the
+ * cheapest valid variant; a class with none is charged as missed. */
+static double class_cost(const fit_ctx *c, const double *sum, const int *count)
+{
+	int V = c->nsubset;
+	double total = 0;
+	for (int k = 0; k < c->ncls; k++) {
+		if (!count[k])
+			continue;
+		double best = count[k] * log(H_MISS_SLOWDOWN);
+		for (int i = 0; i < V; i++)
+			if (c->cls_valid[(size_t)k * V + i] && sum[(size_t)k * V + i] < best)
+				best = sum[(size_t)k * V + i];
+		total += best;
+	}
+	return total;
+}
+
+/* The leaf's ordered fallback list (the first valid variant wins): each
+ * alignment class's cheapest valid variant comes before every other
+ * variant valid in that class, where the classes allow it (otherwise the
+ * variant serving more shapes goes first); then the rest of the subset by
+ * mean log slowdown over the shapes where each is valid, for classes no
+ * training shape had. */
 static void make_leaf(fit_ctx *c, int node, const int *shapes, int n)
 {
-	ranked *r = xmalloc((size_t)c->nsubset * sizeof *r + 1);
-	for (int i = 0; i < c->nsubset; i++) {
-		r[i].v = c->subset[i];
-		double sum = 0;
-		int valid = 0;
-		for (int j = 0; j < n; j++)
-			if (h_valid(c->m, shapes[j], r[i].v)) {
-				sum += lsd(c->m, shapes[j], r[i].v);
-				valid++;
-			}
-		r[i].cost = valid ? sum / valid : 2 * log(H_MISS_SLOWDOWN);
+	const hmatrix *m = c->m;
+	int V = c->nsubset, K = c->ncls;
+	double *sum = xcalloc((size_t)K * V + 1, sizeof *sum);
+	int *count = xcalloc((size_t)K + 1, sizeof *count);
+	for (int j = 0; j < n; j++) {
+		int k = c->cls[shapes[j]];
+		count[k]++;
+		for (int i = 0; i < V; i++)
+			sum[(size_t)k * V + i] += lsd(m, shapes[j], c->subset[i]);
 	}
-	qsort(r, (size_t)c->nsubset, sizeof *r, cmp_ranked);
+	int *best = xmalloc((size_t)K * sizeof *best + 1);
+	for (int k = 0; k < K; k++) {
+		best[k] = -1;
+		for (int i = 0; i < V; i++)
+			if (c->cls_valid[(size_t)k * V + i] &&
+			    (best[k] < 0 || sum[(size_t)k * V + i] < sum[(size_t)k * V + best[k]]))
+				best[k] = i;
+	}
 	hnode *nd = &c->t->nodes[node];
 	nd->feature = -1;
-	nd->order = xmalloc((size_t)c->nsubset * sizeof *nd->order + 1);
-	nd->norder = c->nsubset;
-	for (int i = 0; i < c->nsubset; i++)
-		nd->order[i] = r[i].v;
+	nd->order = xmalloc((size_t)V * sizeof *nd->order + 1);
+	nd->norder = 0;
+	bool *placed = xcalloc((size_t)V + 1, 1), *served = xcalloc((size_t)K + 1, 1);
+	for (;;) {
+		/* among the open classes' best variants: one that takes no open
+		 * class whose best is another, serving most shapes */
+		int pick = -1, pick_shapes = -1;
+		bool pick_clean = false;
+		for (int k = 0; k < K; k++) {
+			int b = best[k];
+			if (served[k] || !count[k] || b < 0 || placed[b])
+				continue;
+			bool clean = true;
+			int takes = 0;
+			for (int q = 0; q < K; q++)
+				if (!served[q] && count[q] && c->cls_valid[(size_t)q * V + b]) {
+					takes += count[q];
+					clean &= best[q] == b;
+				}
+			if ((clean && !pick_clean) || (clean == pick_clean && takes > pick_shapes)) {
+				pick = b;
+				pick_shapes = takes;
+				pick_clean = clean;
+			}
+		}
+		if (pick < 0)
+			break;
+		placed[pick] = true;
+		nd->order[nd->norder++] = c->subset[pick];
+		for (int q = 0; q < K; q++)
+			served[q] |= c->cls_valid[(size_t)q * V + pick];
+	}
+	ranked *r = xmalloc((size_t)V * sizeof *r + 1);
+	int nr = 0;
+	for (int i = 0; i < V; i++) {
+		if (placed[i])
+			continue;
+		double tot = 0;
+		int valid = 0;
+		for (int k = 0; k < K; k++)
+			if (c->cls_valid[(size_t)k * V + i]) {
+				tot += sum[(size_t)k * V + i];
+				valid += count[k];
+			}
+		r[nr++] = (ranked){c->subset[i], valid ? tot / valid : 2 * log(H_MISS_SLOWDOWN) + (n ? 0 : i)};
+	}
+	qsort(r, (size_t)nr, sizeof *r, cmp_ranked);
+	for (int i = 0; i < nr; i++)
+		nd->order[nd->norder++] = r[i].v;
 	nd->cost = 0;
 	for (int j = 0; j < n; j++) {
 		int v = -1;
 		for (int i = 0; i < nd->norder && v < 0; i++)
-			if (h_valid(c->m, shapes[j], nd->order[i]))
+			if (h_valid(m, shapes[j], nd->order[i]))
 				v = nd->order[i];
-		nd->cost += lsd(c->m, shapes[j], v);
+		nd->cost += lsd(m, shapes[j], v);
 	}
 	free(r);
+	free(placed);
+	free(served);
+	free(best);
+	free(sum);
+	free(count);
 }
 
 static const hmatrix *sort_m;
@@ -295,28 +419,40 @@ static int cmp_by_feature(const void *a, const void *b)
 	return x - y;
 }
 
-/* Every feature's order over all the matrix's shapes, as cmp_by_feature
- * sorts them, computed once by h_build: a node holding a fair share of the
- * shapes takes its sorted list from it in one pass instead of sorting
- * (the same list, the order being total). */
-static const hmatrix *order_m;
-static int *order_tab;          /* [f * nshapes + i] */
-static unsigned *order_mark;    /* per shape: order_stamp if in the node */
-static unsigned order_stamp;
-
-static void sort_by_feature(const hmatrix *m, int *sorted, const int *shapes, int n, int f)
+static void sort_features(hmatrix *m)
 {
-	if (m == order_m && (double)n * log2((double)n + 1) * 4 > m->nshapes) {
-		if (++order_stamp == 0) {
-			memset(order_mark, 0, (size_t)m->nshapes * sizeof *order_mark);
-			order_stamp = 1;
+	free(m->order);
+	free(m->order_mark);
+	m->order = xmalloc((size_t)m->nfeatures * (size_t)m->nshapes * sizeof *m->order + 1);
+	for (int f = 0; f < m->nfeatures; f++) {
+		int *ot = m->order + (size_t)f * m->nshapes;
+		for (int s = 0; s < m->nshapes; s++)
+			ot[s] = s;
+		sort_m = m;
+		sort_f = f;
+		qsort(ot, (size_t)m->nshapes, sizeof *ot, cmp_by_feature);
+	}
+	m->order_mark = xcalloc((size_t)m->nshapes + 1, sizeof *m->order_mark);
+	m->order_stamp = 0;
+}
+
+/* A node holding a fair share of the shapes takes its sorted list from the
+ * matrix's order in one pass instead of sorting (the same list, the order
+ * being total). */
+static void sort_by_feature(const hmatrix *cm, int *sorted, const int *shapes, int n, int f)
+{
+	hmatrix *m = (hmatrix *)cm; /* the marks are scratch */
+	if (m->order && (double)n * log2((double)n + 1) * 4 > m->nshapes) {
+		if (++m->order_stamp == 0) {
+			memset(m->order_mark, 0, (size_t)m->nshapes * sizeof *m->order_mark);
+			m->order_stamp = 1;
 		}
 		for (int i = 0; i < n; i++)
-			order_mark[shapes[i]] = order_stamp;
-		const int *o = order_tab + (size_t)f * m->nshapes;
+			m->order_mark[shapes[i]] = m->order_stamp;
+		const int *o = m->order + (size_t)f * m->nshapes;
 		int k = 0;
 		for (int i = 0; i < m->nshapes; i++)
-			if (order_mark[o[i]] == order_stamp)
+			if (m->order_mark[o[i]] == m->order_stamp)
 				sorted[k++] = o[i];
 		return;
 	}
@@ -342,52 +478,61 @@ static void grow(fit_ctx *c, int node, int *shapes, int n, int depth)
 {
 	const hmatrix *m = c->m;
 	c->t->nodes[node].nshapes = n;
-	int V = c->nsubset;
+	int V = c->nsubset, K = c->ncls;
 	if (depth >= c->p->max_depth || n < 2 * c->p->min_leaf || n < 2 || V < 2) {
 		make_leaf(c, node, shapes, n);
 		return;
 	}
-	/* cost[v] over the node, prefix sums in each feature's order */
-	double *total = xcalloc((size_t)V, sizeof *total);
-	for (int i = 0; i < V; i++)
-		for (int j = 0; j < n; j++)
-			total[i] += lsd(m, shapes[j], c->subset[i]);
-	double parent = INFINITY;
-	for (int i = 0; i < V; i++)
-		if (total[i] < parent)
-			parent = total[i];
-	double *prefix = xmalloc((size_t)V * sizeof *prefix);
+	/* per class and variant: the node's summed cost, and prefix sums in
+	 * each feature's order */
+	size_t cells = (size_t)K * V;
+	double *total = xcalloc(cells + 1, sizeof *total), *prefix = xmalloc((cells + 1) * sizeof *prefix);
+	double *rest = xmalloc((cells + 1) * sizeof *rest);
+	int *count = xcalloc((size_t)K + 1, sizeof *count), *lcount = xmalloc(((size_t)K + 1) * sizeof *lcount);
+	int *rcount = xmalloc(((size_t)K + 1) * sizeof *rcount);
+	for (int j = 0; j < n; j++) {
+		int k = c->cls[shapes[j]];
+		count[k]++;
+		for (int i = 0; i < V; i++)
+			total[(size_t)k * V + i] += lsd(m, shapes[j], c->subset[i]);
+	}
+	double parent = class_cost(c, total, count);
 	int *sorted = xmalloc((size_t)n * sizeof *sorted);
 	int best_f = -1, best_pos = -1;
 	double best_cost = parent - n * log(c->p->min_gain), best_t = 0;
 	for (int f = 0; f < m->nfeatures; f++) {
 		sort_by_feature(m, sorted, shapes, n, f);
-		memset(prefix, 0, (size_t)V * sizeof *prefix);
+		memset(prefix, 0, cells * sizeof *prefix);
+		memset(lcount, 0, (size_t)K * sizeof *lcount);
 		for (int pos = 1; pos < n; pos++) {
+			int s = sorted[pos - 1], k = c->cls[s];
+			lcount[k]++;
 			for (int i = 0; i < V; i++)
-				prefix[i] += lsd(m, sorted[pos - 1], c->subset[i]);
-			double a = h_feat(m, sorted[pos - 1], f), b = h_feat(m, sorted[pos], f);
+				prefix[(size_t)k * V + i] += lsd(m, s, c->subset[i]);
+			double a = h_feat(m, s, f), b = h_feat(m, sorted[pos], f);
 			if (a == b || pos < c->p->min_leaf || n - pos < c->p->min_leaf)
 				continue;
-			double left = INFINITY, right = INFINITY;
-			for (int i = 0; i < V; i++) {
-				if (prefix[i] < left)
-					left = prefix[i];
-				if (total[i] - prefix[i] < right)
-					right = total[i] - prefix[i];
-			}
+			for (size_t x = 0; x < cells; x++)
+				rest[x] = total[x] - prefix[x];
+			for (int q = 0; q < K; q++)
+				rcount[q] = count[q] - lcount[q];
+			double cost = class_cost(c, prefix, lcount) + class_cost(c, rest, rcount);
 			/* strictly better, so the first feature and position win ties */
-			if (left + right < best_cost - 1e-12) {
-				best_cost = left + right;
+			if (cost < best_cost - 1e-12) {
+				best_cost = cost;
 				best_f = f;
 				best_pos = pos;
 				best_t = threshold_between(a, b);
 			}
 		}
 	}
+	free(total);
+	free(prefix);
+	free(rest);
+	free(count);
+	free(lcount);
+	free(rcount);
 	if (best_f < 0) {
-		free(total);
-		free(prefix);
 		free(sorted);
 		make_leaf(c, node, shapes, n);
 		return;
@@ -402,8 +547,6 @@ static void grow(fit_ctx *c, int node, int *shapes, int n, int depth)
 	nd->cost = best_cost;
 	grow(c, l, sorted, best_pos, depth + 1);
 	grow(c, r, sorted + best_pos, n - best_pos, depth + 1);
-	free(total);
-	free(prefix);
 	free(sorted);
 }
 
@@ -413,12 +556,15 @@ void htree_fit(htree *t, const hmatrix *m, const int *shapes, int nshapes, const
 	memset(t, 0, sizeof *t);
 	t->max_depth = p->max_depth;
 	t->min_leaf = p->min_leaf;
-	fit_ctx c = {m, subset, nsubset, p, t};
+	fit_ctx c = {m, subset, nsubset, p, t, NULL, 0, NULL};
+	find_classes(&c, shapes, nshapes);
 	int *work = xmalloc((size_t)nshapes * sizeof *work + 1);
 	memcpy(work, shapes, (size_t)nshapes * sizeof *work);
 	int root = add_node(t);
 	grow(&c, root, work, nshapes, 0);
 	free(work);
+	free(c.cls);
+	free(c.cls_valid);
 }
 
 void htree_finish(htree *t)
@@ -496,6 +642,7 @@ void hoptions_default(hoptions *o)
 	o->folds = 5;
 	o->seed = 1;
 	o->min_gain = 1.005;
+	o->distill = true;
 }
 
 /* The best single variant over shapes, with all variants as its fallback
@@ -517,10 +664,10 @@ static int single_fit(const hmatrix *m, const int *shapes, int n, int *order)
 	return best;
 }
 
-static int first_valid(const hmatrix *m, int s, const int *order, int n)
+static int first_valid(const bool *valid, const int *order, int n)
 {
 	for (int i = 0; i < n; i++)
-		if (h_valid(m, s, order[i]))
+		if (valid[order[i]])
 			return order[i];
 	return -1;
 }
@@ -669,7 +816,7 @@ static void nn_search(const nn_index *ix, int id, const double *qs, double *bd, 
 /* Nearest training shape in squashed, standardised feature space (through
  * ix when there is one); its variants by time, the first valid at s. */
 static int nearest_choose(const hmatrix *m, const int *train, int n, const double *scale,
-                          const nn_index *ix, int s)
+                          const nn_index *ix, const double *feat, const bool *valid)
 {
 	int best = -1;
 	double bd = INFINITY;
@@ -677,7 +824,7 @@ static int nearest_choose(const hmatrix *m, const int *train, int n, const doubl
 		double *qs = xmalloc((size_t)ix->nf * sizeof *qs + 1);
 		for (int f = 0, a = 0; f < m->nfeatures; f++)
 			if (scale[f] > 0)
-				qs[a++] = squash(h_feat(m, s, f));
+				qs[a++] = squash(feat[f]);
 		int j = -1;
 		nn_search(ix, 0, qs, &bd, &j);
 		free(qs);
@@ -688,7 +835,7 @@ static int nearest_choose(const hmatrix *m, const int *train, int n, const doubl
 		for (int f = 0; f < m->nfeatures; f++) {
 			if (scale[f] <= 0)
 				continue;
-			double x = (squash(h_feat(m, s, f)) - squash(h_feat(m, train[j], f))) / scale[f];
+			double x = (squash(feat[f]) - squash(h_feat(m, train[j], f))) / scale[f];
 			d += x * x;
 		}
 		if (d < bd) {
@@ -702,13 +849,13 @@ static int nearest_choose(const hmatrix *m, const int *train, int n, const doubl
 	int pick = -1;
 	double pt = INFINITY;
 	for (int v = 0; v < m->nvariants; v++)
-		if (h_valid(m, s, v) && h_time(m, best, v) < pt) {
+		if (valid[v] && h_time(m, best, v) < pt) {
 			pt = h_time(m, best, v);
 			pick = v;
 		}
 	if (pick < 0)
 		for (int v = 0; v < m->nvariants && pick < 0; v++)
-			if (h_valid(m, s, v))
+			if (valid[v])
 				pick = v;
 	return pick;
 }
@@ -879,62 +1026,9 @@ static void helion_fit(htree *t, const hmatrix *m, const int *shapes, int n, int
 	free(subset);
 }
 
-typedef struct model {
-	int *subset;
-	int nsubset, ncover;
-	htree tree;
-	htree helion;
-	int *single_order;
-	double *scale;
-	nn_index *nn;
-	const int *train;
-	int ntrain;
-} model;
+/* ---- The cost model, distilled into the tree ------------------------------ */
 
-static void model_fit(model *md, const hmatrix *m, const int *train, int n, const hoptions *o,
-                      const htree_params *p)
-{
-	md->subset = xmalloc(((size_t)o->max_variants + (size_t)m->nvariants) * sizeof *md->subset + 1);
-	md->nsubset = h_select_subset(m, train, n, o->max_variants, o->goal, md->subset);
-	md->ncover = h_cover(m, train, n, md->subset, &md->nsubset);
-	htree_fit(&md->tree, m, train, n, md->subset, md->nsubset, p);
-	md->single_order = xmalloc((size_t)m->nvariants * sizeof *md->single_order + 1);
-	single_fit(m, train, n, md->single_order);
-	md->scale = xmalloc((size_t)m->nfeatures * sizeof *md->scale + 1);
-	nearest_scale(m, train, n, md->scale);
-	md->nn = nn_build(m, train, n, md->scale);
-	helion_fit(&md->helion, m, train, n, o->max_variants);
-	md->train = train;
-	md->ntrain = n;
-}
-
-static void model_finish(model *md)
-{
-	free(md->subset);
-	htree_finish(&md->tree);
-	htree_finish(&md->helion);
-	free(md->single_order);
-	free(md->scale);
-	nn_destroy(md->nn);
-}
-
-static int model_choose(const model *md, const hmatrix *m, hselector sel, int s)
-{
-	switch (sel) {
-	case SEL_SINGLE:
-		return first_valid(m, s, md->single_order, m->nvariants);
-	case SEL_NEAREST:
-		return nearest_choose(m, md->train, md->ntrain, md->scale, md->nn, s);
-	case SEL_HELION:
-		return htree_choose(&md->helion, &m->feat[(size_t)s * m->nfeatures],
-		                    &m->valid[(size_t)s * m->nvariants]);
-	default:
-		return htree_choose(&md->tree, &m->feat[(size_t)s * m->nfeatures],
-		                    &m->valid[(size_t)s * m->nvariants]);
-	}
-}
-
-/* splitmix64, for a deterministic fold assignment */
+/* splitmix64: folds, dense shapes */
 static uint64_t mix(uint64_t *x)
 {
 	uint64_t z = (*x += 0x9e3779b97f4a7c15ull);
@@ -943,66 +1037,638 @@ static uint64_t mix(uint64_t *x)
 	return z ^ (z >> 31);
 }
 
-/* Held-out slowdowns of every selector: fold by fold, fit on the others,
- * choose on this one. sd[sel][i] for shapes[i]. */
-static void cross_validate(const hmatrix *m, const int *shapes, int n, const int *fold, int k,
-                           const hoptions *o, const htree_params *p, double *sd[SEL_COUNT],
-                           bool tree_only)
+static double unit(uint64_t *x) { return (double)(mix(x) >> 11) * 0x1.0p-53; }
+
+/* The variants worth modelling: among the H_CONTEND_RANK fastest, or
+ * within H_CONTEND of the fastest, on some training shape. A variant that
+ * is neither anywhere measured is unlikely to win in between, and
+ * predicting every variant on every dense shape is most of the work. */
+#define H_CONTEND_RANK 3
+#define H_CONTEND 1.1
+
+static int contenders(const hmatrix *m, const int *train, int n, int *out)
+{
+	bool *in = xcalloc((size_t)m->nvariants + 1, 1);
+	for (int i = 0; i < n; i++) {
+		int s = train[i];
+		for (int v = 0; v < m->nvariants; v++) {
+			double l = lsd(m, s, v);
+			if (l > log(H_CONTEND) && !isfinite(h_time(m, s, v)))
+				continue;
+			int faster = 0;
+			for (int u = 0; u < m->nvariants && faster < H_CONTEND_RANK; u++)
+				faster += lsd(m, s, u) < l || (lsd(m, s, u) == l && u < v);
+			in[v] |= l <= log(H_CONTEND) || faster < H_CONTEND_RANK;
+		}
+	}
+	int k = 0;
+	for (int v = 0; v < m->nvariants; v++)
+		if (in[v])
+			out[k++] = v;
+	free(in);
+	return k;
+}
+
+/* Dense shapes over the training shapes' range widened by 1.25 on each
+ * side, per argument a Latin hypercube in log space (every stratum once);
+ * alignment as shapes come: half of the values rounded to a multiple of 16,
+ * a quarter to a multiple of 4, an eighth to even, an eighth left as drawn. */
+static void dense_rows(const hmatrix *m, const int *train, int n, int count, uint64_t seed, int64_t *rows)
+{
+	int d = m->nargs;
+	int *perm = xmalloc((size_t)count * sizeof *perm + 1);
+	for (int a = 0; a < d; a++) {
+		int64_t lo = INT64_MAX, hi = INT64_MIN;
+		for (int i = 0; i < n; i++) {
+			int64_t x = m->rows[(size_t)train[i] * d + a];
+			lo = x < lo ? x : lo;
+			hi = x > hi ? x : hi;
+		}
+		double llo = log(lo > 1 ? (double)lo / 1.25 : 1), lhi = log(hi > 1 ? (double)hi * 1.25 : 1);
+		for (int i = 0; i < count; i++)
+			perm[i] = i;
+		for (int i = count - 1; i > 0; i--) {
+			int j = (int)(mix(&seed) % (uint64_t)(i + 1));
+			int t = perm[i];
+			perm[i] = perm[j];
+			perm[j] = t;
+		}
+		for (int i = 0; i < count; i++) {
+			double u = (perm[i] + unit(&seed)) / count;
+			double x = exp(llo + (lhi - llo) * u);
+			double r = unit(&seed);
+			int64_t q = r < 0.5 ? 16 : r < 0.75 ? 4 : r < 0.875 ? 2 : 1;
+			int64_t v = (int64_t)llround(x / (double)q) * q;
+			if (v < 1)
+				v = lo < 1 ? lo : 1;
+			if (lo <= 0 && hi <= 0)
+				v = lo; /* a constant, non-positive argument stays as measured */
+			rows[(size_t)i * d + a] = v;
+		}
+	}
+	free(perm);
+}
+
+/* The cost model of log time, in three parts fitted one after the other,
+ * each to what the ones before leave:
+ *  1. per contender a ridge regression on the features m->cost_linear
+ *     marks (log sizes, blocks, waves, padding: what log time is close to
+ *     linear in);
+ *  2. one boosted-tree model over every cost feature and every contender
+ *     (alignment, tunables, regimes: what variants share);
+ *  3. per contender a kernel ridge regression over the linear features
+ *     (standardised), which makes the model pass through the measurements
+ *     and move smoothly between them, so that a winner changes where the
+ *     times cross rather than at a tree's bin edge.
+ * On the H200 off-grid held-out sets, 1+2 gave the dispatch 1.038 (sgemm)
+ * and 1.066 (softmax), 1+3 1.059 and 1.076, 1+2+3 1.031 and 1.070; only
+ * with 3 do the known-answer tests (a breakpoint between two grid points)
+ * pass. */
+typedef struct cost_model {
+	int *cv, ncv;           /* the variants it predicts */
+	int nlin, *lin;         /* linear features (cost_row indices), at most H_MAX_LINEAR */
+	double *w;              /* [j * (nlin + 1)]: intercept, weights */
+	gbm g;
+	double *kscale;         /* nlin: each linear feature's standard deviation */
+	int *koff, *kn;         /* contender j's points: [koff[j], koff[j] + kn[j]) */
+	double *kpts, *alpha;   /* [point * nlin] scaled features; their weights */
+} cost_model;
+
+#define H_MAX_LINEAR 64
+/* Kernel exp(-d^2 / (2 w^2)), d in standard deviations; ridge on its diagonal. */
+#define H_KERNEL_WIDTH 0.5
+#define H_KERNEL_RIDGE 0.01
+
+static double kern(const cost_model *cm, const double *p, const double *q)
+{
+	double d = 0;
+	for (int i = 0; i < cm->nlin; i++) {
+		double t = p[i] - q[i];
+		d += t * t;
+	}
+	return exp(-d / (2 * H_KERNEL_WIDTH * H_KERNEL_WIDTH));
+}
+
+static double cm_linear(const cost_model *cm, const double *x, int j)
+{
+	const double *w = cm->w + (size_t)j * (cm->nlin + 1);
+	double y = w[0];
+	for (int i = 0; i < cm->nlin; i++)
+		y += w[1 + i] * x[cm->lin[i]];
+	return y;
+}
+
+static double cm_smooth(const cost_model *cm, const double *x, int j)
+{
+	if (!cm->kn[j])
+		return 0;
+	double q[H_MAX_LINEAR];
+	for (int i = 0; i < cm->nlin; i++)
+		q[i] = x[cm->lin[i]] / cm->kscale[i];
+	double y = 0;
+	for (int k = cm->koff[j]; k < cm->koff[j] + cm->kn[j]; k++)
+		y += cm->alpha[k] * kern(cm, cm->kpts + (size_t)k * cm->nlin, q);
+	return y;
+}
+
+static double cm_predict(const cost_model *cm, const double *x, int j)
+{
+	return cm_linear(cm, x, j) + gbm_predict(&cm->g, x) + cm_smooth(cm, x, j);
+}
+
+/* Part 3 for contender j on its rows at[0..k) (residuals y). */
+static void fit_smooth(cost_model *cm, const double *x, int nc, const double *y, const int *at, int k,
+                       int j, int *off, double *ka)
+{
+	int nl = cm->nlin;
+	cm->koff[j] = *off;
+	for (int a = 0; a < k; a++) {
+		for (int i = 0; i < nl; i++)
+			cm->kpts[(size_t)(*off + a) * nl + i] = x[(size_t)at[a] * nc + cm->lin[i]] / cm->kscale[i];
+		cm->alpha[*off + a] = y[at[a]];
+	}
+	for (int a = 0; a < k; a++)
+		for (int b = 0; b <= a; b++)
+			ka[(size_t)a * k + b] = kern(cm, cm->kpts + (size_t)(*off + a) * nl, cm->kpts + (size_t)(*off + b) * nl) +
+			                        (a == b ? H_KERNEL_RIDGE : 0);
+	if (k > 0 && spd_solve(ka, cm->alpha + *off, k)) {
+		cm->kn[j] = k;
+		*off += k;
+	}
+}
+
+static void cm_fit(cost_model *cm, const hmatrix *m, const int *train, int n)
+{
+	memset(cm, 0, sizeof *cm);
+	int nc = m->ncost;
+	cm->cv = xmalloc((size_t)m->nvariants * sizeof *cm->cv + 1);
+	cm->ncv = contenders(m, train, n, cm->cv);
+	cm->lin = xmalloc((size_t)nc * sizeof *cm->lin + 1);
+	for (int i = 0; i < nc && cm->nlin < H_MAX_LINEAR; i++)
+		if (m->cost_linear && m->cost_linear[i])
+			cm->lin[cm->nlin++] = i;
+	int ncv = cm->ncv, L = cm->nlin + 1;
+	/* the rows: every contender that ran at every training shape */
+	double *x = xmalloc((size_t)n * ncv * nc * sizeof *x + 1);
+	double *y = xmalloc((size_t)n * ncv * sizeof *y + 1);
+	int *var = xmalloc((size_t)n * ncv * sizeof *var + 1);
+	double *row = xmalloc((size_t)ncv * nc * sizeof *row + 1);
+	int nrows = 0;
+	for (int i = 0; i < n; i++) {
+		int s = train[i];
+		m->cost_row(m->valid_ctx, m->rows + (size_t)s * m->nargs, cm->cv, ncv, row);
+		for (int j = 0; j < ncv; j++) {
+			if (!isfinite(h_time(m, s, cm->cv[j])))
+				continue;
+			memcpy(x + (size_t)nrows * nc, row + (size_t)j * nc, (size_t)nc * sizeof *x);
+			var[nrows] = j;
+			y[nrows++] = log(h_time(m, s, cm->cv[j]));
+		}
+	}
+	free(row);
+	/* each contender's rows */
+	int *first = xcalloc((size_t)ncv + 2, sizeof *first), *at = xmalloc((size_t)nrows * sizeof *at + 1);
+	for (int r = 0; r < nrows; r++)
+		first[var[r] + 1]++;
+	for (int j = 0; j < ncv; j++)
+		first[j + 1] += first[j];
+	{
+		int *fill = xmalloc(((size_t)ncv + 1) * sizeof *fill);
+		memcpy(fill, first, (size_t)ncv * sizeof *fill);
+		for (int r = 0; r < nrows; r++)
+			at[fill[var[r]]++] = r;
+		free(fill);
+	}
+	/* 1: linear */
+	cm->w = xcalloc((size_t)ncv * L + 1, sizeof *cm->w);
+	double *lx = xmalloc((size_t)n * L * sizeof *lx + 1), *ly = xmalloc((size_t)n * sizeof *ly + 1);
+	for (int j = 0; j < ncv; j++) {
+		int k = 0;
+		for (int a = first[j]; a < first[j + 1]; a++, k++) {
+			lx[(size_t)k * L] = 1;
+			for (int i = 0; i < cm->nlin; i++)
+				lx[(size_t)k * L + 1 + i] = x[(size_t)at[a] * nc + cm->lin[i]];
+			ly[k] = y[at[a]];
+		}
+		if (k > 0)
+			ridge_fit(lx, ly, k, L, 0.1, true, cm->w + (size_t)j * L);
+	}
+	free(lx);
+	free(ly);
+	for (int r = 0; r < nrows; r++)
+		y[r] -= cm_linear(cm, x + (size_t)r * nc, var[r]);
+	/* 2: trees */
+	gbm_params gp;
+	gbm_params_default(&gp);
+	gbm_fit(&cm->g, x, y, nrows, nc, &gp);
+	for (int r = 0; r < nrows; r++)
+		y[r] -= gbm_predict(&cm->g, x + (size_t)r * nc);
+	/* 3: smooth */
+	cm->kscale = xmalloc((size_t)cm->nlin * sizeof *cm->kscale + 1);
+	for (int i = 0; i < cm->nlin; i++) {
+		double mean = 0, v2 = 0;
+		for (int r = 0; r < nrows; r++)
+			mean += x[(size_t)r * nc + cm->lin[i]];
+		mean /= nrows ? nrows : 1;
+		for (int r = 0; r < nrows; r++) {
+			double d = x[(size_t)r * nc + cm->lin[i]] - mean;
+			v2 += d * d;
+		}
+		cm->kscale[i] = nrows && v2 > 0 ? sqrt(v2 / nrows) : 1;
+	}
+	cm->koff = xcalloc((size_t)ncv + 1, sizeof *cm->koff);
+	cm->kn = xcalloc((size_t)ncv + 1, sizeof *cm->kn);
+	cm->kpts = xmalloc((size_t)nrows * cm->nlin * sizeof *cm->kpts + 1);
+	cm->alpha = xmalloc((size_t)nrows * sizeof *cm->alpha + 1);
+	double *ka = xmalloc((size_t)n * n * sizeof *ka + 1);
+	for (int j = 0, off = 0; j < ncv; j++)
+		fit_smooth(cm, x, nc, y, at + first[j], first[j + 1] - first[j], j, &off, ka);
+	free(ka);
+	free(first);
+	free(at);
+	free(x);
+	free(y);
+	free(var);
+}
+
+static void cm_finish(cost_model *cm)
+{
+	free(cm->cv);
+	free(cm->lin);
+	free(cm->w);
+	free(cm->kscale);
+	free(cm->koff);
+	free(cm->kn);
+	free(cm->kpts);
+	free(cm->alpha);
+	gbm_finish(&cm->g);
+	memset(cm, 0, sizeof *cm);
+}
+
+/* The matrix the distilled tree learns from: the measured training shapes
+ * with their measured times, and H_DENSE_SHAPES dense shapes where every
+ * contender valid there has the cost model's predicted time (the others
+ * none). Shapes where nothing is valid are left out of *shapes. */
+typedef struct dense_set {
+	hmatrix dm;
+	int *shapes;
+	int n;
+	cost_model cm;
+} dense_set;
+
+static void distill_matrix(dense_set *ds, const hmatrix *m, const int *train, int n, int nd, uint64_t seed)
+{
+	cost_model *cm = &ds->cm;
+	cm_fit(cm, m, train, n);
+	int nc = m->ncost, ncv = cm->ncv;
+	double *row = xmalloc((size_t)ncv * nc * sizeof *row + 1);
+	int total = nd + n;
+	hmatrix *dm = &ds->dm;
+	hmatrix_init(dm, total, m->nvariants, m->nfeatures);
+	dm->nargs = m->nargs;
+	dm->rows = xmalloc((size_t)total * m->nargs * sizeof *dm->rows + 1);
+	dense_rows(m, train, n, nd, seed, dm->rows);
+	for (int i = 0; i < nd; i++) {
+		const int64_t *r = dm->rows + (size_t)i * m->nargs;
+		m->row_info(m->valid_ctx, r, &dm->feat[(size_t)i * m->nfeatures], &dm->valid[(size_t)i * m->nvariants]);
+		m->cost_row(m->valid_ctx, r, cm->cv, ncv, row);
+		for (int j = 0; j < ncv; j++)
+			if (h_valid(dm, i, cm->cv[j]))
+				dm->time[(size_t)i * m->nvariants + cm->cv[j]] = exp(cm_predict(cm, row + (size_t)j * nc, j));
+	}
+	for (int i = 0; i < n; i++) {
+		int s = train[i], t = nd + i;
+		memcpy(dm->rows + (size_t)t * m->nargs, m->rows + (size_t)s * m->nargs, (size_t)m->nargs * sizeof *dm->rows);
+		memcpy(&dm->feat[(size_t)t * m->nfeatures], &m->feat[(size_t)s * m->nfeatures], (size_t)m->nfeatures * sizeof *dm->feat);
+		memcpy(&dm->valid[(size_t)t * m->nvariants], &m->valid[(size_t)s * m->nvariants], (size_t)m->nvariants * sizeof *dm->valid);
+		memcpy(&dm->time[(size_t)t * m->nvariants], &m->time[(size_t)s * m->nvariants], (size_t)m->nvariants * sizeof *dm->time);
+	}
+	free(row);
+	hmatrix_update_oracle(dm);
+	ds->shapes = xmalloc((size_t)total * sizeof *ds->shapes + 1);
+	ds->n = 0;
+	for (int s = 0; s < total; s++)
+		if (isfinite(dm->oracle[s]))
+			ds->shapes[ds->n++] = s;
+}
+
+static void dense_finish(dense_set *ds)
+{
+	hmatrix_finish(&ds->dm);
+	free(ds->shapes);
+	cm_finish(&ds->cm);
+}
+
+/* The subset for a tree learnt from ds: chosen on the dense matrix,
+ * completed for coverage on the measured shapes. */
+static int *dense_subset(const dense_set *ds, const hmatrix *m, const int *train, int n, const hoptions *o,
+                         int *nsubset, int *ncover)
+{
+	int *sub = xmalloc(((size_t)o->max_variants + (size_t)m->nvariants) * sizeof *sub + 1);
+	*nsubset = h_select_subset(&ds->dm, ds->shapes, ds->n, o->max_variants, o->goal, sub);
+	*ncover = h_cover(m, train, n, sub, nsubset);
+	return sub;
+}
+
+/* ---- Models of every selector -------------------------------------------- */
+
+struct hmodel {
+	int *subset;            /* the measured tree's */
+	int nsubset, ncover;
+	htree measured;
+	htree helion;
+	int *single_order;
+	double *scale;
+	nn_index *nn;
+	int *train;
+	int ntrain;
+	cost_model cost;        /* the final cost model (distilled only) */
+};
+
+typedef struct hmodel model;
+
+static void model_fit(model *md, const hmatrix *m, const int *train, int n, const hoptions *o,
+                      const htree_params *p)
+{
+	md->subset = xmalloc(((size_t)o->max_variants + (size_t)m->nvariants) * sizeof *md->subset + 1);
+	md->nsubset = h_select_subset(m, train, n, o->max_variants, o->goal, md->subset);
+	md->ncover = h_cover(m, train, n, md->subset, &md->nsubset);
+	htree_fit(&md->measured, m, train, n, md->subset, md->nsubset, p);
+	md->single_order = xmalloc((size_t)m->nvariants * sizeof *md->single_order + 1);
+	single_fit(m, train, n, md->single_order);
+	md->scale = xmalloc((size_t)m->nfeatures * sizeof *md->scale + 1);
+	nearest_scale(m, train, n, md->scale);
+	md->nn = nn_build(m, train, n, md->scale);
+	helion_fit(&md->helion, m, train, n, o->max_variants);
+	md->train = xmalloc((size_t)n * sizeof *md->train + 1);
+	memcpy(md->train, train, (size_t)n * sizeof *md->train);
+	md->ntrain = n;
+}
+
+static void model_finish(model *md)
+{
+	free(md->subset);
+	htree_finish(&md->measured);
+	htree_finish(&md->helion);
+	free(md->single_order);
+	free(md->scale);
+	nn_destroy(md->nn);
+	free(md->train);
+	cm_finish(&md->cost);
+}
+
+/* tree: the dispatch tree (SEL_TREE). */
+static int model_choose(const model *md, const htree *tree, const hmatrix *m, hselector sel,
+                        const double *feat, const bool *valid)
+{
+	switch (sel) {
+	case SEL_SINGLE:
+		return first_valid(valid, md->single_order, m->nvariants);
+	case SEL_NEAREST:
+		return nearest_choose(m, md->train, md->ntrain, md->scale, md->nn, feat, valid);
+	case SEL_HELION:
+		return htree_choose(&md->helion, feat, valid);
+	case SEL_MEASURED:
+		return htree_choose(&md->measured, feat, valid);
+	default:
+		return htree_choose(tree, feat, valid);
+	}
+}
+
+static const double *feat_of(const hmatrix *m, int s) { return &m->feat[(size_t)s * m->nfeatures]; }
+static const bool *valid_of(const hmatrix *m, int s) { return &m->valid[(size_t)s * m->nvariants]; }
+
+int h_choose(const hresult *r, const hmatrix *m, hselector sel, const double *feat, const bool *valid)
+{
+	if (!r->model)
+		return -1;
+	return model_choose(r->model, &r->tree, m, sel, feat, valid);
+}
+
+int h_predict_best(const hresult *r, const hmatrix *m, const int64_t *row, const bool *valid)
+{
+	const model *md = r->model;
+	if (!md || !md->cost.ncv)
+		return -1;
+	const cost_model *cm = &md->cost;
+	double *x = xmalloc((size_t)cm->ncv * m->ncost * sizeof *x + 1);
+	m->cost_row(m->valid_ctx, row, cm->cv, cm->ncv, x);
+	int best = -1;
+	double bp = INFINITY;
+	for (int j = 0; j < cm->ncv; j++) {
+		double p = cm_predict(cm, x + (size_t)j * m->ncost, j);
+		if (valid[cm->cv[j]] && p < bp) {
+			bp = p;
+			best = cm->cv[j];
+		}
+	}
+	free(x);
+	return best;
+}
+
+/* ---- Cross-validation ---------------------------------------------------- */
+
+/* Folds: held[f * n + i] says whether shapes[i] is held out in fold f. With
+ * shape rows, a fold holds out every shape with one value of one shape
+ * argument (with more than H_LOVO_GROUPS values, one of H_LOVO_GROUPS
+ * ranges of consecutive values), so the held-out shapes have a value the
+ * model never saw; otherwise k folds over a random permutation. */
+#define H_LOVO_GROUPS 6
+
+typedef struct folds {
+	int k, n;
+	unsigned char *held;
+	int npairs;             /* sum of the folds' held-out shapes */
+	bool lovo;
+} folds;
+
+static int cmp_i64(const void *a, const void *b)
+{
+	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+	return (x > y) - (x < y);
+}
+
+static void add_fold(folds *F, const unsigned char *held)
+{
+	int c = 0;
+	for (int i = 0; i < F->n; i++)
+		c += held[i];
+	if (c == 0 || c == F->n)
+		return;
+	F->held = xrealloc(F->held, ((size_t)F->k + 1) * F->n + 1);
+	memcpy(F->held + (size_t)F->k * F->n, held, (size_t)F->n);
+	F->k++;
+	F->npairs += c;
+}
+
+static void make_folds(folds *F, const hmatrix *m, const int *shapes, int n, int k, const int *rank)
+{
+	memset(F, 0, sizeof *F);
+	F->n = n;
+	unsigned char *held = xmalloc((size_t)n + 1);
+	int64_t *vals = xmalloc((size_t)n * sizeof *vals + 1);
+	for (int a = 0; m->rows && a < m->nargs; a++) {
+		for (int i = 0; i < n; i++)
+			vals[i] = m->rows[(size_t)shapes[i] * m->nargs + a];
+		qsort(vals, (size_t)n, sizeof *vals, cmp_i64);
+		int nd = 0;
+		for (int i = 0; i < n; i++)
+			if (i == 0 || vals[i] != vals[i - 1])
+				vals[nd++] = vals[i];
+		int ng = nd <= H_LOVO_GROUPS ? nd : H_LOVO_GROUPS;
+		for (int g = 0; g < ng && nd > 1; g++) {
+			for (int i = 0; i < n; i++) {
+				int64_t x = m->rows[(size_t)shapes[i] * m->nargs + a];
+				int lo = 0, hi = nd - 1;
+				while (lo < hi) { /* x's rank among the distinct values */
+					int mid = (lo + hi) / 2;
+					if (vals[mid] < x)
+						lo = mid + 1;
+					else
+						hi = mid;
+				}
+				held[i] = (int)((int64_t)lo * ng / nd) == g;
+			}
+			add_fold(F, held);
+		}
+	}
+	F->lovo = F->k > 0;
+	if (F->k == 0)
+		for (int f = 0; f < k; f++) {
+			for (int i = 0; i < n; i++)
+				held[i] = rank[i] % k == f;
+			add_fold(F, held);
+		}
+	free(held);
+	free(vals);
+}
+
+/* The tree sizes tried, simplest first; ties (within 0.1%) go to the
+ * simpler. A tree learnt from dense shapes counts its leaves in fractions
+ * of them. */
+static const int size_depths[] = {0, 1, 2, 3, 4, 5, 6, 8};
+static const int size_leaves[] = {8, 4, 2, 1};
+static const int dense_leaf_div[] = {25, 100, 400};
+#define NDEPTHS ((int)(sizeof size_depths / sizeof *size_depths))
+#define NLEAVES ((int)(sizeof size_leaves / sizeof *size_leaves))
+#define NDENSE_LEAVES ((int)(sizeof dense_leaf_div / sizeof *dense_leaf_div))
+
+static htree_params size_params(int i, bool dense, int ndense, double min_gain)
+{
+	/* depth 8 only for trees learnt from dense shapes */
+	int nl = dense ? NDENSE_LEAVES : NLEAVES;
+	int leaf = dense ? ndense / dense_leaf_div[i % nl] : size_leaves[i % nl];
+	return (htree_params){size_depths[i / nl], leaf < 1 ? 1 : leaf, min_gain};
+}
+
+static int nsizes(bool dense) { return dense ? NDEPTHS * NDENSE_LEAVES : (NDEPTHS - 1) * NLEAVES; }
+
+/* Held-out slowdowns of the trees of every size, fold by fold:
+ * sd[size * npairs + pair]. dense: learnt from the cost model's dense
+ * shapes (fitted on the fold's training shapes), else from the measured
+ * training shapes. */
+static void cv_trees(const hmatrix *m, const int *shapes, int n, const folds *F, const hoptions *o,
+                     bool dense, double *sd)
 {
 	int *train = xmalloc((size_t)n * sizeof *train + 1);
-	for (int f = 0; f < k; f++) {
+	int ns = nsizes(dense);
+	for (int f = 0, pair0 = 0; f < F->k; f++) {
+		const unsigned char *held = F->held + (size_t)f * n;
 		int nt = 0;
 		for (int i = 0; i < n; i++)
-			if (fold[i] != f)
+			if (!held[i])
 				train[nt++] = shapes[i];
-		if (nt == n)
-			continue;
-		model md;
-		if (tree_only) {
-			md = (model){0};
-			md.subset = xmalloc(((size_t)o->max_variants + (size_t)m->nvariants) * sizeof *md.subset + 1);
-			md.nsubset = h_select_subset(m, train, nt, o->max_variants, o->goal, md.subset);
-			h_cover(m, train, nt, md.subset, &md.nsubset);
-			htree_fit(&md.tree, m, train, nt, md.subset, md.nsubset, p);
+		dense_set ds = {0};
+		int nsub, ncov, *sub;
+		const hmatrix *fm = m;
+		const int *fs = train;
+		int fn = nt;
+		if (dense) {
+			distill_matrix(&ds, m, train, nt, H_DENSE_SHAPES / 2, o->seed + (uint64_t)f);
+			sub = dense_subset(&ds, m, train, nt, o, &nsub, &ncov);
+			fm = &ds.dm;
+			fs = ds.shapes;
+			fn = ds.n;
 		} else {
-			model_fit(&md, m, train, nt, o, p);
+			sub = xmalloc(((size_t)o->max_variants + (size_t)m->nvariants) * sizeof *sub + 1);
+			nsub = h_select_subset(m, train, nt, o->max_variants, o->goal, sub);
+			h_cover(m, train, nt, sub, &nsub);
 		}
-		for (int i = 0; i < n; i++) {
-			if (fold[i] != f)
-				continue;
-			for (int sel = tree_only ? SEL_TREE : 0; sel < SEL_COUNT; sel++)
-				sd[sel][i] = h_slowdown(m, shapes[i], model_choose(&md, m, (hselector)sel, shapes[i]));
+		for (int z = 0; z < ns; z++) {
+			htree_params p = size_params(z, dense, fn, o->min_gain);
+			htree t;
+			htree_fit(&t, fm, fs, fn, sub, nsub, &p);
+			for (int i = 0, pair = pair0; i < n; i++)
+				if (held[i])
+					sd[(size_t)z * F->npairs + pair++] =
+						h_slowdown(m, shapes[i], htree_choose(&t, feat_of(m, shapes[i]), valid_of(m, shapes[i])));
+			htree_finish(&t);
 		}
-		if (tree_only) {
-			free(md.subset);
-			htree_finish(&md.tree);
-		} else {
-			model_finish(&md);
-		}
+		for (int i = 0; i < n; i++)
+			pair0 += held[i];
+		free(sub);
+		if (dense)
+			dense_finish(&ds);
 	}
 	free(train);
 }
 
+/* The size with the lowest held-out cost (sd from cv_trees), and that
+ * cost's geomean. */
+static int best_size(const double *sd, int ns, int npairs, double *geomean)
+{
+	int best = 0;
+	double best_score = INFINITY;
+	for (int z = 0; z < ns; z++) {
+		double sum = 0;
+		for (int i = 0; i < npairs; i++)
+			sum += log(sd[(size_t)z * npairs + i]);
+		if (sum < best_score - npairs * log(1.001)) {
+			best_score = sum;
+			best = z;
+		}
+	}
+	*geomean = npairs ? exp(best_score / npairs) : 1;
+	return best;
+}
+
+/* Held-out slowdowns of the single variant, nearest neighbour and the
+ * Helion-style tree: sd[sel][pair]. */
+static void cv_baselines(const hmatrix *m, const int *shapes, int n, const folds *F, const hoptions *o,
+                         double *sd[SEL_COUNT])
+{
+	int *train = xmalloc((size_t)n * sizeof *train + 1);
+	htree_params p0 = {0, 1, o->min_gain};
+	for (int f = 0, pair = 0; f < F->k; f++) {
+		const unsigned char *held = F->held + (size_t)f * n;
+		int nt = 0;
+		for (int i = 0; i < n; i++)
+			if (!held[i])
+				train[nt++] = shapes[i];
+		model md = {0};
+		model_fit(&md, m, train, nt, o, &p0);
+		for (int i = 0; i < n; i++) {
+			if (!held[i])
+				continue;
+			for (int sel = SEL_SINGLE; sel <= SEL_HELION; sel++)
+				sd[sel][pair] = h_slowdown(m, shapes[i], model_choose(&md, NULL, m, (hselector)sel,
+				                                                       feat_of(m, shapes[i]), valid_of(m, shapes[i])));
+			pair++;
+		}
+		model_finish(&md);
+	}
+	free(train);
+}
+
+/* ---- Building it all ------------------------------------------------------ */
+
+const char *const h_selector_names[SEL_COUNT] = {"best single variant", "nearest neighbour",
+                                                 "Helion-style tree", "tree, measured only",
+                                                 "aotc decision tree"};
+
 void h_build(hresult *r, const hmatrix *m, const hoptions *o)
 {
 	memset(r, 0, sizeof *r);
-	lsd_table = xmalloc((size_t)m->nshapes * (size_t)m->nvariants * sizeof *lsd_table + 1);
-	for (int s = 0; s < m->nshapes; s++)
-		for (int v = 0; v < m->nvariants; v++)
-			lsd_table[(size_t)s * m->nvariants + v] = log(h_slowdown(m, s, v));
-	lsd_m = m;
-	order_tab = xmalloc((size_t)m->nfeatures * (size_t)m->nshapes * sizeof *order_tab + 1);
-	for (int f = 0; f < m->nfeatures; f++) {
-		int *o = order_tab + (size_t)f * m->nshapes;
-		for (int s = 0; s < m->nshapes; s++)
-			o[s] = s;
-		sort_m = m;
-		sort_f = f;
-		qsort(o, (size_t)m->nshapes, sizeof *o, cmp_by_feature);
-	}
-	order_mark = xcalloc((size_t)m->nshapes + 1, sizeof *order_mark);
-	order_stamp = 0;
-	order_m = m;
 	if (m->valid_at && m->rows && m->nargs > 0) {
 		int per = 1 + 2 * m->nargs;
 		int64_t *p = xmalloc((size_t)m->nargs * sizeof *p);
@@ -1026,11 +1692,9 @@ void h_build(hresult *r, const hmatrix *m, const hoptions *o)
 		else
 			r->uncovered++;
 	}
-	/* Folds over a random permutation. Beyond H_CV_SHAPES shapes, the tree
-	 * size and the held-out figures come from cross-validation over the
-	 * first H_CV_SHAPES of that permutation (in shape order) and only the
-	 * final models see every shape: CV is most of the work, and
-	 * H_CV_SHAPES shapes settle a tree's size as well as more would. */
+	/* Beyond H_CV_SHAPES shapes, the tree size and the held-out figures
+	 * come from cross-validation over H_CV_SHAPES of them drawn by the
+	 * seed (in shape order); only the final models see every shape. */
 	int *perm = xmalloc((size_t)n * sizeof *perm + 1);
 	for (int i = 0; i < n; i++)
 		perm[i] = i;
@@ -1042,95 +1706,106 @@ void h_build(hresult *r, const hmatrix *m, const hoptions *o)
 		perm[j] = t;
 	}
 	int ncv = n > H_CV_SHAPES ? H_CV_SHAPES : n;
-	int *cv_shapes = shapes, *fold = xmalloc((size_t)n * sizeof *fold + 1);
-	int k = o->folds < 2 ? 2 : o->folds;
-	if (k > ncv)
-		k = ncv > 1 ? ncv : 1;
-	if (ncv < n) {
-		bool *take = xcalloc((size_t)n + 1, 1);
-		for (int i = 0; i < ncv; i++)
-			take[perm[i]] = true;
-		cv_shapes = xmalloc((size_t)ncv * sizeof *cv_shapes + 1);
+	int *cv_shapes = xmalloc((size_t)ncv * sizeof *cv_shapes + 1), *rank = xmalloc((size_t)ncv * sizeof *rank + 1);
+	{
+		int *rk = xmalloc((size_t)n * sizeof *rk + 1);
+		for (int i = 0; i < n; i++)
+			rk[perm[i]] = i;
 		for (int i = 0, c = 0; i < n; i++)
-			if (take[i])
+			if (rk[i] < ncv) {
+				rank[c] = rk[i];
 				cv_shapes[c++] = shapes[i];
-		/* folds by permutation rank within the sample */
-		int *rank = xmalloc((size_t)n * sizeof *rank + 1);
-		for (int i = 0; i < n; i++)
-			rank[perm[i]] = i;
-		for (int i = 0, c = 0; i < n; i++)
-			if (take[i])
-				fold[c++] = rank[i] % k;
-		free(rank);
-		free(take);
-	} else {
-		for (int i = 0; i < n; i++)
-			fold[perm[i]] = i % k;
+			}
+		free(rk);
 	}
 	free(perm);
 	r->cv_shapes = ncv;
+	int k = o->folds < 2 ? 2 : o->folds;
+	if (k > ncv)
+		k = ncv > 1 ? ncv : 1;
+	folds F;
+	make_folds(&F, m, cv_shapes, ncv, ncv > 1 ? k : 0, rank);
+	free(rank);
+	r->folds = F.k;
+	r->lovo = F.lovo;
+	bool dense = o->distill && m->row_info && m->cost_row && m->ncost > 0 && m->rows && m->nargs > 0 &&
+	             n >= 2 && n < H_DENSE_SHAPES;
+	r->distilled = dense;
 
-	/* Tree size by held-out cost; ties (within 0.1%) go to the simpler. */
-	static const int depths[] = {0, 1, 2, 3, 4, 5, 6};
-	static const int leaves[] = {8, 4, 2, 1};
-	htree_params best = {0, 1, o->min_gain};
-	double best_score = INFINITY;
+	/* Tree sizes by held-out cost, then every selector's held-out figures. */
 	double *sd[SEL_COUNT];
 	for (int i = 0; i < SEL_COUNT; i++)
-		sd[i] = xmalloc((size_t)n * sizeof *sd[i] + 1);
-	for (size_t di = 0; di < sizeof depths / sizeof *depths && ncv > 1; di++)
-		for (size_t li = 0; li < sizeof leaves / sizeof *leaves; li++) {
-			htree_params p = {depths[di], leaves[li], o->min_gain};
-			cross_validate(m, cv_shapes, ncv, fold, k, o, &p, sd, true);
-			double sum = 0;
-			for (int i = 0; i < ncv; i++)
-				sum += log(sd[SEL_TREE][i]);
-			if (sum < best_score - ncv * log(1.001)) {
-				best_score = sum;
-				best = p;
-			}
+		sd[i] = xmalloc(((size_t)F.npairs > (size_t)n ? (size_t)F.npairs : (size_t)n) * sizeof *sd[i] + 1);
+	int zm = 0, zd = 0;
+	double gm = 1, gd = 1;
+	if (F.k > 0) {
+		double *tsd = xmalloc((size_t)nsizes(false) * F.npairs * sizeof *tsd + 1);
+		cv_trees(m, cv_shapes, ncv, &F, o, false, tsd);
+		zm = best_size(tsd, nsizes(false), F.npairs, &gm);
+		memcpy(sd[SEL_MEASURED], tsd + (size_t)zm * F.npairs, (size_t)F.npairs * sizeof *tsd);
+		free(tsd);
+		if (dense) {
+			tsd = xmalloc((size_t)nsizes(true) * F.npairs * sizeof *tsd + 1);
+			cv_trees(m, cv_shapes, ncv, &F, o, true, tsd);
+			zd = best_size(tsd, nsizes(true), F.npairs, &gd);
+			memcpy(sd[SEL_TREE], tsd + (size_t)zd * F.npairs, (size_t)F.npairs * sizeof *tsd);
+			free(tsd);
+		} else {
+			memcpy(sd[SEL_TREE], sd[SEL_MEASURED], (size_t)F.npairs * sizeof *sd[0]);
 		}
-	r->cv_geomean = ncv ? exp(best_score / ncv) : 1;
-
-	/* Held-out figures of all three selectors with that size. */
-	cross_validate(m, cv_shapes, ncv, fold, k, o, &best, sd, false);
+		cv_baselines(m, cv_shapes, ncv, &F, o, sd);
+	}
+	/* The dispatch is the distilled tree wherever there is a cost model,
+	 * even where its cross-validated figure is the higher: holding out the
+	 * extreme values of an argument makes the cost model extrapolate,
+	 * which it does worse than it interpolates, and on the H200 held-out
+	 * sets it won where cross-validation said otherwise (softmax 1.066
+	 * against 1.126; see docs/PERFORMANCE.md). */
+	r->distill_tried = dense;
+	r->distill_geomean = gd;
+	r->cv_geomean = dense ? gd : gm;
 	for (int sel = 0; sel < SEL_COUNT; sel++)
-		r->heldout[sel] = h_stats(sd[sel], ncv);
-	if (cv_shapes != shapes)
-		free(cv_shapes);
+		r->heldout[sel] = h_stats(sd[sel], F.npairs);
+	free(F.held);
+	free(cv_shapes);
 
 	/* The final models, on every shape, and their training figures. */
-	model md;
-	model_fit(&md, m, shapes, n, o, &best);
+	htree_params pm = size_params(zm, false, 0, o->min_gain);
+	model *md = xcalloc(1, sizeof *md);
+	model_fit(md, m, shapes, n, o, &pm);
+	if (dense) {
+		dense_set ds;
+		distill_matrix(&ds, m, shapes, n, H_DENSE_SHAPES, o->seed);
+		r->subset = dense_subset(&ds, m, shapes, n, o, &r->nsubset, &r->ncover);
+		htree_params pd = size_params(zd, true, ds.n, o->min_gain);
+		htree_fit(&r->tree, &ds.dm, ds.shapes, ds.n, r->subset, r->nsubset, &pd);
+		r->dense_shapes = ds.n - n;
+		md->cost = ds.cm;
+		ds.cm = (cost_model){0};
+		dense_finish(&ds);
+	} else {
+		r->subset = xmalloc(((size_t)md->nsubset + 1) * sizeof *r->subset);
+		memcpy(r->subset, md->subset, (size_t)md->nsubset * sizeof *r->subset);
+		r->nsubset = md->nsubset;
+		r->ncover = md->ncover;
+		htree_fit(&r->tree, m, shapes, n, r->subset, r->nsubset, &pm);
+	}
+	r->model = md;
 	for (int sel = 0; sel < SEL_COUNT; sel++) {
 		for (int i = 0; i < n; i++)
-			sd[sel][i] = h_slowdown(m, shapes[i], model_choose(&md, m, (hselector)sel, shapes[i]));
+			sd[sel][i] = h_slowdown(m, shapes[i], h_choose(r, m, (hselector)sel, feat_of(m, shapes[i]),
+			                                                valid_of(m, shapes[i])));
 		r->train[sel] = h_stats(sd[sel], n);
 	}
-	r->subset = md.subset;
-	r->nsubset = md.nsubset;
-	r->ncover = md.ncover;
-	r->tree = md.tree;
-	r->single_order = md.single_order;
-	r->single = m->nvariants ? md.single_order[0] : -1;
-	free(md.scale);
-	nn_destroy(md.nn);
-	htree_finish(&md.helion);
+	r->single_order = xmalloc((size_t)m->nvariants * sizeof *r->single_order + 1);
+	memcpy(r->single_order, md->single_order, (size_t)m->nvariants * sizeof *r->single_order);
+	r->single = m->nvariants ? md->single_order[0] : -1;
 	for (int i = 0; i < SEL_COUNT; i++)
 		free(sd[i]);
-	free(fold);
 	free(shapes);
-	lsd_m = NULL;
-	free(lsd_table);
-	lsd_table = NULL;
 	probe_m = NULL;
 	free(probe_valid);
 	probe_valid = NULL;
-	order_m = NULL;
-	free(order_tab);
-	free(order_mark);
-	order_tab = NULL;
-	order_mark = NULL;
 }
 
 void hresult_finish(hresult *r)
@@ -1138,13 +1813,15 @@ void hresult_finish(hresult *r)
 	free(r->subset);
 	htree_finish(&r->tree);
 	free(r->single_order);
+	if (r->model) {
+		model_finish(r->model);
+		free(r->model);
+	}
 	memset(r, 0, sizeof *r);
 }
 
 void h_print_report(strbuf *sb, const hresult *r, const hmatrix *m)
 {
-	static const char *names[SEL_COUNT] = {"best single variant", "nearest neighbour",
-	                                       "Helion-style tree", "aotc decision tree"};
 	int covered = m->nshapes - r->uncovered;
 	strbuf_printf(sb, "%d shapes (%d where no variant ran), %d variants; %d chosen for the dispatch",
 	              m->nshapes, r->uncovered, m->nvariants, r->nsubset);
@@ -1152,19 +1829,32 @@ void h_print_report(strbuf *sb, const hresult *r, const hmatrix *m)
 		strbuf_printf(sb, " (%d of them so that every shape near the measured ones has a valid variant)",
 		              r->ncover);
 	strbuf_putc(sb, '\n');
-	strbuf_printf(sb, "tree: depth %d, %d leaves (max depth %d, min leaf %d, chosen by cross-validation over %d shapes",
+	if (r->distilled)
+		strbuf_printf(sb, "tree learnt from a cost model's predictions on %d shapes spread over the measured range, "
+		              "and the measured shapes\n", r->dense_shapes);
+	else if (r->distill_tried)
+		strbuf_printf(sb, "tree learnt from the measured shapes: it generalises better in cross-validation than the "
+		              "tree distilled from the cost model (held-out %.3f)\n", r->distill_geomean);
+	else if (!m->row_info)
+		strbuf_puts(sb, "tree learnt from the measured shapes only (no kernel source: no cost model)\n");
+	strbuf_printf(sb, "tree: depth %d, %d leaves (max depth %d, min leaf %d), its size chosen by %d-fold "
+	              "cross-validation over %d shapes",
 	              htree_depth(&r->tree), htree_leaves(&r->tree), r->tree.max_depth, r->tree.min_leaf,
-	              r->cv_shapes);
+	              r->folds, r->cv_shapes);
 	if (r->cv_shapes < covered)
 		strbuf_printf(sb, " drawn from the %d, the held-out figures too", covered);
-	strbuf_puts(sb, ")\n\n");
-	strbuf_printf(sb, "%-22s %-28s %s\n", "slowdown vs oracle", "training shapes", "held-out shapes (cross-validated)");
+	strbuf_puts(sb, r->lovo ? "; each fold holds out one value (or range of values) of one shape argument\n\n"
+	                        : "; folds over random shapes\n\n");
+	strbuf_printf(sb, "%-22s %-28s %s\n", "slowdown vs oracle", "training shapes",
+	              r->lovo ? "held-out (leave one value out)" : "held-out (cross-validated)");
 	strbuf_printf(sb, "%-22s %8s %8s %8s   %8s %8s %8s %s\n", "selector", "geomean", "p90", "worst",
 	              "geomean", "p90", "worst", "misses");
 	for (int sel = 0; sel < SEL_COUNT; sel++) {
+		if (sel == SEL_MEASURED && !r->distill_tried)
+			continue; /* the same tree as the last line */
 		const hstats *t = &r->train[sel], *h = &r->heldout[sel];
-		strbuf_printf(sb, "%-22s %8.3f %8.3f %8.3f   %8.3f %8.3f %8.3f %d/%d\n", names[sel], t->geomean,
-		              t->p90, t->worst, h->geomean, h->p90, h->worst, t->misses, h->misses);
+		strbuf_printf(sb, "%-22s %8.3f %8.3f %8.3f   %8.3f %8.3f %8.3f %d/%d\n", h_selector_names[sel],
+		              t->geomean, t->p90, t->worst, h->geomean, h->p90, h->worst, t->misses, h->misses);
 	}
 	strbuf_printf(sb, "\nbest single variant: %s\nchosen variants:", r->single >= 0 ? m->variant_names[r->single] : "none");
 	for (int i = 0; i < r->nsubset; i++)

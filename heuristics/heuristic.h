@@ -39,6 +39,21 @@ typedef struct hmatrix {
 	int64_t *rows;
 	bool (*valid_at)(void *ctx, const int64_t *row, int v);
 	void *valid_ctx;
+	/* Optional, for the cost model (issue 10), with valid_ctx: the tree
+	 * features and validity at any row (false: none valid there), and
+	 * ncost cost-model features of each of vars[0..nvars) at a row, into
+	 * out[i * ncost ..]. */
+	bool (*row_info)(void *ctx, const int64_t *row, double *feat, bool *valid);
+	int ncost;
+	void (*cost_row)(void *ctx, const int64_t *row, const int *vars, int nvars, double *out);
+	const bool *cost_linear; /* ncost: features of the per-variant linear part */
+	double *lsd;            /* [s * nvariants + v]: log h_slowdown, by hmatrix_update_oracle */
+	/* Every feature's order over the shapes ([f * nshapes + i]) and a mark
+	 * per shape, by hmatrix_update_oracle: tree fitting takes a node's
+	 * sorted lists from them. Scratch, not part of the value. */
+	int *order;
+	unsigned *order_mark;
+	unsigned order_stamp;
 } hmatrix;
 
 /* Allocates the arrays for the given sizes (names NULL, times INFINITY,
@@ -117,8 +132,13 @@ void htree_print(strbuf *sb, const htree *t, const hmatrix *m);
 
 /* SEL_HELION is Helion's AOT heuristic, for comparison: variants chosen by
  * how many shapes they are within 10% of the best on (a 0/1 count), and an
- * entropy tree to depth 6 fitted to the per-shape best label. */
-typedef enum hselector { SEL_SINGLE, SEL_NEAREST, SEL_HELION, SEL_TREE, SEL_COUNT } hselector;
+ * entropy tree to depth 6 fitted to the per-shape best label. SEL_MEASURED
+ * is aotc's tree learnt from the measured shapes alone (the method before
+ * the cost model); SEL_TREE is the dispatch emitted: the tree distilled
+ * from the cost model where there is one, else the same as SEL_MEASURED. */
+typedef enum hselector { SEL_SINGLE, SEL_NEAREST, SEL_HELION, SEL_MEASURED, SEL_TREE, SEL_COUNT } hselector;
+
+extern const char *const h_selector_names[SEL_COUNT];
 
 typedef struct hstats {
 	double geomean, p90, worst;
@@ -135,29 +155,54 @@ typedef struct hoptions {
 	int folds;              /* default 5 */
 	uint64_t seed;
 	double min_gain;        /* default 1.005 */
+	bool distill;           /* default true: learn the tree from the cost model */
 } hoptions;
 
 void hoptions_default(hoptions *o);
+
+/* The cost model and the dense shapes the tree is distilled on. */
+#define H_DENSE_SHAPES 2000
+
+struct hmodel;
 
 typedef struct hresult {
 	int *subset;            /* the chosen variants, in order chosen */
 	int nsubset;
 	int ncover;             /* of which the last ncover were added for coverage */
-	htree tree;             /* fitted on every shape with the chosen size */
+	htree tree;             /* the dispatch: fitted on every shape with the chosen size */
+	bool distilled;         /* tree learnt from the cost model's predictions */
+	bool distill_tried;     /* ... was cross-validated (and lost if !distilled) */
+	double distill_geomean; /* its held-out geomean then */
+	int dense_shapes;       /* how many (predicted) shapes it was learnt from */
 	int single;             /* the best single variant */
 	int *single_order;      /* its fallback order: all variants by cost */
 	hstats train[SEL_COUNT], heldout[SEL_COUNT];
 	int uncovered;          /* shapes where no variant at all ran correctly */
 	double cv_geomean;      /* held-out geomean of the chosen tree size */
 	int cv_shapes;          /* shapes the cross-validation used (at most H_CV_SHAPES) */
+	int folds;              /* cross-validation folds */
+	bool lovo;              /* folds leave one value (range) of one shape argument out */
+	struct hmodel *model;   /* every selector's final model, for h_choose */
 } hresult;
 
-/* Chooses the subset and the tree size (k-fold CV over shapes, at most
- * H_CV_SHAPES of them), fits the
- * final tree on all shapes, and evaluates the three selectors on training
- * shapes and on cross-validated held-out shapes. */
+/* Chooses the subset and the tree size by cross-validation (leave one
+ * value, or one range of values, of one shape argument out; over at most
+ * H_CV_SHAPES shapes), fits the final models on all shapes, and evaluates
+ * every selector on training shapes and on the held-out folds. With a
+ * matrix that has cost_row and row_info and fewer than H_DENSE_SHAPES
+ * shapes (and o->distill), the dispatch tree is learnt from the cost
+ * model's predictions on H_DENSE_SHAPES shapes spread over (and a little
+ * beyond) the measured range, plus the measured shapes. */
 void h_build(hresult *r, const hmatrix *m, const hoptions *o);
 void hresult_finish(hresult *r);
+
+/* The variant selector sel of r (built on m) picks for feature vector feat
+ * where valid[] (m's variants) says which may run; -1 if none. */
+int h_choose(const hresult *r, const hmatrix *m, hselector sel, const double *feat, const bool *valid);
+
+/* The variant the cost model alone predicts fastest at a shape row (of the
+ * variants it models, where valid[]); -1 without a cost model. */
+int h_predict_best(const hresult *r, const hmatrix *m, const int64_t *row, const bool *valid);
 
 /* The table of SPEC §7 / issue 4: selectors × train / held-out. */
 void h_print_report(strbuf *sb, const hresult *r, const hmatrix *m);

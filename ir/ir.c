@@ -582,3 +582,150 @@ bool ir_source_hash_ok(const char *s)
 			return false;
 	return n == 32;
 }
+
+/* ---- Derived features ---------------------------------------------------- */
+
+/* Whether e uses shape arguments only (and literals), and at least one. */
+static bool shape_only(const kernel *k, const expr *e, bool *any)
+{
+	if (!e)
+		return true;
+	if (e->kind == EXPR_NAME) {
+		if (e->name_kind == NAME_PARAM && k->params[e->index].shape >= 0) {
+			*any = true;
+			return true;
+		}
+		return e->name_kind == NAME_CONST;
+	}
+	return shape_only(k, e->a, any) && shape_only(k, e->b, any) && shape_only(k, e->c, any);
+}
+
+/* A product of two or more shape arguments (literal factors allowed). */
+static int product_factors(const kernel *k, const expr *e)
+{
+	if (e->kind == EXPR_NAME)
+		return e->name_kind == NAME_PARAM && k->params[e->index].shape >= 0 ? 1 : -1000;
+	if (e->kind == EXPR_INT)
+		return 0;
+	if (e->kind == EXPR_BINARY && e->op == OP_MUL)
+		return product_factors(k, e->a) + product_factors(k, e->b);
+	return -1000;
+}
+
+typedef struct derive_ctx {
+	aotc_module *m;
+	kernel *k;
+	aexpr *out;
+	int n, cap;
+	int flags;             /* divisibility flags added */
+} derive_ctx;
+
+static expr *new_expr(derive_ctx *c, expr_kind kind, aotc_loc loc)
+{
+	expr *e = arena_alloc(&c->m->arena, sizeof *e);
+	memset(e, 0, sizeof *e);
+	e->kind = kind;
+	e->loc = loc;
+	return e;
+}
+
+static void add_feature(derive_ctx *c, expr *e)
+{
+	strbuf sb;
+	strbuf_init(&sb);
+	expr_print(&sb, e);
+	for (int i = 0; i < c->n; i++)
+		if (!strcmp(c->out[i].text, sb.data)) {
+			strbuf_finish(&sb);
+			return;
+		}
+	if (c->n < c->cap) {
+		c->out[c->n++] = (aexpr){e, arena_strdup(&c->m->arena, sb.data), e->loc};
+	}
+	strbuf_finish(&sb);
+}
+
+/* x % d == 0 */
+static void add_flag(derive_ctx *c, expr *x, int64_t d)
+{
+	if (d < 2 || c->flags >= IR_DERIVED_FLAGS)
+		return;
+	expr *lit = new_expr(c, EXPR_INT, x->loc), *zero = new_expr(c, EXPR_INT, x->loc);
+	lit->value = d;
+	expr *mod = new_expr(c, EXPR_BINARY, x->loc);
+	mod->op = OP_MOD;
+	mod->a = x;
+	mod->b = lit;
+	expr *eq = new_expr(c, EXPR_BINARY, x->loc);
+	eq->op = OP_EQ;
+	eq->a = mod;
+	eq->b = zero;
+	int before = c->n;
+	add_feature(c, eq);
+	c->flags += c->n > before;
+}
+
+/* divisor: a literal, or each value of a tunable */
+static void add_flags(derive_ctx *c, expr *x, const expr *d)
+{
+	bool any = false;
+	if (!shape_only(c->k, x, &any) || !any)
+		return;
+	if (d->kind == EXPR_INT)
+		add_flag(c, x, d->value);
+	else if (d->kind == EXPR_NAME && d->name_kind == NAME_TUNABLE)
+		for (int i = 0; i < c->k->tunables[d->index].nvalues; i++)
+			add_flag(c, x, c->k->tunables[d->index].values[i]);
+}
+
+/* x % d == 0 in a VALID_IF */
+static void flags_in_valid_if(derive_ctx *c, expr *e)
+{
+	if (!e)
+		return;
+	if (e->kind == EXPR_BINARY && e->op == OP_EQ && e->a->kind == EXPR_BINARY && e->a->op == OP_MOD &&
+	    e->b->kind == EXPR_INT && e->b->value == 0)
+		add_flags(c, e->a->a, e->a->b);
+	flags_in_valid_if(c, e->a);
+	flags_in_valid_if(c, e->b);
+	flags_in_valid_if(c, e->c);
+}
+
+/* cdiv(x, d) in a launch expression */
+static void flags_in_launch(derive_ctx *c, expr *e)
+{
+	if (!e)
+		return;
+	if (e->kind == EXPR_CALL && e->func == FN_CDIV)
+		add_flags(c, e->a, e->b);
+	flags_in_launch(c, e->a);
+	flags_in_launch(c, e->b);
+	flags_in_launch(c, e->c);
+}
+
+void ir_derive_features(aotc_module *m, kernel *k)
+{
+	if (k->nfeatures)
+		return;
+	derive_ctx c = {m, k, NULL, 0, k->nparams + k->nbuffers + IR_DERIVED_FLAGS, 0};
+	c.out = arena_alloc(&m->arena, (size_t)c.cap * sizeof *c.out + 1);
+	for (int i = 0; i < k->nparams; i++)
+		if (k->params[i].shape >= 0) {
+			expr *e = new_expr(&c, EXPR_NAME, k->params[i].loc);
+			e->name = k->params[i].name;
+			e->name_kind = NAME_PARAM;
+			e->index = i;
+			add_feature(&c, e);
+		}
+	for (int b = 0; b < k->nbuffers; b++)
+		if (k->buffers[b].count.e && product_factors(k, k->buffers[b].count.e) >= 2)
+			add_feature(&c, k->buffers[b].count.e);
+	for (int i = 0; i < k->nvalid_ifs; i++)
+		flags_in_valid_if(&c, k->valid_ifs[i].e);
+	const launch *ls[2] = {&k->grid, &k->block};
+	for (int l = 0; l < 2; l++)
+		for (int i = 0; i < ls[l]->ndims; i++)
+			flags_in_launch(&c, ls[l]->dims[i].e);
+	k->features = c.out;
+	k->nfeatures = c.n;
+}

@@ -270,6 +270,18 @@ int ir_first_invalid(const kernel *k, const int64_t *values, const int64_t *para
  * (the emitted dispatch does the same). Returns how many. */
 int ir_features(const kernel *k, const int64_t *params, int64_t *out);
 
+/* The most divisibility flags ir_derive_features adds. */
+#define IR_DERIVED_FLAGS 12
+
+/* Where a kernel has no AOTC_FEATURES, gives it the features the dispatch
+ * tree is offered instead (issue 10): the shape arguments, the products of
+ * shape arguments that are buffer sizes (M * N), and divisibility flags
+ * (x % d == 0, 1 or 0) of the shape expressions that a VALID_IF tests for
+ * divisibility or that the launch geometry divides with cdiv, for the
+ * literal divisor or each value of the tunable divisor. Allocated in m's
+ * arena. Nothing changes for a kernel with AOTC_FEATURES. */
+void ir_derive_features(aotc_module *m, kernel *k);
+
 /* grid[0..2], block[0..2], smem into dims[7] (absent ones 1, smem 0). On
  * failure returns the status and *which (0..6) the dimension: an
  * evaluation error, or EVAL_DOMAIN for a dimension outside [1, 2^32) (smem

@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "db.h"
 #include "emit.h"
@@ -190,6 +191,11 @@ static int run_per_kernel(options *o, diags *d, int mode)
 		 * that fit the architecture. */
 		if (!o->kernel && k->is_global != (strcmp(o->arch, "host") != 0))
 			continue;
+		/* The dispatch tree may split on derived features (where the
+		 * kernel names none): they are computed alike when learning and
+		 * in the emitted select(). */
+		if (mode != RUN_TUNE)
+			ir_derive_features(m, &m->kernels[i]);
 		if (mode == RUN_EMIT) {
 			status = emit_kernel(o, m, k, d);
 		} else if (mode == RUN_CHECK) {
@@ -475,8 +481,39 @@ static int cmd_report(options *o, diags *d)
 	tune_db *db = db_load(o->file, d);
 	if (!db)
 		return EXIT_ENV;
+	/* The kernel the database was tuned from, where its source is still
+	 * there unchanged: then report learns what emit learns (features,
+	 * validity, the cost model). */
+	aotc_module *km = NULL;
+	const kernel *k = NULL;
+	const char *why = NULL;
+	if (db->source && access(db->source, R_OK) == 0) {
+		diags quiet;
+		diags_init_buffered(&quiet);
+		options so = *o;
+		so.file = db->source;
+		km = load_module(&so, &quiet);
+		diags_finish(&quiet);
+		for (int i = 0; km && i < km->nkernels && !k; i++)
+			if (!strcmp(km->kernels[i].name, db->kernel))
+				k = &km->kernels[i];
+		if (!km || !k)
+			why = "does not parse or has no such kernel";
+		else if (strcmp(km->source_hash, db->source_hash) != 0)
+			why = "has changed since it was tuned", k = NULL;
+		else
+			ir_derive_features(km, &km->kernels[k - km->kernels]);
+	} else {
+		why = "is not there";
+	}
 	hmatrix m;
-	hmatrix_from_db(&m, db, NULL, d);
+	if (!hmatrix_from_db(&m, db, k, d)) {
+		k = NULL;
+		hmatrix_from_db(&m, db, NULL, d);
+	}
+	if (!k)
+		fprintf(stderr, "aotc: note: the source %s %s: features are the shape arguments, validity the recorded statuses, no cost model (aotc emit may learn another dispatch)\n",
+		        db->source ? db->source : "(none recorded)", why ? why : "does not match");
 	hoptions ho;
 	heuristic_options(o, &ho);
 	hresult r;
@@ -505,6 +542,7 @@ static int cmd_report(options *o, diags *d)
 	hresult_finish(&r);
 	hmatrix_from_db_finish(&m);
 	db_close(db);
+	ir_module_destroy(km);
 	return 0;
 }
 

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "heuristic.h"
+#include "costmodel.h"
 
 static int passed, failed;
 
@@ -206,8 +207,137 @@ static void test_deterministic(void)
 	strbuf_finish(&b);
 }
 
+/* ---- The cost model, distilled (issue 10) -------------------------------- */
+
+/* One shape argument x; the matrix's rows are x, the tree feature is x,
+ * every variant valid; the cost model sees log2 x (linear part) and the
+ * variant's one tunable. */
+typedef struct synth {
+	double (*time)(int v, double x);
+	int nvariants;
+} synth;
+
+static bool synth_row_info(void *ctx, const int64_t *row, double *feat, bool *valid)
+{
+	const synth *sy = ctx;
+	feat[0] = (double)row[0];
+	for (int v = 0; v < sy->nvariants; v++)
+		valid[v] = true;
+	return true;
+}
+
+static void synth_cost_row(void *ctx, const int64_t *row, const int *vars, int nvars, double *out)
+{
+	(void)ctx;
+	for (int i = 0; i < nvars; i++) {
+		out[i * 2] = log2((double)row[0]);
+		out[i * 2 + 1] = vars[i];
+	}
+}
+
+static const bool synth_linear[2] = {true, false};
+
+static void synth_matrix(hmatrix *m, synth *sy, const int64_t *xs, int n, double noise)
+{
+	hmatrix_init(m, n, sy->nvariants, 1);
+	names(m);
+	m->nargs = 1;
+	m->rows = malloc((size_t)n * sizeof *m->rows);
+	for (int s = 0; s < n; s++) {
+		m->rows[s] = xs[s];
+		m->feat[s] = (double)xs[s];
+		for (int v = 0; v < sy->nvariants; v++)
+			set(m, s, v, sy->time(v, (double)xs[s]) * (1 + noise * (uniform() - 0.5)));
+	}
+	m->valid_ctx = sy;
+	m->row_info = synth_row_info;
+	m->cost_row = synth_cost_row;
+	m->ncost = 2;
+	m->cost_linear = synth_linear;
+	hmatrix_update_oracle(m);
+}
+
+/* A: time x; B: 0.5 x + 950: B wins above x = 1900, between the grid
+ * points 1024 and 2048, whose geometric midpoint (1448) is 24% off. */
+static double breakpoint_time(int v, double x) { return v == 0 ? x : 0.5 * x + 950; }
+
+static void test_breakpoint(void)
+{
+	static const int64_t grid[] = {64, 128, 256, 512, 1024, 2048, 4096, 8192};
+	synth sy = {breakpoint_time, 2};
+	hmatrix m;
+	synth_matrix(&m, &sy, grid, 8, 0);
+	hoptions o;
+	hoptions_default(&o);
+	hresult r;
+	h_build(&r, &m, &o);
+	CHECK(r.distilled, "not distilled");
+	const htree *t = &r.tree;
+	CHECK(t->nnodes >= 3 && t->nodes[0].feature == 0, "no split at the root");
+	double th = t->nnodes ? t->nodes[0].threshold : 0;
+	CHECK(fabs(th - 1900) <= 190, "threshold %.0f, not within 10%% of 1900", th);
+	hresult_finish(&r);
+	hmatrix_finish(&m);
+}
+
+/* Two variants equal but for 0.4% noise: no split. */
+static double equal_time(int v, double x) { return (void)v, x; }
+
+static void test_noise_distilled(void)
+{
+	int64_t xs[24];
+	for (int i = 0; i < 24; i++)
+		xs[i] = (int64_t)(100 * pow(1.4, i));
+	synth sy = {equal_time, 2};
+	hmatrix m;
+	synth_matrix(&m, &sy, xs, 24, 0.004);
+	hoptions o;
+	hoptions_default(&o);
+	hresult r;
+	h_build(&r, &m, &o);
+	CHECK(r.distilled && htree_leaves(&r.tree) == 1, "%d leaves on noise", htree_leaves(&r.tree));
+	hresult_finish(&r);
+	hmatrix_finish(&m);
+}
+
+/* Two regimes: A (time x / 1000 + 1) for small x, B (time 2 + x / 4000)
+ * for large: equal at x = 1333. The distilled tree is the true rule: on
+ * dense shapes it picks the faster variant everywhere but within 10% of
+ * the boundary. */
+static double regime_time(int v, double x) { return v == 0 ? x / 1000 + 1 : 2 + x / 4000; }
+
+static void test_two_regimes(void)
+{
+	int64_t xs[12];
+	for (int i = 0; i < 12; i++)
+		xs[i] = (int64_t)(64 * pow(2, i * 0.9));
+	synth sy = {regime_time, 3};
+	hmatrix m;
+	synth_matrix(&m, &sy, xs, 12, 0);
+	hoptions o;
+	hoptions_default(&o);
+	hresult r;
+	h_build(&r, &m, &o);
+	int wrong = 0;
+	bool valid[3] = {true, true, true};
+	for (double x = 64; x < 64 * pow(2, 10); x *= 1.01) {
+		double f = floor(x);
+		int want = regime_time(0, f) <= regime_time(1, f) ? 0 : 1;
+		int got = htree_choose(&r.tree, &f, valid);
+		if (got != want && fabs(f / 1333.3 - 1) > 0.1)
+			wrong++;
+	}
+	CHECK(wrong == 0, "%d dense shapes routed against the rule", wrong);
+	CHECK(htree_leaves(&r.tree) == 2, "%d leaves", htree_leaves(&r.tree));
+	hresult_finish(&r);
+	hmatrix_finish(&m);
+}
+
 int main(void)
 {
+	test_breakpoint();
+	test_noise_distilled();
+	test_two_regimes();
 	test_threshold();
 	test_noise();
 	test_fallback();
