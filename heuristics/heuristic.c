@@ -537,6 +537,9 @@ static void grow(fit_ctx *c, int node, int *shapes, int n, int depth)
 		make_leaf(c, node, shapes, n);
 		return;
 	}
+	/* an inner node keeps the order it would have as a leaf: the tree cut
+	 * at a smaller depth (cross-validation of tree sizes) uses it */
+	make_leaf(c, node, shapes, n);
 	sort_by_feature(m, sorted, shapes, n, best_f);
 	int l = add_node(c->t), r = add_node(c->t);
 	hnode *nd = &c->t->nodes[node];
@@ -573,6 +576,20 @@ void htree_finish(htree *t)
 		free(t->nodes[i].order);
 	free(t->nodes);
 	memset(t, 0, sizeof *t);
+}
+
+/* The choice of t cut at depth: its nodes at that depth taken as leaves. */
+static int choose_cut(const htree *t, const double *feat, const bool *valid, int depth)
+{
+	if (!t->nnodes)
+		return -1;
+	const hnode *n = &t->nodes[0];
+	for (int d = 0; n->feature >= 0 && d < depth; d++)
+		n = &t->nodes[feat[n->feature] <= n->threshold ? n->left : n->right];
+	for (int i = 0; i < n->norder; i++)
+		if (valid[n->order[i]])
+			return n->order[i];
+	return -1;
 }
 
 int htree_choose(const htree *t, const double *feat, const bool *valid)
@@ -637,7 +654,7 @@ void htree_print(strbuf *sb, const htree *t, const hmatrix *m)
 
 void hoptions_default(hoptions *o)
 {
-	o->max_variants = 8;
+	o->max_variants = 12;
 	o->goal = 1.02;
 	o->folds = 5;
 	o->seed = 1;
@@ -1097,8 +1114,12 @@ static void dense_rows(const hmatrix *m, const int *train, int n, int count, uin
 			double u = (perm[i] + unit(&seed)) / count;
 			double x = exp(llo + (lhi - llo) * u);
 			double r = unit(&seed);
-			int64_t q = r < 0.5 ? 16 : r < 0.75 ? 4 : r < 0.875 ? 2 : 1;
-			int64_t v = (int64_t)llround(x / (double)q) * q;
+			double q = r < 0.5 ? 16 : r < 0.75 ? 4 : r < 0.875 ? 2 : 1;
+			x = round(x / q) * q;
+			/* within int64_t, and at most the measured maximum where that
+			 * is near its edge */
+			double top = (double)hi > 4e18 ? (double)hi : 4e18;
+			int64_t v = x >= top ? hi : x < 1 ? 1 : (int64_t)x;
 			if (v < 1)
 				v = lo < 1 ? lo : 1;
 			if (lo <= 0 && hi <= 0)
@@ -1146,7 +1167,8 @@ static double kern(const cost_model *cm, const double *p, const double *q)
 		double t = p[i] - q[i];
 		d += t * t;
 	}
-	return exp(-d / (2 * H_KERNEL_WIDTH * H_KERNEL_WIDTH));
+	double e = d / (2 * H_KERNEL_WIDTH * H_KERNEL_WIDTH);
+	return e > 40 ? 0 : exp(-e); /* below 5e-18: nothing */
 }
 
 static double cm_linear(const cost_model *cm, const double *x, int j)
@@ -1594,14 +1616,19 @@ static void cv_trees(const hmatrix *m, const int *shapes, int n, const folds *F,
 			nsub = h_select_subset(m, train, nt, o->max_variants, o->goal, sub);
 			h_cover(m, train, nt, sub, &nsub);
 		}
-		for (int z = 0; z < ns; z++) {
-			htree_params p = size_params(z, dense, fn, o->min_gain);
+		/* Greedy growth makes a tree's first levels those of any deeper
+		 * one grown alike: one tree per leaf size, cut at every depth. */
+		int nl = dense ? NDENSE_LEAVES : NLEAVES;
+		for (int li = 0; li < nl; li++) {
+			htree_params p = size_params(ns - nl + li, dense, fn, o->min_gain);
 			htree t;
 			htree_fit(&t, fm, fs, fn, sub, nsub, &p);
-			for (int i = 0, pair = pair0; i < n; i++)
-				if (held[i])
-					sd[(size_t)z * F->npairs + pair++] =
-						h_slowdown(m, shapes[i], htree_choose(&t, feat_of(m, shapes[i]), valid_of(m, shapes[i])));
+			for (int z = li; z < ns; z += nl)
+				for (int i = 0, pair = pair0; i < n; i++)
+					if (held[i])
+						sd[(size_t)z * F->npairs + pair++] =
+							h_slowdown(m, shapes[i], choose_cut(&t, feat_of(m, shapes[i]), valid_of(m, shapes[i]),
+							                                    size_depths[z / nl]));
 			htree_finish(&t);
 		}
 		for (int i = 0; i < n; i++)

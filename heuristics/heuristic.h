@@ -150,7 +150,7 @@ typedef struct hstats {
 hstats h_stats(double *sd, int n);
 
 typedef struct hoptions {
-	int max_variants;       /* default 8 */
+	int max_variants;       /* default 12 */
 	double goal;            /* default 1.02 */
 	int folds;              /* default 5 */
 	uint64_t seed;

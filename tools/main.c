@@ -52,7 +52,7 @@ static const char common_help[] =
 	"  -j N               compile workers (default: all cores)\n"
 	"  --seed N           seed for buffer contents, shape sampling and folds\n"
 	"  --compile-only     (tune) compile the reference and every variant; no device needed\n"
-	"  --max-variants N   variants the dispatch may choose among (default 8)\n"
+	"  --max-variants N   variants the dispatch may choose among (default 12)\n"
 	"  --goal G           stop adding variants at this geomean slowdown (default 1.02)\n"
 	"  --quiet, --verbose less or more output\n"
 	"  --help, --version\n";
@@ -476,6 +476,38 @@ static int cmd_emit(options *o, diags *d) { return run_per_kernel(o, d, RUN_EMIT
 static int cmd_compile(options *o, diags *d) { return run_per_kernel(o, d, RUN_COMPILE); }
 static int cmd_check(options *o, diags *d) { return run_per_kernel(o, d, RUN_CHECK); }
 
+/* The source a database names (as given to aotc tune, relative to where
+ * it ran): as it stands, else relative to the database's folder or one of
+ * the three above it (a database kept in <project>/templates/ that says
+ * templates/k.cu). malloc'd, or NULL. */
+static char *find_source(const char *source, const char *db_path)
+{
+	if (access(source, R_OK) == 0)
+		return xstrdup(source);
+	if (source[0] == '/')
+		return NULL;
+	char *dir = xstrdup(db_path);
+	for (int up = 0; up < 4; up++) {
+		char *slash = strrchr(dir, '/');
+		if (slash)
+			*slash = 0;
+		else if (!strcmp(dir, "."))
+			break;
+		else
+			strcpy(dir, ".");
+		strbuf sb;
+		strbuf_init(&sb);
+		strbuf_printf(&sb, "%s/%s", dir[0] ? dir : "/", source);
+		if (access(sb.data, R_OK) == 0) {
+			free(dir);
+			return sb.data;
+		}
+		strbuf_finish(&sb);
+	}
+	free(dir);
+	return NULL;
+}
+
 static int cmd_report(options *o, diags *d)
 {
 	tune_db *db = db_load(o->file, d);
@@ -487,11 +519,12 @@ static int cmd_report(options *o, diags *d)
 	aotc_module *km = NULL;
 	const kernel *k = NULL;
 	const char *why = NULL;
-	if (db->source && access(db->source, R_OK) == 0) {
+	char *src = db->source ? find_source(db->source, o->file) : NULL;
+	if (src) {
 		diags quiet;
 		diags_init_buffered(&quiet);
 		options so = *o;
-		so.file = db->source;
+		so.file = src;
 		km = load_module(&so, &quiet);
 		diags_finish(&quiet);
 		for (int i = 0; km && i < km->nkernels && !k; i++)
@@ -543,6 +576,7 @@ static int cmd_report(options *o, diags *d)
 	hmatrix_from_db_finish(&m);
 	db_close(db);
 	ir_module_destroy(km);
+	free(src);
 	return 0;
 }
 
