@@ -495,6 +495,17 @@ static void tree_code(out *o, const ctx *c, int node)
 	out_line(o, "}");
 }
 
+/* Whether the dispatch tree splits on feature f: select() computes only
+ * those (features of a kernel without AOTC_FEATURES are derived, many). */
+static bool feature_used(const ctx *c, int f)
+{
+	const htree *t = &c->hr->tree;
+	for (int i = 0; i < t->nnodes; i++)
+		if (t->nodes[i].feature == f)
+			return true;
+	return false;
+}
+
 static char *dispatch_c(const ctx *c)
 {
 	const kernel *k = c->k;
@@ -545,7 +556,8 @@ static char *dispatch_c(const ctx *c)
 	for (int i = 0; i < k->nvalid_ifs; i++)
 		note_helpers(k->valid_ifs[i].e, used);
 	for (int i = 0; i < k->nfeatures; i++)
-		note_helpers(k->features[i].e, used);
+		if (feature_used(c, i))
+			note_helpers(k->features[i].e, used);
 	const launch *ls[2] = {&k->grid, &k->block};
 	/* Launch dimensions over tunables only are evaluated here, per variant
 	 * (-1 when they cannot be: every dimension's range excludes it), so
@@ -570,6 +582,8 @@ static char *dispatch_c(const ctx *c)
 			gen_function(&o, name, &k->values[i].iexpr, NULL);
 		}
 	for (int i = 0; i < k->nfeatures; i++) {
+		if (!feature_used(c, i))
+			continue;
 		char name[32];
 		snprintf(name, sizeof name, "aot_feature%d", i);
 		gen_function(&o, name, &k->features[i], NULL);
@@ -698,8 +712,11 @@ static char *dispatch_c(const ctx *c)
 	int nf = k->nfeatures ? k->nfeatures : c->in->hm->nfeatures;
 	out_line(&o, "int64_t aot_f[%d];", nf ? nf : 1);
 	if (k->nfeatures) {
-		/* A feature that cannot be evaluated is 0, as in training. */
+		/* A feature that cannot be evaluated is 0, as in training; the
+		 * tree reads only those it splits on. */
 		for (int i = 0; i < k->nfeatures; i++) {
+			if (!feature_used(c, i))
+				continue;
 			out_line(&o, "if (aot_feature%d(aot_p, NULL, &aot_f[%d]))", i, i);
 			out_line(&o, "\taot_f[%d] = 0;", i);
 		}

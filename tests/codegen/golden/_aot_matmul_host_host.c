@@ -27,127 +27,11 @@ static const int64_t aot_params[AOT_NV][AOT_NT] = {
 	{INT64_C(64), INT64_C(256), INT64_C(32), INT64_C(1)},
 };
 
-static int aot_mul(int64_t a, int64_t b, int64_t *r)
-{
-	if (a > 0 ? (b > 0 ? a > INT64_MAX / b : b < INT64_MIN / a)
-	          : (b > 0 ? a < INT64_MIN / b : (a != 0 && b < INT64_MAX / a)))
-		return 1;
-	*r = a * b;
-	return 0;
-}
-
 static int aot_mod(int64_t a, int64_t b, int64_t *r)
 {
 	if (b == 0 || (a == INT64_MIN && b == -1))
 		return 1;
 	*r = a % b;
-	return 0;
-}
-
-/* M */
-static int aot_feature0(const int64_t *p, const int64_t *t, int64_t *out)
-{
-	int64_t v0;
-	(void)p;
-	(void)t;
-	v0 = p[0];
-	*out = v0;
-	return 0;
-}
-
-/* N */
-static int aot_feature1(const int64_t *p, const int64_t *t, int64_t *out)
-{
-	int64_t v0;
-	(void)p;
-	(void)t;
-	v0 = p[1];
-	*out = v0;
-	return 0;
-}
-
-/* K */
-static int aot_feature2(const int64_t *p, const int64_t *t, int64_t *out)
-{
-	int64_t v0;
-	(void)p;
-	(void)t;
-	v0 = p[2];
-	*out = v0;
-	return 0;
-}
-
-/* M * K */
-static int aot_feature3(const int64_t *p, const int64_t *t, int64_t *out)
-{
-	int64_t v0, v1, v2;
-	(void)p;
-	(void)t;
-	v1 = p[0];
-	v2 = p[2];
-	if (aot_mul(v1, v2, &v0))
-		return 1;
-	*out = v0;
-	return 0;
-}
-
-/* K * N */
-static int aot_feature4(const int64_t *p, const int64_t *t, int64_t *out)
-{
-	int64_t v0, v1, v2;
-	(void)p;
-	(void)t;
-	v1 = p[2];
-	v2 = p[1];
-	if (aot_mul(v1, v2, &v0))
-		return 1;
-	*out = v0;
-	return 0;
-}
-
-/* M * N */
-static int aot_feature5(const int64_t *p, const int64_t *t, int64_t *out)
-{
-	int64_t v0, v1, v2;
-	(void)p;
-	(void)t;
-	v1 = p[0];
-	v2 = p[1];
-	if (aot_mul(v1, v2, &v0))
-		return 1;
-	*out = v0;
-	return 0;
-}
-
-/* N % 4 == 0 */
-static int aot_feature6(const int64_t *p, const int64_t *t, int64_t *out)
-{
-	int64_t v0, v1, v2, v3, v4;
-	(void)p;
-	(void)t;
-	v2 = p[1];
-	v3 = INT64_C(4);
-	if (aot_mod(v2, v3, &v1))
-		return 1;
-	v4 = INT64_C(0);
-	v0 = v1 == v4;
-	*out = v0;
-	return 0;
-}
-
-/* N % 8 == 0 */
-static int aot_feature7(const int64_t *p, const int64_t *t, int64_t *out)
-{
-	int64_t v0, v1, v2, v3, v4;
-	(void)p;
-	(void)t;
-	v2 = p[1];
-	v3 = INT64_C(8);
-	if (aot_mod(v2, v3, &v1))
-		return 1;
-	v4 = INT64_C(0);
-	v0 = v1 == v4;
-	*out = v0;
 	return 0;
 }
 
@@ -205,22 +89,6 @@ int aot_matmul_host_host_select(int64_t M, int64_t N, int64_t K)
 {
 	int64_t aot_p[6] = {M, N, K, 0, 0, 0};
 	int64_t aot_f[8];
-	if (aot_feature0(aot_p, NULL, &aot_f[0]))
-		aot_f[0] = 0;
-	if (aot_feature1(aot_p, NULL, &aot_f[1]))
-		aot_f[1] = 0;
-	if (aot_feature2(aot_p, NULL, &aot_f[2]))
-		aot_f[2] = 0;
-	if (aot_feature3(aot_p, NULL, &aot_f[3]))
-		aot_f[3] = 0;
-	if (aot_feature4(aot_p, NULL, &aot_f[4]))
-		aot_f[4] = 0;
-	if (aot_feature5(aot_p, NULL, &aot_f[5]))
-		aot_f[5] = 0;
-	if (aot_feature6(aot_p, NULL, &aot_f[6]))
-		aot_f[6] = 0;
-	if (aot_feature7(aot_p, NULL, &aot_f[7]))
-		aot_f[7] = 0;
 	(void)aot_f;
 	if (aot_valid1(aot_p))
 		return 1; /* matmul_host<64, 256, 32, 1> */

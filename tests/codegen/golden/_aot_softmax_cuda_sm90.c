@@ -110,118 +110,6 @@ static int aot_feature2(const int64_t *p, const int64_t *t, int64_t *out)
 	return 0;
 }
 
-/* cols % 2 == 0 */
-static int aot_feature3(const int64_t *p, const int64_t *t, int64_t *out)
-{
-	int64_t v0, v1, v2, v3, v4;
-	(void)p;
-	(void)t;
-	v2 = p[1];
-	v3 = INT64_C(2);
-	if (aot_mod(v2, v3, &v1))
-		return 1;
-	v4 = INT64_C(0);
-	v0 = v1 == v4;
-	*out = v0;
-	return 0;
-}
-
-/* cols % 4 == 0 */
-static int aot_feature4(const int64_t *p, const int64_t *t, int64_t *out)
-{
-	int64_t v0, v1, v2, v3, v4;
-	(void)p;
-	(void)t;
-	v2 = p[1];
-	v3 = INT64_C(4);
-	if (aot_mod(v2, v3, &v1))
-		return 1;
-	v4 = INT64_C(0);
-	v0 = v1 == v4;
-	*out = v0;
-	return 0;
-}
-
-/* rows % 2 == 0 */
-static int aot_feature5(const int64_t *p, const int64_t *t, int64_t *out)
-{
-	int64_t v0, v1, v2, v3, v4;
-	(void)p;
-	(void)t;
-	v2 = p[0];
-	v3 = INT64_C(2);
-	if (aot_mod(v2, v3, &v1))
-		return 1;
-	v4 = INT64_C(0);
-	v0 = v1 == v4;
-	*out = v0;
-	return 0;
-}
-
-/* rows % 4 == 0 */
-static int aot_feature6(const int64_t *p, const int64_t *t, int64_t *out)
-{
-	int64_t v0, v1, v2, v3, v4;
-	(void)p;
-	(void)t;
-	v2 = p[0];
-	v3 = INT64_C(4);
-	if (aot_mod(v2, v3, &v1))
-		return 1;
-	v4 = INT64_C(0);
-	v0 = v1 == v4;
-	*out = v0;
-	return 0;
-}
-
-/* rows % 8 == 0 */
-static int aot_feature7(const int64_t *p, const int64_t *t, int64_t *out)
-{
-	int64_t v0, v1, v2, v3, v4;
-	(void)p;
-	(void)t;
-	v2 = p[0];
-	v3 = INT64_C(8);
-	if (aot_mod(v2, v3, &v1))
-		return 1;
-	v4 = INT64_C(0);
-	v0 = v1 == v4;
-	*out = v0;
-	return 0;
-}
-
-/* rows % 16 == 0 */
-static int aot_feature8(const int64_t *p, const int64_t *t, int64_t *out)
-{
-	int64_t v0, v1, v2, v3, v4;
-	(void)p;
-	(void)t;
-	v2 = p[0];
-	v3 = INT64_C(16);
-	if (aot_mod(v2, v3, &v1))
-		return 1;
-	v4 = INT64_C(0);
-	v0 = v1 == v4;
-	*out = v0;
-	return 0;
-}
-
-/* rows % 32 == 0 */
-static int aot_feature9(const int64_t *p, const int64_t *t, int64_t *out)
-{
-	int64_t v0, v1, v2, v3, v4;
-	(void)p;
-	(void)t;
-	v2 = p[0];
-	v3 = INT64_C(32);
-	if (aot_mod(v2, v3, &v1))
-		return 1;
-	v4 = INT64_C(0);
-	v0 = v1 == v4;
-	*out = v0;
-	return 0;
-}
-
 /* Launch limits of every CUDA device: grid.x < 2^31, grid.y and grid.z <= 65535,
  * block <= 1024 x 1024 x 64 and at most 1024 threads. */
 
@@ -970,20 +858,6 @@ int aot_softmax_cuda_sm90_select(int64_t rows, int64_t cols)
 		aot_f[1] = 0;
 	if (aot_feature2(aot_p, NULL, &aot_f[2]))
 		aot_f[2] = 0;
-	if (aot_feature3(aot_p, NULL, &aot_f[3]))
-		aot_f[3] = 0;
-	if (aot_feature4(aot_p, NULL, &aot_f[4]))
-		aot_f[4] = 0;
-	if (aot_feature5(aot_p, NULL, &aot_f[5]))
-		aot_f[5] = 0;
-	if (aot_feature6(aot_p, NULL, &aot_f[6]))
-		aot_f[6] = 0;
-	if (aot_feature7(aot_p, NULL, &aot_f[7]))
-		aot_f[7] = 0;
-	if (aot_feature8(aot_p, NULL, &aot_f[8]))
-		aot_f[8] = 0;
-	if (aot_feature9(aot_p, NULL, &aot_f[9]))
-		aot_f[9] = 0;
 	(void)aot_f;
 	if (aot_f[1] <= INT64_C(3626)) {
 		if (aot_f[1] <= INT64_C(1267)) {
