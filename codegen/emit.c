@@ -414,6 +414,9 @@ static void provenance(out *o, const ctx *c, const char *what)
 	              r->train[SEL_TREE].geomean, r->train[SEL_TREE].worst, r->folds,
 	              r->lovo ? ", each fold one value or range of one shape argument" : "",
 	              r->heldout[SEL_TREE].geomean, r->heldout[SEL_TREE].worst);
+	if (in->eval)
+		strbuf_printf(sb, " * Measured on %d held-out shapes (aotc eval database): geomean %.3f, worst %.3f.\n",
+		              in->neval, in->eval->geomean, in->eval->worst);
 	strbuf_printf(sb, " * Regenerate with: aotc emit ");
 	put_comment_text(sb, c->source);
 	strbuf_printf(sb, " --arch %s --db DIR", in->arch);

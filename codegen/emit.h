@@ -31,6 +31,8 @@ typedef struct emit_input {
 	const hresult *hr;         /* the heuristic on hm */
 	const char *out_dir;
 	const char *include_as;    /* what the launcher's #include names; NULL: the file name */
+	const hstats *eval;        /* the dispatch on an aotc eval database's shapes, or NULL */
+	int neval;                 /* how many */
 } emit_input;
 
 /* "cuda_sm90", "host", "rocm_gfx90a" into buf. */

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "db.h"
 #include "from_db.h"
@@ -13,6 +14,64 @@ static void stats_line(const char *name, double *sd, int n)
 {
 	hstats st = h_stats(sd, n);
 	printf("%-22s %8.3f %8.3f %8.3f %d\n", name, st.geomean, st.p90, st.worst, st.misses);
+}
+
+int eval_selectors(const hresult *r, const hmatrix *mt, const hmatrix *me, hstats st[SEL_COUNT])
+{
+	int *map = xmalloc((size_t)mt->nvariants * sizeof *map + 1);
+	bool *valid = xmalloc((size_t)mt->nvariants * sizeof *valid + 1);
+	for (int v = 0; v < mt->nvariants; v++) {
+		map[v] = -1;
+		for (int u = 0; u < me->nvariants && map[v] < 0; u++)
+			if (!strcmp(mt->variant_names[v], me->variant_names[u]))
+				map[v] = u;
+	}
+	double *sd[SEL_COUNT];
+	for (int sel = 0; sel < SEL_COUNT; sel++)
+		sd[sel] = xmalloc((size_t)me->nshapes * sizeof *sd[sel] + 1);
+	int n = 0;
+	for (int s = 0; s < me->nshapes; s++) {
+		if (!isfinite(me->oracle[s]))
+			continue;
+		for (int v = 0; v < mt->nvariants; v++)
+			valid[v] = map[v] >= 0 && h_valid(me, s, map[v]);
+		for (int sel = 0; sel < SEL_COUNT; sel++) {
+			int c = h_choose(r, mt, (hselector)sel, &me->feat[(size_t)s * me->nfeatures], valid);
+			sd[sel][n] = c >= 0 ? h_slowdown(me, s, map[c]) : H_MISS_SLOWDOWN;
+		}
+		n++;
+	}
+	for (int sel = 0; sel < SEL_COUNT && n > 0; sel++)
+		st[sel] = h_stats(sd[sel], n);
+	for (int sel = 0; sel < SEL_COUNT; sel++)
+		free(sd[sel]);
+	free(map);
+	free(valid);
+	return n;
+}
+
+bool eval_matrix_for(const char *db_path, const kernel *k, tune_db **db, hmatrix *me)
+{
+	strbuf p;
+	strbuf_init(&p);
+	const char *slash = strrchr(db_path, '/');
+	if (slash)
+		strbuf_printf(&p, "%.*s/eval/%s", (int)(slash - db_path), db_path, slash + 1);
+	else
+		strbuf_printf(&p, "eval/%s", db_path);
+	*db = NULL;
+	if (access(p.data, R_OK) == 0) {
+		diags quiet;
+		diags_init_buffered(&quiet);
+		*db = db_load(p.data, &quiet);
+		if (*db && !hmatrix_from_db(me, *db, k, &quiet)) {
+			db_close(*db);
+			*db = NULL;
+		}
+		diags_finish(&quiet);
+	}
+	strbuf_finish(&p);
+	return *db != NULL;
 }
 
 int eval_kernel(const aotc_module *m, const kernel *k, const tune_options *o, const hoptions *ho,

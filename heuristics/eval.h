@@ -5,6 +5,7 @@
 
 #include "heuristic.h"
 #include "ir.h"
+#include "db.h"
 #include "tune.h"
 
 /* Tunes every variant on o->shapes_file into <db>/eval (reusing what is
@@ -13,5 +14,16 @@
  * shape, with the best single variant beside it. Returns an exit status. */
 int eval_kernel(const aotc_module *m, const kernel *k, const tune_options *o,
                 const hoptions *ho, diags *d);
+
+/* Every selector of r (learnt from mt) on the shapes of a held-out matrix
+ * me (from an aotc eval database, variants matched by name): slowdowns
+ * against me's per-shape best. Returns how many held-out shapes had a
+ * variant that ran (0: st untouched). */
+int eval_selectors(const hresult *r, const hmatrix *mt, const hmatrix *me, hstats st[SEL_COUNT]);
+
+/* The aotc eval database for the training database at db_path
+ * (<its folder>/eval/<its name>) as a matrix with kernel k, if there is
+ * one that fits; false (nothing to finish) otherwise. */
+bool eval_matrix_for(const char *db_path, const kernel *k, tune_db **db, hmatrix *me);
 
 #endif

@@ -1847,7 +1847,7 @@ void hresult_finish(hresult *r)
 	memset(r, 0, sizeof *r);
 }
 
-void h_print_report(strbuf *sb, const hresult *r, const hmatrix *m)
+void h_print_report(strbuf *sb, const hresult *r, const hmatrix *m, const hstats *eval, int neval)
 {
 	int covered = m->nshapes - r->uncovered;
 	strbuf_printf(sb, "%d shapes (%d where no variant ran), %d variants; %d chosen for the dispatch",
@@ -1872,16 +1872,25 @@ void h_print_report(strbuf *sb, const hresult *r, const hmatrix *m)
 		strbuf_printf(sb, " drawn from the %d, the held-out figures too", covered);
 	strbuf_puts(sb, r->lovo ? "; each fold holds out one value (or range of values) of one shape argument\n\n"
 	                        : "; folds over random shapes\n\n");
-	strbuf_printf(sb, "%-22s %-28s %s\n", "slowdown vs oracle", "training shapes",
+	strbuf_printf(sb, "%-22s %-28s %-34s", "slowdown vs oracle", "training shapes",
 	              r->lovo ? "held-out (leave one value out)" : "held-out (cross-validated)");
-	strbuf_printf(sb, "%-22s %8s %8s %8s   %8s %8s %8s %s\n", "selector", "geomean", "p90", "worst",
+	if (neval > 0)
+		strbuf_printf(sb, "measured held-out (aotc eval, %d shapes)", neval);
+	strbuf_printf(sb, "\n%-22s %8s %8s %8s   %8s %8s %8s %-7s", "selector", "geomean", "p90", "worst",
 	              "geomean", "p90", "worst", "misses");
+	if (neval > 0)
+		strbuf_printf(sb, "   %8s %8s %8s %s", "geomean", "p90", "worst", "misses");
+	strbuf_putc(sb, '\n');
 	for (int sel = 0; sel < SEL_COUNT; sel++) {
 		if (sel == SEL_MEASURED && !r->distill_tried)
 			continue; /* the same tree as the last line */
 		const hstats *t = &r->train[sel], *h = &r->heldout[sel];
-		strbuf_printf(sb, "%-22s %8.3f %8.3f %8.3f   %8.3f %8.3f %8.3f %d/%d\n", h_selector_names[sel],
+		strbuf_printf(sb, "%-22s %8.3f %8.3f %8.3f   %8.3f %8.3f %8.3f %d/%d", h_selector_names[sel],
 		              t->geomean, t->p90, t->worst, h->geomean, h->p90, h->worst, t->misses, h->misses);
+		if (neval > 0)
+			strbuf_printf(sb, "%*s   %8.3f %8.3f %8.3f %d", 4, "", eval[sel].geomean, eval[sel].p90,
+			              eval[sel].worst, eval[sel].misses);
+		strbuf_putc(sb, '\n');
 	}
 	strbuf_printf(sb, "\nbest single variant: %s\nchosen variants:", r->single >= 0 ? m->variant_names[r->single] : "none");
 	for (int i = 0; i < r->nsubset; i++)

@@ -205,6 +205,8 @@ int h_choose(const hresult *r, const hmatrix *m, hselector sel, const double *fe
 int h_predict_best(const hresult *r, const hmatrix *m, const int64_t *row, const bool *valid);
 
 /* The table of SPEC §7 / issue 4: selectors × train / held-out. */
-void h_print_report(strbuf *sb, const hresult *r, const hmatrix *m);
+/* With eval (neval > 0): each selector's figures on the neval shapes of an
+ * aotc eval database beside the others. */
+void h_print_report(strbuf *sb, const hresult *r, const hmatrix *m, const hstats *eval, int neval);
 
 #endif

@@ -355,8 +355,18 @@ static int emit_kernel(options *o, const aotc_module *m, const kernel *k, diags 
 		diag_plain_error(d, "no variant of '%s' ran correctly in %s", k->name, db->path);
 		status = EXIT_NO_VARIANT;
 	} else {
+		hstats est[SEL_COUNT];
+		int neval = 0;
+		tune_db *edb = NULL;
+		hmatrix em;
+		if (eval_matrix_for(db->path, k, &edb, &em)) {
+			neval = eval_selectors(&r, &hm, &em, est);
+			hmatrix_from_db_finish(&em);
+			db_close(edb);
+		}
 		emit_input in = {.m = m, .k = k, .arch = o->arch, .db = db, .hm = &hm, .hr = &r,
-		                 .out_dir = o->out_dir, .include_as = o->include_as};
+		                 .out_dir = o->out_dir, .include_as = o->include_as,
+		                 .eval = neval > 0 ? &est[SEL_TREE] : NULL, .neval = neval};
 		status = emit_files(&in, d);
 		if (status == 0 && !o->quiet) {
 			char tag[64];
@@ -569,7 +579,16 @@ static int cmd_report(options *o, diags *d)
 	free(wins);
 	strbuf sb;
 	strbuf_init(&sb);
-	h_print_report(&sb, &r, &m);
+	hstats est[SEL_COUNT];
+	int neval = 0;
+	tune_db *edb = NULL;
+	hmatrix em;
+	if (k && eval_matrix_for(o->file, k, &edb, &em)) {
+		neval = eval_selectors(&r, &m, &em, est);
+		hmatrix_from_db_finish(&em);
+		db_close(edb);
+	}
+	h_print_report(&sb, &r, &m, est, neval);
 	fputs(sb.data, stdout);
 	strbuf_finish(&sb);
 	hresult_finish(&r);

@@ -16,8 +16,9 @@ for k in sgemm softmax; do
 	fi
 	"$aotc" report "$db" >"$tmp/b" 2>&1
 	if cmp -s "$tmp/a" "$tmp/b"; then pass=$((pass + 1)); else echo "FAIL $k: two reports differ"; fail=$((fail + 1)); fi
-	# held-out geomean: the 5th number on each selector's line
-	held() { grep "^$1" "$tmp/a" | awk '{print $(NF-3)}'; }
+	# held-out geomean: the number three before the misses ("0/0") on each
+	# selector's line (measured held-out figures may follow)
+	held() { grep "^$1" "$tmp/a" | awk '{for (i = 1; i <= NF; i++) if ($i ~ /^[0-9]+\/[0-9]+$/) print $(i - 3)}'; }
 	tree=$(held "aotc decision tree")
 	for other in "best single variant" "nearest neighbour" "Helion-style tree"; do
 		o=$(held "$other")
