@@ -16,23 +16,25 @@ typedef struct row_ctx {
 	const kernel *k;       /* NULL: the database alone */
 	const tune_db *db;
 	shape_set ss;
-	int64_t *params, *feat;
 	double sm_count;       /* the device's multiprocessors (1 if unknown) */
 	bool *linear;          /* per cost feature: in the per-variant linear part */
 	const expr *cdivs[MAX_CDIVS]; /* the cdiv() calls of AOTC_GRID */
 	int ncdivs;
 } row_ctx;
 
-/* Parameters of a row; false when an AOTC_VALUE cannot be evaluated. */
-static bool row_params(row_ctx *c, const int64_t *row)
+/* Parameters of a row into params (k->nparams); false when an AOTC_VALUE
+ * cannot be evaluated. The callbacks keep their scratch on the stack: the
+ * heuristic calls them from several threads. */
+static bool row_params(const row_ctx *c, const int64_t *row, int64_t *params)
 {
-	return shape_param_values(c->k, &c->ss, row, c->params) == EVAL_OK;
+	return shape_param_values(c->k, &c->ss, row, params) == EVAL_OK;
 }
 
 static bool valid_at(void *ctx, const int64_t *row, int v)
 {
-	row_ctx *c = ctx;
-	return row_params(c, row) && ir_dispatchable(c->k, c->db->configs[v].values, c->params);
+	const row_ctx *c = ctx;
+	int64_t params[c->k->nparams + 1];
+	return row_params(c, row, params) && ir_dispatchable(c->k, c->db->configs[v].values, params);
 }
 
 static bool row_info(void *ctx, const int64_t *row, double *feat, bool *valid);
@@ -51,20 +53,21 @@ bool hmatrix_row(const hmatrix *m, const int64_t *row, double *feat, bool *valid
 
 static bool row_info(void *ctx, const int64_t *row, double *feat, bool *valid)
 {
-	row_ctx *c = ctx;
+	const row_ctx *c = ctx;
 	int nf = c->k->nfeatures ? c->k->nfeatures : c->ss.nargs, nv = c->db->nconfigs;
-	if (!row_params(c, row)) {
+	int64_t params[c->k->nparams + 1], fv[c->k->nfeatures + c->k->nparams + 1];
+	if (!row_params(c, row, params)) {
 		for (int f = 0; f < nf; f++)
 			feat[f] = 0;
 		for (int v = 0; v < nv; v++)
 			valid[v] = false;
 		return false;
 	}
-	ir_features(c->k, c->params, c->feat);
+	ir_features(c->k, params, fv);
 	for (int f = 0; f < nf; f++)
-		feat[f] = (double)c->feat[f];
+		feat[f] = (double)fv[f];
 	for (int v = 0; v < nv; v++)
-		valid[v] = ir_dispatchable(c->k, c->db->configs[v].values, c->params);
+		valid[v] = ir_dispatchable(c->k, c->db->configs[v].values, params);
 	return true;
 }
 
@@ -117,11 +120,12 @@ static int twos(int64_t x)
 
 static void cost_row(void *ctx, const int64_t *row, const int *vars, int nvars, double *out)
 {
-	row_ctx *c = ctx;
+	const row_ctx *c = ctx;
 	const tune_db *db = c->db;
 	int nargs = db->nshape_args, nt = db->ntunables;
 	int per = cost_count(c, nargs, nt);
-	bool have = c->k && row_params(c, row);
+	int64_t params[(c->k ? c->k->nparams : 0) + 1];
+	bool have = c->k && row_params(c, row, params);
 	for (int i = 0; i < nvars; i++) {
 		double *o = out + (size_t)i * per;
 		const int64_t *tv = db->configs[vars[i]].values;
@@ -137,7 +141,7 @@ static void cost_row(void *ctx, const int64_t *row, const int *vars, int nvars, 
 		double blocks = 0, threads = 0;
 		int64_t dims[7];
 		int which;
-		eval_env env = {.tunables = tv, .ntunables = nt, .params = c->params, .nparams = c->k->nparams};
+		eval_env env = {.tunables = tv, .ntunables = nt, .params = params, .nparams = c->k->nparams};
 		if (have && ir_launch_dims(&c->k->grid, &c->k->block, &c->k->smem, &env, dims, &which) == EVAL_OK) {
 			blocks = (double)dims[0] * (double)dims[1] * (double)dims[2];
 			threads = (double)dims[3] * (double)dims[4] * (double)dims[5];
@@ -164,7 +168,7 @@ static void cost_row(void *ctx, const int64_t *row, const int *vars, int nvars, 
 		 * thread (a loop count the grid does not show) */
 		for (int b = 0; b < nbufs(c); b++) {
 			int64_t count = 0;
-			eval_env pe = {.params = c->params, .nparams = c->k->nparams};
+			eval_env pe = {.params = params, .nparams = c->k->nparams};
 			bool ok = have && expr_eval(c->k->buffers[b].count.e, &pe, &count) == EVAL_OK && count > 0 &&
 			          blocks * threads > 0;
 			o[n++] = ok ? log2((double)count / (blocks * threads)) : -64;
@@ -178,8 +182,6 @@ void hmatrix_from_db_finish(hmatrix *m)
 	if (c) {
 		if (c->k)
 			shape_set_finish(&c->ss);
-		free(c->params);
-		free(c->feat);
 		free(c->linear);
 		free(c);
 	}
@@ -205,8 +207,6 @@ bool hmatrix_from_db(hmatrix *m, const tune_db *db, const kernel *k, diags *d)
 			memset(m, 0, sizeof *m);
 			return false;
 		}
-		c->params = xcalloc((size_t)k->nparams + 1, sizeof *c->params);
-		c->feat = xcalloc((size_t)(k->nfeatures + k->nparams) + 1, sizeof *c->feat);
 		for (int i = 0; i < k->grid.ndims; i++)
 			find_cdivs(c, k->grid.dims[i].e);
 	}

@@ -1,8 +1,10 @@
 #include "heuristic.h"
 
 #include <math.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "costmodel.h"
 
@@ -407,8 +409,8 @@ static void make_leaf(fit_ctx *c, int node, const int *shapes, int n)
 	free(count);
 }
 
-static const hmatrix *sort_m;
-static int sort_f;
+static _Thread_local const hmatrix *sort_m; /* qsort context: the heuristic runs folds on threads */
+static _Thread_local int sort_f;
 
 static int cmp_by_feature(const void *a, const void *b)
 {
@@ -715,8 +717,8 @@ typedef struct nn_index {
 
 enum { NN_LEAF = 8 };
 
-static const nn_index *sort_ix;
-static int sort_dim;
+static _Thread_local const nn_index *sort_ix;
+static _Thread_local int sort_dim;
 
 static int cmp_by_dim(const void *a, const void *b)
 {
@@ -1589,55 +1591,115 @@ static int nsizes(bool dense) { return dense ? NDEPTHS * NDENSE_LEAVES : (NDEPTH
  * sd[size * npairs + pair]. dense: learnt from the cost model's dense
  * shapes (fitted on the fold's training shapes), else from the measured
  * training shapes. */
+typedef struct cv_job {
+	const hmatrix *m;
+	const int *shapes;
+	int n;
+	const folds *F;
+	const hoptions *o;
+	bool dense;
+	double *sd;
+	const int *pair0;       /* per fold: its first pair */
+	int next;               /* the next fold to take (under lock) */
+	pthread_mutex_t lock;
+} cv_job;
+
+static void cv_fold(cv_job *j, int f, int *train)
+{
+	const hmatrix *m = j->m;
+	const int *shapes = j->shapes;
+	int n = j->n, ns = nsizes(j->dense);
+	const hoptions *o = j->o;
+	const unsigned char *held = j->F->held + (size_t)f * n;
+	int nt = 0;
+	for (int i = 0; i < n; i++)
+		if (!held[i])
+			train[nt++] = shapes[i];
+	dense_set ds = {0};
+	int nsub, ncov, *sub;
+	const hmatrix *fm = m;
+	const int *fs = train;
+	int fn = nt;
+	if (j->dense) {
+		distill_matrix(&ds, m, train, nt, H_DENSE_SHAPES / 2, o->seed + (uint64_t)f);
+		sub = dense_subset(&ds, m, train, nt, o, &nsub, &ncov);
+		fm = &ds.dm;
+		fs = ds.shapes;
+		fn = ds.n;
+	} else {
+		sub = xmalloc(((size_t)o->max_variants + (size_t)m->nvariants) * sizeof *sub + 1);
+		nsub = h_select_subset(m, train, nt, o->max_variants, o->goal, sub);
+		h_cover(m, train, nt, sub, &nsub);
+	}
+	/* Greedy growth makes a tree's first levels those of any deeper one
+	 * grown alike: one tree per leaf size, cut at every depth. */
+	int nl = j->dense ? NDENSE_LEAVES : NLEAVES;
+	for (int li = 0; li < nl; li++) {
+		htree_params p = size_params(ns - nl + li, j->dense, fn, o->min_gain);
+		htree t;
+		htree_fit(&t, fm, fs, fn, sub, nsub, &p);
+		for (int z = li; z < ns; z += nl)
+			for (int i = 0, pair = j->pair0[f]; i < n; i++)
+				if (held[i])
+					j->sd[(size_t)z * j->F->npairs + pair++] =
+						h_slowdown(m, shapes[i], choose_cut(&t, feat_of(m, shapes[i]), valid_of(m, shapes[i]),
+						                                    size_depths[z / nl]));
+		htree_finish(&t);
+	}
+	free(sub);
+	if (j->dense)
+		dense_finish(&ds);
+}
+
+static void *cv_worker(void *arg)
+{
+	cv_job *j = arg;
+	int *train = xmalloc((size_t)j->n * sizeof *train + 1);
+	for (;;) {
+		pthread_mutex_lock(&j->lock);
+		int f = j->next++;
+		pthread_mutex_unlock(&j->lock);
+		if (f >= j->F->k)
+			break;
+		cv_fold(j, f, train);
+	}
+	free(train);
+	return NULL;
+}
+
+/* Threads for the folds of a tree learnt from dense shapes (each fold fits
+ * its own cost model and dense matrix; they share only what they read).
+ * Folds of a tree on the measured shapes run here, one after the other:
+ * they share the matrix's sort scratch, and they are quick. */
+#define H_MAX_THREADS 16
+
+/* Held-out slowdowns of the trees of every size, fold by fold:
+ * sd[size * npairs + pair]. dense: learnt from the cost model's dense
+ * shapes (fitted on the fold's training shapes), else from the measured
+ * training shapes. The same whatever the number of threads. */
 static void cv_trees(const hmatrix *m, const int *shapes, int n, const folds *F, const hoptions *o,
                      bool dense, double *sd)
 {
-	int *train = xmalloc((size_t)n * sizeof *train + 1);
-	int ns = nsizes(dense);
-	for (int f = 0, pair0 = 0; f < F->k; f++) {
-		const unsigned char *held = F->held + (size_t)f * n;
-		int nt = 0;
+	int *pair0 = xmalloc(((size_t)F->k + 1) * sizeof *pair0);
+	for (int f = 0, p = 0; f < F->k; f++) {
+		pair0[f] = p;
 		for (int i = 0; i < n; i++)
-			if (!held[i])
-				train[nt++] = shapes[i];
-		dense_set ds = {0};
-		int nsub, ncov, *sub;
-		const hmatrix *fm = m;
-		const int *fs = train;
-		int fn = nt;
-		if (dense) {
-			distill_matrix(&ds, m, train, nt, H_DENSE_SHAPES / 2, o->seed + (uint64_t)f);
-			sub = dense_subset(&ds, m, train, nt, o, &nsub, &ncov);
-			fm = &ds.dm;
-			fs = ds.shapes;
-			fn = ds.n;
-		} else {
-			sub = xmalloc(((size_t)o->max_variants + (size_t)m->nvariants) * sizeof *sub + 1);
-			nsub = h_select_subset(m, train, nt, o->max_variants, o->goal, sub);
-			h_cover(m, train, nt, sub, &nsub);
-		}
-		/* Greedy growth makes a tree's first levels those of any deeper
-		 * one grown alike: one tree per leaf size, cut at every depth. */
-		int nl = dense ? NDENSE_LEAVES : NLEAVES;
-		for (int li = 0; li < nl; li++) {
-			htree_params p = size_params(ns - nl + li, dense, fn, o->min_gain);
-			htree t;
-			htree_fit(&t, fm, fs, fn, sub, nsub, &p);
-			for (int z = li; z < ns; z += nl)
-				for (int i = 0, pair = pair0; i < n; i++)
-					if (held[i])
-						sd[(size_t)z * F->npairs + pair++] =
-							h_slowdown(m, shapes[i], choose_cut(&t, feat_of(m, shapes[i]), valid_of(m, shapes[i]),
-							                                    size_depths[z / nl]));
-			htree_finish(&t);
-		}
-		for (int i = 0; i < n; i++)
-			pair0 += held[i];
-		free(sub);
-		if (dense)
-			dense_finish(&ds);
+			p += F->held[(size_t)f * n + i];
 	}
-	free(train);
+	cv_job j = {m, shapes, n, F, o, dense, sd, pair0, 0, PTHREAD_MUTEX_INITIALIZER};
+	long cpus = dense ? sysconf(_SC_NPROCESSORS_ONLN) : 1;
+	int nt = cpus < 1 ? 1 : cpus > H_MAX_THREADS ? H_MAX_THREADS : (int)cpus;
+	if (nt > F->k)
+		nt = F->k;
+	pthread_t th[H_MAX_THREADS];
+	int started = 0;
+	for (int t = 1; t < nt; t++)
+		started += pthread_create(&th[started], NULL, cv_worker, &j) == 0;
+	cv_worker(&j); /* this thread too; if no thread started, all of it */
+	for (int t = 0; t < started; t++)
+		pthread_join(th[t], NULL);
+	pthread_mutex_destroy(&j.lock);
+	free(pair0);
 }
 
 /* The size with the lowest held-out cost (sd from cv_trees), and that
