@@ -196,7 +196,7 @@ int eval_kernel(const aotc_module *m, const kernel *k, const tune_options *o, co
 	}
 	printf("\n%-22s %8s %8s %8s %s\n", "slowdown vs oracle", "geomean", "p90", "worst", "misses");
 	for (int sel = SEL_COUNT - 1; sel >= 0; sel--)
-		if (sel != SEL_MEASURED || r.distill_tried)
+		if (sel != SEL_MEASURED || r.distilled)
 			stats_line(h_selector_names[sel], sd[sel], n);
 	if (r.distilled)
 		stats_line("cost model alone", sd_model, n);

@@ -1848,10 +1848,8 @@ void h_build(hresult *r, const hmatrix *m, const hoptions *o)
 	 * even where its cross-validated figure is the higher: holding out the
 	 * extreme values of an argument makes the cost model extrapolate,
 	 * which it does worse than it interpolates, and on the H200 held-out
-	 * sets it won where cross-validation said otherwise (softmax 1.066
-	 * against 1.126; see docs/PERFORMANCE.md). */
-	r->distill_tried = dense;
-	r->distill_geomean = gd;
+	 * sets it won where cross-validation once said otherwise (softmax with
+	 * 8 variants: 1.070 against 1.126; see docs/PERFORMANCE.md). */
 	r->cv_geomean = dense ? gd : gm;
 	for (int sel = 0; sel < SEL_COUNT; sel++)
 		r->heldout[sel] = h_stats(sd[sel], F.npairs);
@@ -1921,9 +1919,6 @@ void h_print_report(strbuf *sb, const hresult *r, const hmatrix *m, const hstats
 	if (r->distilled)
 		strbuf_printf(sb, "tree learnt from a cost model's predictions on %d shapes spread over the measured range, "
 		              "and the measured shapes\n", r->dense_shapes);
-	else if (r->distill_tried)
-		strbuf_printf(sb, "tree learnt from the measured shapes: it generalises better in cross-validation than the "
-		              "tree distilled from the cost model (held-out %.3f)\n", r->distill_geomean);
 	else if (!m->row_info)
 		strbuf_puts(sb, "tree learnt from the measured shapes only (no kernel source: no cost model)\n");
 	strbuf_printf(sb, "tree: depth %d, %d leaves (max depth %d, min leaf %d), its size chosen by %d-fold "
@@ -1944,7 +1939,7 @@ void h_print_report(strbuf *sb, const hresult *r, const hmatrix *m, const hstats
 		strbuf_printf(sb, "   %8s %8s %8s %s", "geomean", "p90", "worst", "misses");
 	strbuf_putc(sb, '\n');
 	for (int sel = 0; sel < SEL_COUNT; sel++) {
-		if (sel == SEL_MEASURED && !r->distill_tried)
+		if (sel == SEL_MEASURED && !r->distilled)
 			continue; /* the same tree as the last line */
 		const hstats *t = &r->train[sel], *h = &r->heldout[sel];
 		strbuf_printf(sb, "%-22s %8.3f %8.3f %8.3f   %8.3f %8.3f %8.3f %d/%d", h_selector_names[sel],

@@ -2,11 +2,15 @@
  * variants), choose a few variants that together come close to the per-shape
  * best, and learn a decision tree over shape features that picks among
  * them, splitting to minimise slowdown (summed log time / best), not
- * misclassification. Tree size is chosen by k-fold cross-validation over
- * shapes. Everything is deterministic: ties break by index.
+ * misclassification. With a cost model (the matrix's cost_row and row_info,
+ * from the kernel's IR) the subset and tree are learnt from its predictions
+ * on dense shapes over the measured range (issue 10). Tree size and the
+ * held-out figures come from leave-one-value-out cross-validation.
+ * Everything is deterministic: ties break by index, and the folds that run
+ * on threads write their own slots.
  *
  * Ownership: an hmatrix owns its arrays (hmatrix_finish); an htree owns its
- * nodes (htree_finish). */
+ * nodes (htree_finish); an hresult its subset, tree and models. */
 #ifndef AOTC_HEURISTIC_H
 #define AOTC_HEURISTIC_H
 
@@ -171,8 +175,6 @@ typedef struct hresult {
 	int ncover;             /* of which the last ncover were added for coverage */
 	htree tree;             /* the dispatch: fitted on every shape with the chosen size */
 	bool distilled;         /* tree learnt from the cost model's predictions */
-	bool distill_tried;     /* ... was cross-validated (and lost if !distilled) */
-	double distill_geomean; /* its held-out geomean then */
 	int dense_shapes;       /* how many (predicted) shapes it was learnt from */
 	int single;             /* the best single variant */
 	int *single_order;      /* its fallback order: all variants by cost */
