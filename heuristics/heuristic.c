@@ -1,5 +1,6 @@
 #include "heuristic.h"
 
+#include <limits.h>
 #include <math.h>
 #include <pthread.h>
 #include <stdlib.h>
@@ -596,15 +597,7 @@ static int choose_cut(const htree *t, const double *feat, const bool *valid, int
 
 int htree_choose(const htree *t, const double *feat, const bool *valid)
 {
-	if (!t->nnodes)
-		return -1;
-	const hnode *n = &t->nodes[0];
-	while (n->feature >= 0)
-		n = &t->nodes[feat[n->feature] <= n->threshold ? n->left : n->right];
-	for (int i = 0; i < n->norder; i++)
-		if (valid[n->order[i]])
-			return n->order[i];
-	return -1;
+	return choose_cut(t, feat, valid, INT_MAX);
 }
 
 static int depth_of(const htree *t, int i)
@@ -1122,8 +1115,6 @@ static void dense_rows(const hmatrix *m, const int *train, int n, int count, uin
 			 * is near its edge */
 			double top = (double)hi > 4e18 ? (double)hi : 4e18;
 			int64_t v = x >= top ? hi : x < 1 ? 1 : (int64_t)x;
-			if (v < 1)
-				v = lo < 1 ? lo : 1;
 			if (lo <= 0 && hi <= 0)
 				v = lo; /* a constant, non-positive argument stays as measured */
 			rows[(size_t)i * d + a] = v;
