@@ -52,6 +52,10 @@ static const char common_help[] =
 	"  -j N               compile workers (default: all cores)\n"
 	"  --seed N           seed for buffer contents, shape sampling and folds\n"
 	"  --compile-only     (tune) compile the reference and every variant; no device needed\n"
+	"  --search S         (tune, compile) exhaustive, or model: a model-guided search\n"
+	"                     (default: model above 512 configurations)\n"
+	"  --shard I/N        (tune, compile) take part I of N of the work; the databases merge\n"
+	"  --dump STAGE       (tune) print configs (search order), compile or schedule as JSON lines\n"
 	"  --max-variants N   variants the dispatch may choose among (default 12)\n"
 	"  --goal G           stop adding variants at this geomean slowdown (default 1.02)\n"
 	"  --quiet, --verbose less or more output\n"
@@ -178,6 +182,10 @@ static int run_per_kernel(options *o, diags *d, int mode)
 	tune_options to = {
 		.arch = o->arch, .db_dir = o->db_dir, .shapes_file = o->shapes,
 		.budget_s = budget, .jobs = o->jobs, .seed = (uint64_t)o->seed,
+		.search = !o->search ? SEARCH_AUTO : !strcmp(o->search, "model") ? SEARCH_MODEL : SEARCH_EXHAUSTIVE,
+		.shard = o->nshards ? o->shard : 1, .nshards = o->nshards ? o->nshards : 1,
+		.dump = !o->dump ? TUNE_DUMP_NONE : !strcmp(o->dump, "configs") ? TUNE_DUMP_CONFIGS
+		      : !strcmp(o->dump, "compile") ? TUNE_DUMP_COMPILE : TUNE_DUMP_SCHEDULE,
 		.quiet = o->quiet, .verbose = o->verbose,
 		.include_dirs = o->includes, .ninclude_dirs = o->nincludes,
 		.defines = o->defines, .ndefines = o->ndefines,

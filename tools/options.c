@@ -58,7 +58,7 @@ int options_parse(options *o, const options_for *f, int argc, char **argv)
 	const char *cmd = f->name;
 	enum { OPT_KERNEL = 256, OPT_ARCH, OPT_DB, OPT_SHAPES, OPT_BUDGET, OPT_SEED,
 	       OPT_QUIET, OPT_VERBOSE, OPT_HELP, OPT_VERSION, OPT_MAX_VARIANTS, OPT_GOAL,
-	       OPT_COMPILE_ONLY, OPT_INCLUDE_AS };
+	       OPT_COMPILE_ONLY, OPT_INCLUDE_AS, OPT_SEARCH, OPT_SHARD, OPT_DUMP };
 	static const struct option longopts[] = {
 		{"kernel", required_argument, NULL, OPT_KERNEL},
 		{"arch", required_argument, NULL, OPT_ARCH},
@@ -74,6 +74,9 @@ int options_parse(options *o, const options_for *f, int argc, char **argv)
 		{"goal", required_argument, NULL, OPT_GOAL},
 		{"compile-only", no_argument, NULL, OPT_COMPILE_ONLY},
 		{"include-as", required_argument, NULL, OPT_INCLUDE_AS},
+		{"search", required_argument, NULL, OPT_SEARCH},
+		{"shard", required_argument, NULL, OPT_SHARD},
+		{"dump", required_argument, NULL, OPT_DUMP},
 		{0},
 	};
 	*o = (options){.out_dir = ".", .db_dir = "aotc-db", .seed = 1};
@@ -155,6 +158,39 @@ int options_parse(options *o, const options_for *f, int argc, char **argv)
 			}
 			o->include_as = optarg;
 			break;
+		case OPT_SEARCH:
+			if (strcmp(optarg, "exhaustive") != 0 && strcmp(optarg, "model") != 0) {
+				fprintf(f->err, "aotc %s: --search is 'exhaustive' or 'model', not '%s'\n", cmd, optarg);
+				return EXIT_USAGE;
+			}
+			o->search = optarg;
+			break;
+		case OPT_SHARD: {
+			const char *slash = strchr(optarg, '/');
+			char part[24];
+			long i = 0, n2 = 0;
+			bool ok = slash && (size_t)(slash - optarg) < sizeof part;
+			if (ok) {
+				memcpy(part, optarg, (size_t)(slash - optarg));
+				part[slash - optarg] = 0;
+				ok = parse_int(part, 1, 65536, &i) && parse_int(slash + 1, 1, 65536, &n2) && i <= n2;
+			}
+			if (!ok) {
+				fprintf(f->err, "aotc %s: --shard needs I/N with 1 <= I <= N (e.g. 2/8), not '%s'\n",
+				        cmd, optarg);
+				return EXIT_USAGE;
+			}
+			o->shard = (int)i;
+			o->nshards = (int)n2;
+			break;
+		}
+		case OPT_DUMP:
+			if (strcmp(optarg, "configs") && strcmp(optarg, "compile") && strcmp(optarg, "schedule")) {
+				fprintf(f->err, "aotc %s: --dump is configs, compile or schedule, not '%s'\n", cmd, optarg);
+				return EXIT_USAGE;
+			}
+			o->dump = optarg;
+			break;
 		case OPT_QUIET: o->quiet = true; break;
 		case OPT_COMPILE_ONLY: o->compile_only = true; break;
 		case OPT_VERBOSE: o->verbose = true; break;
@@ -195,6 +231,20 @@ int options_parse(options *o, const options_for *f, int argc, char **argv)
 	o->file = o->inputs[0];
 	if (o->compile_only && strcmp(cmd, "tune") != 0) {
 		fprintf(f->err, "aotc %s: --compile-only is an option of 'aotc tune'\n", cmd);
+		return EXIT_USAGE;
+	}
+	bool tunes = !strcmp(cmd, "tune") || !strcmp(cmd, "compile");
+	if ((o->search || o->nshards) && !tunes) {
+		fprintf(f->err, "aotc %s: --%s is an option of 'aotc tune' and 'aotc compile'\n", cmd,
+		        o->search ? "search" : "shard");
+		return EXIT_USAGE;
+	}
+	if (o->dump && strcmp(cmd, "tune") != 0) {
+		fprintf(f->err, "aotc %s: --dump is an option of 'aotc tune'\n", cmd);
+		return EXIT_USAGE;
+	}
+	if (o->dump && o->compile_only) {
+		fprintf(f->err, "aotc tune: --dump and --compile-only do not go together\n");
 		return EXIT_USAGE;
 	}
 	if (f->needs_arch && !o->arch) {

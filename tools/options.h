@@ -22,6 +22,9 @@ typedef struct options {
 	double goal;
 	bool quiet, verbose;
 	bool compile_only;     /* tune --compile-only */
+	const char *search;    /* tune, compile: "exhaustive" | "model" (NULL: by size) */
+	int shard, nshards;    /* tune, compile: --shard I/N (0/0: none) */
+	const char *dump;      /* tune: "configs" | "compile" | "schedule" */
 	const char **includes;
 	int nincludes;
 	const char **defines;

@@ -459,6 +459,8 @@ static int load_document(tune_db *db, bool *not_db, diags *d)
 	db->source_hash = xstrdup(hash);
 	db->hardware = json_deep_copy(hw);
 	db->method = json_deep_copy(method);
+	json_t *search = json_object_get(root, "search");
+	db->search = json_is_object(search) ? json_deep_copy(search) : NULL;
 	db->tunables = read_names(&r, json_object_get(root, "tunables"), &db->ntunables);
 	db->shape_args = read_names(&r, json_object_get(root, "shape_args"), &db->nshape_args);
 	if (r.failed)
@@ -875,6 +877,7 @@ void db_close(tune_db *db)
 	free(db->shape_args);
 	json_decref(db->hardware);
 	json_decref(db->method);
+	json_decref(db->search);
 	free(db->kernel);
 	free(db->source);
 	free(db->source_hash);
@@ -982,6 +985,8 @@ int db_save(tune_db *db)
 	put_field(&sb, "source_hash", json_string(db->source_hash), false);
 	put_field(&sb, "hardware", json_incref(db->hardware), false);
 	put_field(&sb, "method", json_incref(db->method), false);
+	if (db->search)
+		put_field(&sb, "search", json_incref(db->search), false);
 	put_field(&sb, "tunables", jstrings(db->tunables, db->ntunables), false);
 	put_field(&sb, "shape_args", jstrings(db->shape_args, db->nshape_args), false);
 	put_field(&sb, "configs", configs, true);

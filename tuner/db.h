@@ -59,6 +59,8 @@ typedef struct tune_db {
 	char *kernel, *source, *source_hash;
 	json_t *hardware;      /* SPEC §6 hardware description */
 	json_t *method;        /* timing method */
+	json_t *search;        /* how the last tune searched, or NULL: {"strategy":
+	                        * "exhaustive"|"model", "finished": bool, "shard": [I, N]} */
 	char **tunables;       /* names */
 	int ntunables;
 	char **shape_args;

@@ -1,40 +1,27 @@
-/* The tuning loop. Compile threads run ahead through every configuration
- * (cached on disk); the main thread walks shapes, and for each shape every
- * configuration, sending what compiled to the worker and recording each
- * answer in the database before asking the next question. */
+/* The tuner's driver: the stages in order (enumerate, open the device,
+ * compiler and database, schedule, compile, measure), each a function of
+ * its own below; the stages' machinery is in compile.c (the compile pool
+ * and cache), schedule.c (which cells, in which order, when to stop) and
+ * measure.c (the worker process). */
 #include "tune.h"
 
-#include <ctype.h>
 #include <errno.h>
-#include <limits.h>
 #include <math.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
 #include <jansson.h>
 
 #include "backend.h"
+#include "compile.h"
 #include "db.h"
+#include "cost_features.h"
+#include "measure.h"
+#include "schedule.h"
 #include "shapes.h"
-#include "worker.h"
-
-/* The timing method (docs/database.md); stored in every database. */
-enum { WARMUP = 1, SCREEN_SAMPLES = 3, MIN_SAMPLES = 5, MAX_SAMPLES = 25 };
-static const double SCREEN_FACTOR = 3.0, BUDGET_MS = 100.0;
-
-/* How long one measurement may take before the variant counts as hung:
- * 30 s, or $AOTC_MEASURE_TIMEOUT seconds. */
-static double measure_timeout_ms(void)
-{
-	const char *e = getenv("AOTC_MEASURE_TIMEOUT");
-	double s = e ? atof(e) : 0;
-	return (s > 0 ? s : 30) * 1e3;
-}
 
 static double now_s(void)
 {
@@ -66,197 +53,6 @@ double parse_duration(const char *s)
 		s = end;
 	}
 	return any ? total : -1;
-}
-
-/* ---- Compile cache and pool ---------------------------------------------- */
-
-typedef enum { JOB_PENDING, JOB_RUNNING, JOB_DONE } job_state;
-
-typedef struct job {
-	char *instance;
-	job_state state;
-	rt_status rs;
-	char *path, *symbol;  /* the cached blob */
-	char *log;            /* compile errors */
-	bool cached;
-	double seconds;
-} job;
-
-typedef struct pool {
-	pthread_mutex_t mu;
-	pthread_cond_t cv;
-	job *jobs;
-	int njobs, next, done;
-	int nthreads;
-	pthread_t *threads;
-	const rt_ops *ops;
-	rt_compile_request req;   /* instance filled per job */
-	char *cache_dir;
-	const char *compiler_id;
-	const char *source_hash;
-	double busy_s;
-	double started_at, finished_at; /* first job taken, last job done */
-} pool;
-
-static char *cache_dir(void)
-{
-	strbuf sb;
-	strbuf_init(&sb);
-	const char *env = getenv("AOTC_CACHE_DIR"), *xdg = getenv("XDG_CACHE_HOME");
-	const char *home = getenv("HOME");
-	if (env && *env)
-		strbuf_puts(&sb, env);
-	else if (xdg && *xdg)
-		strbuf_printf(&sb, "%s/aotc", xdg);
-	else
-		strbuf_printf(&sb, "%s/.cache/aotc", home && *home ? home : "/tmp");
-	return sb.data;
-}
-
-/* The key covers everything the bytes depend on. */
-static void cache_key(const pool *p, const char *instance, char out[33])
-{
-	strbuf sb;
-	strbuf_init(&sb);
-	strbuf_printf(&sb, "aotc-cache-1\n%s\n%s\n%s\n%s\n%s\n", AOTC_VERSION_STRING,
-	              p->compiler_id, p->req.arch, p->source_hash, instance);
-	for (int i = 0; i < p->req.ninclude_dirs; i++)
-		strbuf_printf(&sb, "-I%s\n", p->req.include_dirs[i]);
-	for (int i = 0; i < p->req.ndefines; i++)
-		strbuf_printf(&sb, "-D%s\n", p->req.defines[i]);
-	hash_hex(sb.data, sb.len, out);
-	strbuf_finish(&sb);
-}
-
-static void run_job(pool *p, job *j)
-{
-	double t0 = now_s();
-	char key[33];
-	cache_key(p, j->instance, key);
-	strbuf bin, sym;
-	strbuf_init(&bin);
-	strbuf_init(&sym);
-	strbuf_printf(&bin, "%s/%s.bin", p->cache_dir, key);
-	strbuf_printf(&sym, "%s/%s.sym", p->cache_dir, key);
-	size_t n;
-	char *symbol = read_file(sym.data, &n);
-	struct stat st;
-	if (symbol && stat(bin.data, &st) == 0) {
-		j->rs = RT_OK;
-		j->cached = true;
-		j->symbol = symbol;
-		j->path = bin.data;
-		strbuf_finish(&sym);
-		j->seconds = now_s() - t0;
-		return;
-	}
-	free(symbol);
-	rt_compile_request req = p->req;
-	req.instance = j->instance;
-	rt_blob blob = {0};
-	strbuf err;
-	strbuf_init(&err);
-	j->rs = p->ops->compile(&req, &blob, &err);
-	if (j->rs == RT_OK) {
-		/* The blob before the symbol: a reader that finds the symbol
-		 * finds the blob. */
-		if (write_file_atomic(bin.data, blob.data, blob.size) < 0 ||
-		    write_file_atomic(sym.data, blob.symbol, strlen(blob.symbol)) < 0) {
-			j->rs = RT_ERR_ENV;
-			strbuf_printf(&err, "cannot write the compile cache %s: %s", p->cache_dir,
-			              strerror(errno));
-		} else {
-			j->symbol = xstrdup(blob.symbol);
-			j->path = xstrdup(bin.data);
-		}
-	}
-	if (j->rs != RT_OK)
-		j->log = xstrdup(err.data);
-	rt_blob_finish(&blob);
-	strbuf_finish(&err);
-	strbuf_finish(&bin);
-	strbuf_finish(&sym);
-	j->seconds = now_s() - t0;
-}
-
-static void *pool_thread(void *arg)
-{
-	pool *p = arg;
-	pthread_mutex_lock(&p->mu);
-	while (p->next < p->njobs) {
-		job *j = &p->jobs[p->next++];
-		j->state = JOB_RUNNING;
-		pthread_mutex_unlock(&p->mu);
-		run_job(p, j);
-		pthread_mutex_lock(&p->mu);
-		j->state = JOB_DONE;
-		p->done++;
-		p->busy_s += j->seconds;
-		p->finished_at = now_s();
-		pthread_cond_broadcast(&p->cv);
-	}
-	pthread_mutex_unlock(&p->mu);
-	return NULL;
-}
-
-static int pool_add(pool *p, const char *instance)
-{
-	for (int i = 0; i < p->njobs; i++)
-		if (!strcmp(p->jobs[i].instance, instance))
-			return i;
-	p->jobs = xrealloc(p->jobs, (size_t)(p->njobs + 1) * sizeof *p->jobs);
-	p->jobs[p->njobs] = (job){.instance = xstrdup(instance)};
-	return p->njobs++;
-}
-
-static void pool_start(pool *p, int nthreads)
-{
-	pthread_mutex_init(&p->mu, NULL);
-	pthread_cond_init(&p->cv, NULL);
-	p->nthreads = nthreads < p->njobs ? nthreads : p->njobs;
-	p->threads = xcalloc((size_t)p->nthreads + 1, sizeof *p->threads);
-	p->started_at = now_s();
-	for (int i = 0; i < p->nthreads; i++)
-		if (pthread_create(&p->threads[i], NULL, pool_thread, p) != 0)
-			die("pthread_create failed");
-}
-
-static const job *pool_wait(pool *p, int j)
-{
-	pthread_mutex_lock(&p->mu);
-	while (p->jobs[j].state != JOB_DONE)
-		pthread_cond_wait(&p->cv, &p->mu);
-	pthread_mutex_unlock(&p->mu);
-	return &p->jobs[j];
-}
-
-static int pool_done(pool *p)
-{
-	pthread_mutex_lock(&p->mu);
-	int d = p->done;
-	pthread_mutex_unlock(&p->mu);
-	return d;
-}
-
-/* Stops handing out jobs and joins the threads. */
-static void pool_finish(pool *p)
-{
-	pthread_mutex_lock(&p->mu);
-	p->next = p->njobs;
-	pthread_mutex_unlock(&p->mu);
-	for (int i = 0; i < p->nthreads; i++)
-		pthread_join(p->threads[i], NULL);
-	for (int i = 0; i < p->njobs; i++) {
-		free(p->jobs[i].instance);
-		free(p->jobs[i].path);
-		free(p->jobs[i].symbol);
-		free(p->jobs[i].log);
-	}
-	free(p->jobs);
-	free(p->threads);
-	free(p->cache_dir);
-	pthread_mutex_destroy(&p->mu);
-	pthread_cond_destroy(&p->cv);
 }
 
 /* ---- Configurations ---------------------------------------------------- */
@@ -297,71 +93,11 @@ static char *instance_of(const char *name)
 	return s;
 }
 
-/* ---- Launch geometry ------------------------------------------------------ */
-
-/* Evaluates a launch for this configuration and shape. Returns MS_OK, or
- * MS_INVALID / MS_SKIPPED with *why. */
-static meas_status launch_dims(const kernel *k, const launch *grid, const launch *block,
-                               const aexpr *smem, const int64_t *values, const int64_t *params,
-                               const json_t *dev, json_t **out, strbuf *why)
-{
-	*out = NULL;
-	if (!k->is_global) {
-		*out = json_pack("{s:[i,i,i], s:[i,i,i], s:i}", "grid", 1, 1, 1, "block", 1, 1, 1,
-		                 "smem", 0);
-		return MS_OK;
-	}
-	eval_env env = {.tunables = values, .ntunables = values ? k->ntunables : 0,
-	                .params = params, .nparams = k->nparams};
-	int64_t dims[7];
-	int which;
-	eval_status st = ir_launch_dims(grid, block, smem, &env, dims, &which);
-	if (st != EVAL_OK) {
-		static const char *const what[7] = {"grid x", "grid y", "grid z", "block x", "block y",
-		                                    "block z", "dynamic shared memory"};
-		if (st == EVAL_DOMAIN)
-			strbuf_printf(why, "%s is %lld", what[which], (long long)dims[which]);
-		else
-			strbuf_printf(why, "%s in the %s expression", eval_status_name(st), what[which]);
-		return MS_INVALID;
-	}
-	const int64_t *g = dims, *b = dims + 3, sm = dims[6];
-	/* What the device cannot launch is skipped here, with the reason. */
-	int64_t threads = b[0] * b[1] * b[2];
-	int64_t maxt = json_integer_value(json_object_get(dev, "max_threads_per_block"));
-	const json_t *mb = json_object_get(dev, "max_block_dims"), *mg = json_object_get(dev, "max_grid_dims");
-	int64_t optin = json_integer_value(json_object_get(dev, "smem_per_block_optin"));
-	if (maxt > 0 && threads > maxt) {
-		strbuf_printf(why, "%lld threads per block, the device allows %lld", (long long)threads,
-		              (long long)maxt);
-		return MS_SKIPPED;
-	}
-	for (int i = 0; i < 3; i++) {
-		int64_t lb = json_integer_value(json_array_get(mb, (size_t)i));
-		int64_t lg = json_integer_value(json_array_get(mg, (size_t)i));
-		if ((lb > 0 && b[i] > lb) || (lg > 0 && g[i] > lg)) {
-			strbuf_printf(why, "%s dimension %d exceeds the device's %lld", b[i] > lb ? "block" : "grid",
-			              i, (long long)(b[i] > lb ? lb : lg));
-			return MS_SKIPPED;
-		}
-	}
-	if (optin > 0 && sm > optin) {
-		strbuf_printf(why, "%lld bytes of dynamic shared memory, the device allows %lld",
-		              (long long)sm, (long long)optin);
-		return MS_SKIPPED;
-	}
-	*out = json_pack("{s:[I,I,I], s:[I,I,I], s:I}", "grid", (json_int_t)g[0], (json_int_t)g[1],
-	                 (json_int_t)g[2], "block", (json_int_t)b[0], (json_int_t)b[1],
-	                 (json_int_t)b[2], "smem", (json_int_t)sm);
-	return MS_OK;
-}
-
 /* ---- Progress ---------------------------------------------------------- */
 
 typedef struct progress {
 	bool tty, quiet;
 	double start, last;
-	int total, done, last_pct;
 } progress;
 
 static void fmt_duration(char *buf, size_t n, double s)
@@ -372,168 +108,6 @@ static void fmt_duration(char *buf, size_t n, double s)
 		snprintf(buf, n, "%dm%02ds", (int)s / 60, (int)s % 60);
 	else
 		snprintf(buf, n, "%dh%02dm", (int)s / 3600, ((int)s % 3600) / 60);
-}
-
-static void show_progress(progress *pr, pool *p, bool final)
-{
-	if (pr->quiet)
-		return;
-	double t = now_s();
-	int pct = pr->total ? 100 * pr->done / pr->total : 100;
-	if (!final && (pr->tty ? t - pr->last < 0.25 : (pct < pr->last_pct + 10 && t - pr->last < 15)))
-		return;
-	pr->last = t;
-	pr->last_pct = pct;
-	char eta[32] = "?";
-	if (pr->done > 0)
-		fmt_duration(eta, sizeof eta, (t - pr->start) / pr->done * (pr->total - pr->done));
-	int compiled = pool_done(p);
-	if (pr->tty)
-		fprintf(stderr, "\r\033[Kaotc: compiled %d/%d, measured %d/%d (%d%%), %s left",
-		        compiled, p->njobs, pr->done, pr->total, pct, eta);
-	else
-		fprintf(stderr, "aotc: compiled %d/%d, measured %d/%d (%d%%), %s left\n", compiled,
-		        p->njobs, pr->done, pr->total, pct, eta);
-	if (pr->tty && final)
-		fputc('\n', stderr);
-}
-
-/* ---- The loop --------------------------------------------------------------- */
-
-typedef struct session {
-	const aotc_module *m;
-	const kernel *k;
-	const tune_options *o;
-	diags *d;
-	const rt_ops *ops;
-	char exe[PATH_MAX];
-	json_t *init;         /* the init request, resent after a restart */
-	worker *w;
-	json_t *device;       /* from the worker */
-	json_t *shape_req;    /* the current shape request, resent after a restart */
-	int restarts;
-	bool no_device;       /* the worker found no device of that architecture */
-} session;
-
-static void note_time(double *acc, const json_t *reply, const char *key)
-{
-	const json_t *v = json_object_get(reply, key);
-	if (json_is_number(v))
-		*acc += json_number_value(v);
-}
-
-/* Starts (or restarts) the worker and sends init and the current shape.
- * Returns 0, or 3 with a message when the device cannot be used. */
-static int start_worker(session *s, strbuf *why)
-{
-	worker_stop(s->w);
-	s->w = worker_start(s->exe, why);
-	if (!s->w)
-		return 3;
-	json_t *r;
-	call_result cr = worker_call(s->w, s->init, 120e3, &r, why);
-	if (cr != CALL_OK)
-		return 3;
-	const char *st = json_string_value(json_object_get(r, "status"));
-	if (!st || strcmp(st, "ok") != 0) {
-		const char *note = json_string_value(json_object_get(r, "note"));
-		s->no_device = st && !strcmp(st, "no_device");
-		strbuf_puts(why, note ? note : "the worker could not open the device");
-		json_decref(r);
-		return 3;
-	}
-	if (!s->device)
-		s->device = json_incref(json_object_get(r, "device"));
-	json_decref(r);
-	return 0;
-}
-
-/* Turns a worker reply into a measurement. */
-static void from_reply(const json_t *r, measurement *m)
-{
-	const char *st = json_string_value(json_object_get(r, "status"));
-	const char *note = json_string_value(json_object_get(r, "note"));
-	m->status = MS_FAULT;
-	if (st && !strcmp(st, "ok"))
-		m->status = MS_OK;
-	else if (st && !strcmp(st, "wrong"))
-		m->status = MS_WRONG;
-	else if (st && !strcmp(st, "out_of_bounds"))
-		m->status = MS_OUT_OF_BOUNDS;
-	else if (st && !strcmp(st, "resources"))
-		m->status = MS_RESOURCES;
-	else if (st && !strcmp(st, "invalid"))
-		m->status = MS_INVALID;
-	m->note = note ? xstrdup(note) : (m->status == MS_FAULT && st && strcmp(st, "fault")
-	                                          ? xstrdup(st) : NULL);
-	const json_t *e = json_object_get(r, "error");
-	m->error = json_is_number(e) ? json_number_value(e) : NAN;
-	const json_t *js = json_object_get(r, "samples");
-	m->nsamples = (int)json_array_size(js);
-	m->samples = xmalloc((size_t)m->nsamples * sizeof *m->samples + 1);
-	for (int i = 0; i < m->nsamples; i++)
-		m->samples[i] = json_number_value(json_array_get(js, (size_t)i));
-	m->screened = json_is_true(json_object_get(r, "screened"));
-	if (m->status == MS_OK && m->nsamples == 0)
-		m->status = MS_FAULT;
-	m->time_ms = m->status == MS_OK ? median(m->samples, (size_t)m->nsamples) : NAN;
-}
-
-static void print_summary(const kernel *k, const tune_db *db, const configs *cf,
-                          const shape_set *ss, const int *dbc, const int *dbs)
-{
-	printf("\nAUTOTUNE %s: %d configurations x %d shapes\n", k->name, cf->n, ss->count);
-	for (int s = 0; s < ss->count; s++) {
-		int best = -1, second = -1;
-		int fails[MS_COUNT] = {0};
-		for (int c = 0; c < cf->n; c++) {
-			const measurement *m = db_get(db, dbc[c], dbs[s]);
-			if (!m)
-				continue;
-			if (m->status != MS_OK) {
-				fails[m->status]++;
-				continue;
-			}
-			if (best < 0 || m->time_ms < db_get(db, dbc[best], dbs[s])->time_ms) {
-				second = best;
-				best = c;
-			} else if (second < 0 || m->time_ms < db_get(db, dbc[second], dbs[s])->time_ms) {
-				second = c;
-			}
-		}
-		strbuf sb;
-		strbuf_init(&sb);
-		shape_format(&sb, k, ss, s);
-		printf("  %-28s", sb.data);
-		if (best >= 0) {
-			double tb = db_get(db, dbc[best], dbs[s])->time_ms;
-			printf(" best %s %.4f ms", cf->names[best], tb);
-			if (second >= 0) {
-				double t2 = db_get(db, dbc[second], dbs[s])->time_ms;
-				printf(", next %s %.4f ms (%.2fx)", cf->names[second], t2, t2 / tb);
-			}
-		} else {
-			printf(" no variant ran correctly");
-		}
-		bool first = true;
-		for (int st = MS_WRONG; st < MS_COUNT; st++)
-			if (fails[st]) {
-				printf("%s%d %s", first ? "; failed: " : ", ", fails[st], meas_status_name(st));
-				first = false;
-			}
-		putchar('\n');
-		strbuf_finish(&sb);
-	}
-}
-
-static json_t *method_json(const char *backend)
-{
-	return json_pack("{s:s, s:s, s:b, s:i, s:i, s:f, s:i, s:i, s:f, s:s}",
-		"timer", strcmp(backend, "host") ? "device events around each launch" : "CLOCK_MONOTONIC around each call",
-		"statistic", "median", "cache_flush", 1, "warmup", WARMUP,
-		"screen_samples", SCREEN_SAMPLES, "screen_factor", SCREEN_FACTOR,
-		"min_samples", MIN_SAMPLES, "max_samples", MAX_SAMPLES, "budget_ms", BUDGET_MS,
-		"inputs", "fresh per shape from a seeded generator, restored before each checked run");
 }
 
 /* The backend that tunes k for --arch: 0, or an exit status (diagnosed). */
@@ -579,395 +153,819 @@ static bool choose_compiler(const rt_ops *ops, const aotc_module *m, const tune_
 	return req->compiler != NULL;
 }
 
-int tune_kernel(const aotc_module *m, const kernel *k, const tune_options *o, bool *no_device,
-                diags *d)
-{
-	int status = 0;
-	session s = {.m = m, .k = k, .o = o, .d = d};
-	configs cf = {.k = k};
-	arena_init(&cf.a);
+/* ---- The run --------------------------------------------------------------- */
+
+/* One tune of one kernel: the stages' results, in the order they fill. */
+typedef struct tune_run {
+	const aotc_module *m;
+	const kernel *k;
+	const tune_options *o;
+	diags *d;
+	const rt_ops *ops;
+	/* enumerate */
+	configs cf;
 	shape_set ss;
-	shape_set_init(&ss, k);
-	pool p = {0};
-	tune_db *db = NULL;
-	int *dbc = NULL, *dbs = NULL;
-	int64_t *params = xcalloc((size_t)k->nparams + 1, sizeof *params);
+	int64_t *params;      /* per shape: k->nparams values */
+	bool *params_ok;      /* per shape: its AOTC_VALUEs evaluate */
+	/* open: device, compiler, database */
+	measurer ms;
+	rt_compile_request req;
+	char *abs;
+	const char *hwid;
+	tune_db *db;
+	int *dbc, *dbs;       /* configuration / shape -> database index */
+	/* schedule */
+	cost_features feat;
+	schedule sc;
+	int learned;          /* cells recorded from failures learnt once */
+	/* compile */
+	pool p;
+	bool pool_started;
+	int ref_job;
+	json_t *ref_dims;     /* per shape: the reference's launch, or NULL */
+	/* measure */
+	double t0;
+	int measured, reused;
+	bool out_of_budget, lost_shapes;
+	progress pr;
+} tune_run;
+
+static const measurement *cell_meas(const tune_run *r, int c, int s)
+{
+	return db_get(r->db, r->dbc[c], r->dbs[s]);
+}
+
+static void run_finish(tune_run *r)
+{
+	if (r->pool_started)
+		pool_finish(&r->p);
+	else
+		free(r->p.cache_dir);
+	measurer_finish(&r->ms);
+	schedule_finish(&r->sc);
+	free(r->abs);
+	db_close(r->db);
+	free(r->dbc);
+	free(r->dbs);
+	free(r->cf.values);
+	free(r->cf.names);
+	free(r->cf.job);
+	arena_finish(&r->cf.a);
+	shape_set_finish(&r->ss);
+	free(r->params);
+	free(r->params_ok);
+}
+
+/* "deprioritised", the note's first word on a cell the model search left:
+ * an exhaustive search measures such cells after all. */
+static const char DEPRIORITISED[] = "deprioritised";
+
+static bool left_by_search(const measurement *m)
+{
+	return m->status == MS_SKIPPED && m->note &&
+	       !strncmp(m->note, DEPRIORITISED, sizeof DEPRIORITISED - 1);
+}
+
+/* ---- Stage 1: enumerate -------------------------------------------------- */
+
+static int enumerate_stage(tune_run *r)
+{
+	const kernel *k = r->k;
+	int status = backend_for_kernel(k, r->o, &r->ops, r->d);
+	if (status)
+		return status;
+	if (!(r->o->shapes_file ? shapes_from_file(k, r->o->shapes_file, &r->ss, r->d)
+	                        : shapes_from_ir(k, &r->ss, r->o->seed, r->d)))
+		return 1;
+	ir_enumerate(k, add_config, &r->cf);
+	if (r->cf.n == 0) {
+		diag_error(r->d, k->loc, "no configuration of '%s' satisfies its AOTC_REQUIREs", k->name);
+		return 1;
+	}
+	r->params = xcalloc((size_t)r->ss.count * (k->nparams + 1), sizeof *r->params);
+	r->params_ok = xcalloc((size_t)r->ss.count + 1, sizeof *r->params_ok);
+	for (int s = 0; s < r->ss.count; s++) {
+		r->params_ok[s] = shape_param_values(k, &r->ss, shape_row(&r->ss, s),
+		                                     r->params + (size_t)s * (k->nparams + 1)) == EVAL_OK;
+		if (!r->params_ok[s]) {
+			strbuf sb;
+			strbuf_init(&sb);
+			shape_format(&sb, k, &r->ss, s);
+			fprintf(stderr, "aotc: warning: skipping shape %s: an AOTC_VALUE cannot be evaluated\n", sb.data);
+			strbuf_finish(&sb);
+		}
+	}
+	return 0;
+}
+
+static const int64_t *shape_params(const tune_run *r, int s)
+{
+	return r->params + (size_t)s * (r->k->nparams + 1);
+}
+
+static void schedule_stage_init(tune_run *r, double sm_count)
+{
+	const kernel *k = r->k;
+	cost_features_init(&r->feat, k, &r->ss, r->ss.nargs, k->ntunables, sm_count);
+	schedule_params sp = {
+		.kind = r->o->search, .nconfigs = r->cf.n, .nshapes = r->ss.count,
+		.ntunables = k->ntunables, .values = r->cf.values,
+		.names = (const char *const *)r->cf.names,
+		.shard = r->o->shard, .nshards = r->o->nshards, .budgeted = r->o->budget_s > 0,
+		.seed = r->o->seed, .features = &r->feat, .rows = r->ss.values,
+	};
+	schedule_init(&r->sc, &sp);
+}
+
+/* --dump=configs: the shard's configurations in the order the search
+ * takes them. */
+static void dump_configs(const tune_run *r)
+{
+	const schedule *sc = &r->sc;
+	for (int i = 0; i < sc->norder; i++) {
+		int c = sc->order[i];
+		json_t *v = json_array();
+		for (int t = 0; t < r->k->ntunables; t++)
+			json_array_append_new(v, json_integer(r->cf.values[(size_t)c * r->k->ntunables + t]));
+		json_t *o = json_pack("{s:s, s:s, s:i, s:s, s:o, s:b, s:[i,i]}", "stage", "configs",
+		                      "kernel", r->k->name, "order", i, "name", r->cf.names[c],
+		                      "values", v, "sample", i < sc->nsample, "shard", sc->p.shard,
+		                      sc->p.nshards);
+		char *line = json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER);
+		printf("%s\n", line);
+		free(line);
+		json_decref(o);
+	}
+	fprintf(stderr, "aotc: %s: %d of %d configurations in shard %d/%d, %d in the first sample; search %s\n",
+	        r->k->name, sc->norder, r->cf.n, sc->p.shard, sc->p.nshards, sc->nsample,
+	        search_name(sc->kind));
+}
+
+/* ---- Stage 2: open the device, the compiler and the database ------------- */
+
+static char *shard_db_path(const tune_options *o, const char *kernel, const char *hwid)
+{
+	char *path = db_path(o->db_dir, kernel, hwid);
+	if (o->nshards <= 1)
+		return path;
+	strbuf sb;
+	strbuf_init(&sb);
+	strbuf_printf(&sb, "%.*s.shard%dof%d.json", (int)(strlen(path) - 5), path, o->shard, o->nshards);
+	free(path);
+	return sb.data;
+}
+
+static int open_stage(tune_run *r, bool *no_device)
+{
+	const kernel *k = r->k;
+	const tune_options *o = r->o;
 	strbuf why;
 	strbuf_init(&why);
-	bool pool_started = false;
-	char *abs = NULL;
-
-	if (no_device)
-		*no_device = false;
-	if ((status = backend_for_kernel(k, o, &s.ops, d)) != 0)
-		goto out;
-	if (!(o->shapes_file ? shapes_from_file(k, o->shapes_file, &ss, d) : shapes_from_ir(k, &ss, o->seed, d))) {
-		status = 1;
-		goto out;
-	}
-	ir_enumerate(k, add_config, &cf);
-	if (cf.n == 0) {
-		diag_error(d, k->loc, "no configuration of '%s' satisfies its AOTC_REQUIREs", k->name);
-		status = 1;
-		goto out;
-	}
-
-	/* The device first: the database is per hardware id. */
-	ssize_t n = readlink("/proc/self/exe", s.exe, sizeof s.exe - 1);
-	if (n <= 0) {
-		diag_plain_error(d, "cannot find the aotc executable: %s", strerror(errno));
-		status = 3;
-		goto out;
-	}
-	s.exe[n] = 0;
-	char *ir = ir_to_json(m);
-	json_t *jir = json_loads(ir, 0, NULL);
-	free(ir);
-	json_t *method = method_json(s.ops->name);
-	s.init = json_pack("{s:s, s:s, s:o, s:s, s:I, s:O}", "op", "init", "arch", o->arch, "ir", jir,
-	                   "kernel", k->name, "seed", (json_int_t)o->seed, "method", method);
-	if ((status = start_worker(&s, &why)) != 0) {
-		diag_plain_error(d, "cannot tune for %s here: %s", o->arch, why.data);
-		if (s.no_device && d->out)
-			fprintf(d->out, "aotc: tune on a machine with that GPU, or run 'aotc emit' with a database tuned there\n");
+	json_t *method = method_json(r->ops->name);
+	int status = measurer_start(&r->ms, r->m, k, o->arch, o->seed, json_incref(method), &why);
+	if (status) {
+		diag_plain_error(r->d, "cannot tune for %s here: %s", o->arch, why.data);
+		if (r->ms.no_device && r->d->out)
+			fprintf(r->d->out, "aotc: tune on a machine with that GPU, or run 'aotc emit' with a database tuned there\n");
 		if (no_device)
-			*no_device = s.no_device;
-		json_decref(method);
+			*no_device = r->ms.no_device;
 		goto out;
 	}
-	rt_compile_request file_req;
-	if (!choose_compiler(s.ops, m, o, &file_req, &abs, d)) {
-		json_decref(method);
+	if (!choose_compiler(r->ops, r->m, o, &r->req, &r->abs, r->d)) {
 		status = 3;
 		goto out;
 	}
-	const char *hwid = json_string_value(json_object_get(s.device, "id"));
-	char *path = db_path(o->db_dir, k->name, hwid);
+	r->hwid = json_string_value(json_object_get(r->ms.device, "id"));
+	char *path = shard_db_path(o, k->name, r->hwid);
 	const char **tnames = xcalloc((size_t)k->ntunables + 1, sizeof *tnames);
 	for (int i = 0; i < k->ntunables; i++)
 		tnames[i] = k->tunables[i].name;
-	const char **anames = xcalloc((size_t)ss.nargs + 1, sizeof *anames);
-	for (int i = 0; i < ss.nargs; i++)
-		anames[i] = k->params[ss.params[i]].name;
+	const char **anames = xcalloc((size_t)r->ss.nargs + 1, sizeof *anames);
+	for (int i = 0; i < r->ss.nargs; i++)
+		anames[i] = k->params[r->ss.params[i]].name;
 	int invalidated = 0;
-	db = db_open(path, k->name, m->file, m->source_hash, tnames, k->ntunables, anames, ss.nargs,
-	             s.device, method, &invalidated, d);
-	json_decref(method);
+	r->db = db_open(path, k->name, r->m->file, r->m->source_hash, tnames, k->ntunables, anames,
+	                r->ss.nargs, r->ms.device, method, &invalidated, r->d);
 	free(tnames);
 	free(anames);
-	if (!db) {
+	if (!r->db) {
 		free(path);
 		status = 3;
 		goto out;
 	}
+	tune_db *db = r->db;
 	if (db->stale_temps && !o->quiet)
 		fprintf(stderr, "aotc: removed %d temporary file%s left beside %s by a killed write\n",
 		        db->stale_temps, db->stale_temps == 1 ? "" : "s", path);
 	if (invalidated && !o->quiet)
 		fprintf(stderr, "aotc: %s changed since %s was tuned: dropped %d old measurements\n",
-		        m->file, path, invalidated);
+		        r->m->file, path, invalidated);
 	if (db->journal_ignored && !o->quiet)
 		fprintf(stderr, "aotc: %s: ignored %d journal line%s measured from another version of %s (not reused)\n",
-		        db->journal_path, db->journal_ignored, db->journal_ignored == 1 ? "" : "s", m->file);
+		        db->journal_path, db->journal_ignored, db->journal_ignored == 1 ? "" : "s", r->m->file);
 	free(path);
-	dbc = xcalloc((size_t)cf.n, sizeof *dbc);
-	dbs = xcalloc((size_t)ss.count, sizeof *dbs);
-	for (int c = 0; c < cf.n; c++)
-		dbc[c] = db_config(db, cf.names[c], cf.values + (size_t)c * k->ntunables);
-	for (int i = 0; i < ss.count; i++)
-		dbs[i] = db_shape(db, shape_row(&ss, i));
+	r->dbc = xcalloc((size_t)r->cf.n, sizeof *r->dbc);
+	r->dbs = xcalloc((size_t)r->ss.count, sizeof *r->dbs);
+	for (int c = 0; c < r->cf.n; c++)
+		r->dbc[c] = db_config(db, r->cf.names[c], r->cf.values + (size_t)c * k->ntunables);
+	for (int i = 0; i < r->ss.count; i++)
+		r->dbs[i] = db_shape(db, shape_row(&r->ss, i));
+out:
+	json_decref(method);
+	strbuf_finish(&why);
+	return status;
+}
 
-	/* Compile jobs: the reference first, then configurations in order. */
-	p.ops = s.ops;
-	p.compiler_id = file_req.compiler;
-	p.source_hash = m->source_hash;
-	p.cache_dir = cache_dir();
-	if (mkdir_p(p.cache_dir) < 0) {
-		diag_plain_error(d, "cannot create the compile cache %s: %s", p.cache_dir, strerror(errno));
-		free(p.cache_dir);
-		p.cache_dir = NULL;
-		status = 3;
+/* ---- Stage 3: schedule: what is known before measuring ------------------- */
+
+static int record(tune_run *r, measurement *mm)
+{
+	if (db_record(r->db, mm) < 0) {
+		diag_plain_error(r->d, "cannot write %s: %s", r->db->journal_path, strerror(errno));
+		return 3;
+	}
+	if (r->db->unsaved >= 1000 && db_save(r->db) < 0) {
+		diag_plain_error(r->d, "cannot write %s: %s", r->db->path, strerror(errno));
+		return 3;
+	}
+	return 0;
+}
+
+/* Records status st with note for cell (c, s) and tells the schedule. */
+static int record_status(tune_run *r, int c, int s, meas_status st, const char *note)
+{
+	measurement mm = {.config = r->dbc[c], .shape = r->dbs[s], .status = st, .error = NAN,
+	                  .time_ms = NAN, .note = (char *)note};
+	schedule_mark(&r->sc, c, s, st, NAN);
+	return record(r, &mm);
+}
+
+/* The launch of configuration c at shape s, or why it has none: MS_OK with
+ * *dims, MS_INVALID (an AOTC_VALID_IF, a launch expression) or MS_SKIPPED
+ * (beyond the device's limits), decided without running anything. */
+static meas_status static_status(const tune_run *r, int c, int s, json_t **dims, strbuf *why)
+{
+	const kernel *k = r->k;
+	const int64_t *values = r->cf.values + (size_t)c * k->ntunables;
+	eval_status vst;
+	int bad = ir_first_invalid(k, values, shape_params(r, s), &vst);
+	*dims = NULL;
+	if (bad >= 0) {
+		strbuf_printf(why, "AOTC_VALID_IF(%s) %s", k->valid_ifs[bad].text,
+		              vst != EVAL_OK ? eval_status_name(vst) : "is false");
+		return MS_INVALID;
+	}
+	return launch_dims(k, &k->grid, &k->block, &k->smem, values, shape_params(r, s), r->ms.device,
+	                   dims, why);
+}
+
+/* Whether configuration c launches the same block and shared memory at
+ * shapes s and t (resources do not depend on the shape otherwise). */
+static bool same_resources(const tune_run *r, int c, int s, int t)
+{
+	strbuf why;
+	strbuf_init(&why);
+	json_t *a, *b;
+	static_status(r, c, s, &a, &why);
+	static_status(r, c, t, &b, &why);
+	bool same = a && b && json_equal(json_object_get(a, "block"), json_object_get(b, "block")) &&
+	            json_equal(json_object_get(a, "smem"), json_object_get(b, "smem"));
+	json_decref(a);
+	json_decref(b);
+	strbuf_finish(&why);
+	return same;
+}
+
+/* What one cell of configuration c tells about its others (SPEC §3, issue
+ * 11): a compile error holds for every shape; resources for every shape
+ * with the same block and shared memory; a configuration the model search
+ * deprioritises is skipped on its remaining shapes. Records those cells. */
+static int learn_from(tune_run *r, int c, int s)
+{
+	const measurement *m = cell_meas(r, c, s);
+	if (!m)
+		return 0;
+	strbuf note, label;
+	strbuf_init(&note);
+	strbuf_init(&label);
+	shape_format(&label, r->k, &r->ss, s);
+	meas_status st = m->status;
+	bool deprioritised = schedule_deprioritised(&r->sc, c);
+	int status = 0;
+	if (st == MS_COMPILE_ERROR)
+		strbuf_printf(&note, "does not compile (the log is with shape %s)", label.data);
+	else if (st == MS_RESOURCES)
+		strbuf_printf(&note, "cannot launch, as at shape %s: %.300s", label.data, m->note ? m->note : "");
+	else if (deprioritised)
+		strbuf_printf(&note, "%s: failed on %d shapes (last %s, %s); --search exhaustive measures it",
+		              DEPRIORITISED, r->sc.fails[c], label.data, meas_status_name(st));
+	else
 		goto out;
-	}
-	p.req = file_req;
-	int ref_job = -1;
-	for (int i = 0; i < ss.count && k->reference && ref_job < 0; i++)
-		for (int c = 0; c < cf.n && ref_job < 0; c++)
-			if (!db_get(db, dbc[c], dbs[i]))
-				ref_job = pool_add(&p, k->reference);
-	/* Only what still has measurements to take is compiled. */
-	cf.job = xcalloc((size_t)cf.n, sizeof *cf.job);
-	for (int c = 0; c < cf.n; c++) {
-		cf.job[c] = -1;
-		for (int i = 0; i < ss.count && cf.job[c] < 0; i++)
-			if (!db_get(db, dbc[c], dbs[i])) {
-				char *inst = instance_of(cf.names[c]);
-				cf.job[c] = pool_add(&p, inst);
-				free(inst);
-			}
-	}
-	long cores = sysconf(_SC_NPROCESSORS_ONLN);
-	pool_start(&p, o->jobs > 0 ? o->jobs : (int)(cores > 0 ? cores : 1));
-	if (p.njobs == 0) {
-		worker_stop(s.w); /* nothing left to measure */
-		s.w = NULL;
-	}
-	pool_started = true;
-
-	int to_measure = 0, reused = 0;
-	for (int i = 0; i < ss.count; i++)
-		for (int c = 0; c < cf.n; c++)
-			db_get(db, dbc[c], dbs[i]) ? reused++ : to_measure++;
-	if (!o->quiet)
-		fprintf(stderr, "aotc: tuning %s on %s: %d configurations (%d to compile) x %d shapes; %d measurements to take, %d reused from %s\n",
-		        k->name, hwid, cf.n, p.njobs, ss.count, to_measure, reused, db->path);
-	if (!k->reference && !o->quiet)
-		fprintf(stderr, "aotc: warning: '%s' has no AOTC_REFERENCE: the first variant that runs on a shape is taken as correct\n",
-		        k->name);
-
-	progress pr = {.tty = isatty(2), .quiet = o->quiet, .start = now_s(), .total = to_measure};
-	double t0 = now_s(), check_ms = 0, timing_ms = 0, shape_ms = 0;
-	int measured = 0;
-	bool out_of_budget = false;
-	for (int si = 0; si < ss.count && !out_of_budget; si++) {
-		const int64_t *row = shape_row(&ss, si);
-		int missing = 0;
-		double best = INFINITY;
-		for (int c = 0; c < cf.n; c++) {
-			const measurement *mm = db_get(db, dbc[c], dbs[si]);
-			if (!mm)
-				missing++;
-			else if (mm->status == MS_OK && mm->time_ms < best)
-				best = mm->time_ms;
-		}
-		if (!missing)
+	for (int t = 0; t < r->ss.count && !status; t++) {
+		if (r->sc.state[schedule_cell(&r->sc, c, t)] != CELL_PENDING || !r->params_ok[t])
 			continue;
-		if (shape_param_values(k, &ss, row, params) != EVAL_OK) {
-			strbuf sb;
-			strbuf_init(&sb);
-			shape_format(&sb, k, &ss, si);
-			fprintf(stderr, "aotc: warning: skipping shape %s: an AOTC_VALUE cannot be evaluated\n", sb.data);
-			strbuf_finish(&sb);
+		if (st == MS_RESOURCES && !same_resources(r, c, s, t))
 			continue;
-		}
-		json_t *ref = json_null();
-		if (ref_job >= 0) {
-			const job *j = pool_wait(&p, ref_job);
-			if (j->rs != RT_OK) {
-				diag_error(d, k->reference_loc, "the reference '%s' does not compile:\n%s",
-				           k->reference, j->log ? j->log : "");
-				status = 1;
-				goto out;
-			}
-			json_t *ldims;
-			why.len = 0;
-			meas_status ls = launch_dims(k, &k->ref_grid, &k->ref_block, &k->ref_smem, NULL,
-			                             params, s.device, &ldims, &why);
-			if (ls != MS_OK) {
-				diag_error(d, k->reference_loc, "the reference cannot be launched: %s", why.data);
-				status = 1;
-				goto out;
-			}
-			json_decref(ref);
-			ref = json_pack("{s:s, s:s, s:o}", "blob", j->path, "symbol", j->symbol, "launch", ldims);
-		}
-		json_t *jrow = json_array();
-		for (int a = 0; a < ss.nargs; a++)
-			json_array_append_new(jrow, json_integer(row[a]));
-		json_decref(s.shape_req);
-		s.shape_req = json_pack("{s:s, s:o, s:o}", "op", "shape", "row", jrow, "reference", ref);
-		bool shape_ok = false;
-		for (int attempt = 0; attempt < 2 && !shape_ok; attempt++) {
-			json_t *r;
-			double ts = now_s();
-			why.len = 0;
-			call_result cr = worker_call(s.w, s.shape_req, 600e3, &r, &why);
-			shape_ms += (now_s() - ts) * 1e3;
-			if (cr == CALL_OK) {
-				const char *st = json_string_value(json_object_get(r, "status"));
-				shape_ok = st && !strcmp(st, "ok");
-				if (!shape_ok) {
-					const char *note = json_string_value(json_object_get(r, "note"));
-					strbuf_printf(&why, "%s%s%s", st ? st : "?", note ? ": " : "", note ? note : "");
-				}
-				json_decref(r);
-			}
-			if (!shape_ok) {
-				strbuf sb;
-				strbuf_init(&sb);
-				shape_format(&sb, k, &ss, si);
-				fprintf(stderr, "%saotc: warning: shape %s: the reference failed (%s)\n",
-				        pr.tty ? "\n" : "", sb.data, why.data);
-				strbuf_finish(&sb);
-				why.len = 0;
-				if (start_worker(&s, &why) != 0) {
-					diag_plain_error(d, "the worker cannot be restarted: %s", why.data);
-					status = 3;
-					goto out;
-				}
-				break;
-			}
-		}
-		if (!shape_ok)
-			continue;
+		meas_status put = st == MS_COMPILE_ERROR || st == MS_RESOURCES ? st : MS_SKIPPED;
+		status = record_status(r, c, t, put, note.data);
+		r->learned++;
+	}
+out:
+	strbuf_finish(&note);
+	strbuf_finish(&label);
+	return status;
+}
 
-		for (int c = 0; c < cf.n; c++) {
-			if (db_get(db, dbc[c], dbs[si]))
+/* Marks in the schedule what the database holds, records every cell whose
+ * status is known without running it (invalid, beyond the device's
+ * limits) and what failures learnt once imply. */
+static int schedule_stage(tune_run *r)
+{
+	json_t *dev = json_object_get(r->ms.device, "sm_count");
+	schedule_stage_init(r, json_is_integer(dev) ? (double)json_integer_value(dev) : 1);
+	schedule *sc = &r->sc;
+	bool exhaustive = sc->kind == SEARCH_EXHAUSTIVE;
+	for (int s = 0; s < r->ss.count; s++)
+		for (int c = 0; c < r->cf.n; c++) {
+			const measurement *m = cell_meas(r, c, s);
+			if (!m || sc->state[schedule_cell(sc, c, s)] == CELL_OTHER)
 				continue;
-			if (o->budget_s > 0 && now_s() - t0 > o->budget_s) {
-				out_of_budget = true;
-				break;
-			}
-			const int64_t *values = cf.values + (size_t)c * k->ntunables;
-			measurement mm = {.config = dbc[c], .shape = dbs[si], .error = NAN};
+			if (exhaustive && left_by_search(m))
+				continue; /* measured after all */
+			schedule_mark(sc, c, s, m->status, m->time_ms);
+			r->reused++;
+		}
+	/* A finished model search of this database: its shapes are done. */
+	const json_t *prev = r->db->search;
+	if (sc->kind == SEARCH_MODEL && json_is_true(json_object_get(prev, "finished")) &&
+	    json_is_string(json_object_get(prev, "strategy")) &&
+	    !strcmp(json_string_value(json_object_get(prev, "strategy")), "model"))
+		for (int s = 0; s < r->ss.count; s++) {
+			bool sampled = true;
+			for (int i = 0; i < sc->nsample && sampled; i++)
+				sampled = sc->state[schedule_cell(sc, sc->order[i], s)] != CELL_PENDING;
+			if (sampled)
+				schedule_close_shape(sc, s);
+		}
+	strbuf why;
+	strbuf_init(&why);
+	int status = 0;
+	for (int s = 0; s < r->ss.count && !status; s++) {
+		if (!r->params_ok[s]) {
+			schedule_close_shape(sc, s);
+			continue;
+		}
+		for (int c = 0; c < r->cf.n && !status; c++) {
+			if (sc->state[schedule_cell(sc, c, s)] != CELL_PENDING)
+				continue;
 			why.len = 0;
 			why.data[0] = 0;
-			eval_status vst;
-			int bad = ir_first_invalid(k, values, params, &vst);
-			bool valid = bad < 0;
-			if (!valid)
-				strbuf_printf(&why, "AOTC_VALID_IF(%s) %s", k->valid_ifs[bad].text,
-				              vst != EVAL_OK ? eval_status_name(vst) : "is false");
-			json_t *ldims = NULL;
-			if (!valid)
-				mm.status = MS_INVALID;
-			else
-				mm.status = launch_dims(k, &k->grid, &k->block, &k->smem, values, params,
-				                        s.device, &ldims, &why);
-			const job *j = NULL;
-			if (mm.status == MS_OK) {
-				j = pool_wait(&p, cf.job[c]);
-				if (j->rs != RT_OK) {
-					mm.status = MS_COMPILE_ERROR;
-					strbuf_puts(&why, j->log ? j->log : rt_status_name(j->rs));
-				}
-			}
-			if (mm.status != MS_OK) {
-				mm.note = xstrdup(why.data);
-			} else {
-				json_t *jv = json_array();
-				for (int i = 0; i < k->ntunables; i++)
-					json_array_append_new(jv, json_integer(values[i]));
-				json_t *req = json_pack("{s:s, s:s, s:s, s:o, s:o, s:o}", "op", "measure",
-					"blob", j->path, "symbol", j->symbol, "launch", ldims, "values", jv,
-					"best_ms", isfinite(best) ? json_real(best) : json_null());
-				ldims = NULL;
-				json_t *r;
-				double timeout = measure_timeout_ms();
-				if (isfinite(best))
-					timeout += best * MAX_SAMPLES * 20;
-				call_result cr = worker_call(s.w, req, timeout, &r, &why);
-				json_decref(req);
-				if (cr == CALL_OK) {
-					from_reply(r, &mm);
-					note_time(&check_ms, r, "check_ms");
-					note_time(&timing_ms, r, "timing_ms");
-					json_decref(r);
-				} else {
-					mm.status = cr == CALL_TIMEOUT ? MS_TIMEOUT : MS_FAULT;
-					mm.note = xstrdup(why.data);
-				}
-				if (mm.status == MS_FAULT || cr != CALL_OK) {
-					/* The context is gone: a new worker, the same shape. */
-					strbuf w2;
-					strbuf_init(&w2);
-					json_t *rr = NULL;
-					if (start_worker(&s, &w2) != 0 ||
-					    worker_call(s.w, s.shape_req, 600e3, &rr, &w2) != CALL_OK) {
-						diag_plain_error(d, "the worker cannot be restarted: %s", w2.data);
-						strbuf_finish(&w2);
-						free(mm.note);
-						free(mm.samples);
-						json_decref(rr);
-						status = 3;
-						goto out;
-					}
-					json_decref(rr);
-					strbuf_finish(&w2);
-					s.restarts++;
-				}
-			}
-			json_decref(ldims);
-			if (mm.status == MS_OK && mm.time_ms < best)
-				best = mm.time_ms;
-			if (db_record(db, &mm) < 0) {
-				diag_plain_error(d, "cannot write %s: %s", db->journal_path, strerror(errno));
-				free(mm.note);
-				free(mm.samples);
-				status = 3;
-				goto out;
-			}
-			if (o->verbose) {
-				strbuf sb;
-				strbuf_init(&sb);
-				shape_format(&sb, k, &ss, si);
-				fprintf(stderr, "aotc: %s %s: %s", sb.data, cf.names[c], meas_status_name(mm.status));
-				if (mm.status == MS_OK)
-					fprintf(stderr, " %.4f ms%s", mm.time_ms, mm.screened ? " (screened)" : "");
-				else if (mm.note)
-					fprintf(stderr, " (%.200s)", mm.note);
-				fputc('\n', stderr);
-				strbuf_finish(&sb);
-			}
-			free(mm.note);
-			free(mm.samples);
-			measured++;
-			pr.done++;
-			show_progress(&pr, &p, false);
-			if (db->unsaved >= 1000 && db_save(db) < 0) {
-				diag_plain_error(d, "cannot write %s: %s", db->path, strerror(errno));
-				status = 3;
-				goto out;
-			}
+			json_t *dims;
+			meas_status st = static_status(r, c, s, &dims, &why);
+			json_decref(dims);
+			if (st != MS_OK)
+				status = record_status(r, c, s, st, why.data);
 		}
 	}
-	show_progress(&pr, &p, true);
-	double wall = now_s() - t0;
-	if (db_save(db) < 0) {
-		diag_plain_error(d, "cannot write %s: %s", db->path, strerror(errno));
-		status = 3;
-		goto out;
+	for (int s = 0; s < r->ss.count && !status; s++)
+		for (int c = 0; c < r->cf.n && !status; c++)
+			status = learn_from(r, c, s);
+	strbuf_finish(&why);
+	return status;
+}
+
+/* ---- Stage 4: compile ------------------------------------------------------ */
+
+/* Compile jobs for what still has cells to measure: the reference first,
+ * then configurations in the search's order. */
+static int compile_stage(tune_run *r)
+{
+	const kernel *k = r->k;
+	const schedule *sc = &r->sc;
+	schedule_counts n = schedule_count(sc);
+	r->p.ops = r->ops;
+	r->p.compiler_id = r->req.compiler;
+	r->p.source_hash = r->m->source_hash;
+	r->p.cache_dir = cache_dir();
+	if (mkdir_p(r->p.cache_dir) < 0) {
+		diag_plain_error(r->d, "cannot create the compile cache %s: %s", r->p.cache_dir, strerror(errno));
+		return 3;
 	}
-	int cached = 0;
-	for (int i = 0; i < p.njobs; i++)
-		cached += p.jobs[i].state == JOB_DONE && p.jobs[i].cached;
+	r->p.req = r->req;
+	r->ref_job = k->reference && n.pending ? pool_add(&r->p, k->reference) : -1;
+	r->cf.job = xcalloc((size_t)r->cf.n, sizeof *r->cf.job);
+	for (int c = 0; c < r->cf.n; c++)
+		r->cf.job[c] = -1;
+	for (int i = 0; i < sc->norder; i++) {
+		int c = sc->order[i];
+		bool open = false;
+		for (int s = 0; s < r->ss.count && !open; s++)
+			open = sc->state[schedule_cell(sc, c, s)] == CELL_PENDING;
+		if (!open)
+			continue;
+		char *inst = instance_of(r->cf.names[c]);
+		r->cf.job[c] = pool_add(&r->p, inst);
+		free(inst);
+	}
+	long cores = sysconf(_SC_NPROCESSORS_ONLN);
+	pool_start(&r->p, r->o->jobs > 0 ? r->o->jobs : (int)(cores > 0 ? cores : 1));
+	r->pool_started = true;
+	if (r->p.njobs == 0)
+		measurer_stop(&r->ms); /* nothing left to measure */
+	if (!r->o->quiet) {
+		fprintf(stderr, "aotc: tuning %s on %s: %d configurations", k->name, r->hwid, r->cf.n);
+		if (sc->p.nshards > 1)
+			fprintf(stderr, " (%d in shard %d/%d)", sc->norder, sc->p.shard, sc->p.nshards);
+		fprintf(stderr, " x %d shapes, search %s; %d to compile; %s%d measurements to take, %d reused from %s",
+		        r->ss.count, search_name(sc->kind), r->p.njobs, sc->kind == SEARCH_MODEL ? "at most " : "",
+		        n.pending, r->reused, r->db->path);
+		if (n.done > r->reused)
+			fprintf(stderr, ", %d known without running", n.done - r->reused);
+		fputc('\n', stderr);
+	}
+	if (!k->reference && !r->o->quiet)
+		fprintf(stderr, "aotc: warning: '%s' has no AOTC_REFERENCE: the first variant that runs on a shape is taken as correct\n",
+		        k->name);
+	return 0;
+}
+
+/* --dump=compile: every configuration's compile, as it finishes. */
+static void dump_compile(tune_run *r)
+{
+	for (int i = 0; i < r->sc.norder; i++) {
+		int c = r->sc.order[i];
+		if (r->cf.job[c] < 0)
+			continue;
+		const job *j = pool_wait(&r->p, r->cf.job[c]);
+		json_t *o = json_pack("{s:s, s:s, s:s, s:b, s:f}", "stage", "compile", "name", r->cf.names[c],
+		                      "status", j->rs == RT_OK ? "ok" : rt_status_name(j->rs), "cached",
+		                      j->cached, "seconds", j->seconds);
+		char *line = json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER);
+		printf("%s\n", line);
+		free(line);
+		json_decref(o);
+	}
+}
+
+/* The reference's compiled blob and launch at shape s (json null without
+ * a reference); NULL after a diagnostic. */
+static json_t *reference_at(tune_run *r, int s, int *status)
+{
+	const kernel *k = r->k;
+	if (r->ref_job < 0)
+		return json_null();
+	const job *j = pool_wait(&r->p, r->ref_job);
+	if (j->rs != RT_OK) {
+		diag_error(r->d, k->reference_loc, "the reference '%s' does not compile:\n%s", k->reference,
+		           j->log ? j->log : "");
+		*status = 1;
+		return NULL;
+	}
+	strbuf why;
+	strbuf_init(&why);
+	json_t *dims;
+	meas_status ls = launch_dims(k, &k->ref_grid, &k->ref_block, &k->ref_smem, NULL,
+	                             shape_params(r, s), r->ms.device, &dims, &why);
+	if (ls != MS_OK) {
+		diag_error(r->d, k->reference_loc, "the reference cannot be launched: %s", why.data);
+		strbuf_finish(&why);
+		*status = 1;
+		return NULL;
+	}
+	strbuf_finish(&why);
+	return json_pack("{s:s, s:s, s:o}", "blob", j->path, "symbol", j->symbol, "launch", dims);
+}
+
+/* ---- Stage 5: measure ------------------------------------------------------ */
+
+/* Seconds left: the cells the search still means to measure at the pace
+ * so far, or what is left of the budget when that is less (*capped). */
+static double estimate_left(const tune_run *r, bool *capped)
+{
+	*capped = false;
+	const schedule *sc = &r->sc;
+	if (r->measured == 0)
+		return NAN;
+	double per = (now_s() - r->t0) / r->measured, cells = 0;
+	for (int s = 0; s < r->ss.count; s++) {
+		if (sc->closed[s])
+			continue;
+		int open = 0, sample = 0;
+		for (int c = 0; c < r->cf.n; c++)
+			open += sc->state[schedule_cell(sc, c, s)] == CELL_PENDING && !schedule_deprioritised(sc, c);
+		for (int i = 0; i < sc->nsample; i++)
+			sample += sc->state[schedule_cell(sc, sc->order[i], s)] == CELL_PENDING;
+		if (sc->kind == SEARCH_MODEL) {
+			int more = sample + (SEARCH_PATIENCE - sc->stale[s]) * SEARCH_BATCH;
+			open = more < open ? more : open;
+		}
+		cells += open;
+	}
+	double left = cells * per, budget_left = r->o->budget_s - (now_s() - r->t0);
+	if (r->o->budget_s > 0 && budget_left < left) {
+		*capped = true;
+		left = budget_left > 0 ? budget_left : 0;
+	}
+	return left;
+}
+
+static void show_progress(tune_run *r, bool final)
+{
+	progress *pr = &r->pr;
+	if (pr->quiet)
+		return;
+	double t = now_s();
+	if (!final && (pr->tty ? t - pr->last < 0.25 : t - pr->last < 15))
+		return;
+	pr->last = t;
+	schedule_counts n = schedule_count(&r->sc);
+	char eta[48] = "?";
+	bool capped;
+	double left = final ? 0 : estimate_left(r, &capped);
+	if (!isnan(left)) {
+		fmt_duration(eta, sizeof eta - 16, left);
+		if (!final && capped)
+			strcat(eta, " (the budget)");
+	}
+	fprintf(stderr, "%saotc: compiled %d/%d, measured %d (%d of %d cells known), shapes covered %d/%d, %s left%s",
+	        pr->tty ? "\r\033[K" : "", pool_done(&r->p), r->p.njobs, r->measured, n.done, n.mine,
+	        n.shapes_ok, r->ss.count, eta, pr->tty && !final ? "" : "\n");
+}
+
+/* --dump=schedule: the round's batches. */
+static void dump_round(const tune_run *r, const int *cells, int n)
+{
+	for (int i = 0; i < n;) {
+		int s = cells[i] / r->cf.n;
+		json_t *names = json_array();
+		for (; i < n && cells[i] / r->cf.n == s; i++)
+			json_array_append_new(names, json_string(r->cf.names[cells[i] % r->cf.n]));
+		strbuf sb;
+		strbuf_init(&sb);
+		shape_format(&sb, r->k, &r->ss, s);
+		json_t *o = json_pack("{s:s, s:i, s:s, s:o}", "stage", "schedule", "round", r->sc.round,
+		                      "shape", sb.data, "configs", names);
+		char *line = json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER);
+		printf("%s\n", line);
+		fflush(stdout);
+		free(line);
+		json_decref(o);
+		strbuf_finish(&sb);
+	}
+}
+
+/* Measures configuration c at the worker's current shape s; records it. */
+static int measure_cell(tune_run *r, int c, int s)
+{
+	const kernel *k = r->k;
+	measurement mm = {.config = r->dbc[c], .shape = r->dbs[s], .error = NAN, .time_ms = NAN};
+	strbuf why;
+	strbuf_init(&why);
+	json_t *dims;
+	mm.status = static_status(r, c, s, &dims, &why);
+	const job *j = NULL;
+	if (mm.status == MS_OK) {
+		j = pool_wait(&r->p, r->cf.job[c]);
+		if (j->rs != RT_OK) {
+			mm.status = MS_COMPILE_ERROR;
+			strbuf_puts(&why, j->log ? j->log : rt_status_name(j->rs));
+		}
+	}
+	int status = 0;
+	if (mm.status != MS_OK) {
+		json_decref(dims);
+		mm.note = xstrdup(why.data);
+	} else if (!measurer_run(&r->ms, j, dims, r->cf.values + (size_t)c * k->ntunables,
+	                         k->ntunables, r->sc.best[s], &mm, &why)) {
+		diag_plain_error(r->d, "the worker cannot be restarted: %s", why.data);
+		status = 3;
+	}
+	if (!status) {
+		schedule_mark(&r->sc, c, s, mm.status, mm.time_ms);
+		status = record(r, &mm);
+		r->measured++;
+	}
+	if (!status && r->o->verbose) {
+		strbuf sb;
+		strbuf_init(&sb);
+		shape_format(&sb, k, &r->ss, s);
+		fprintf(stderr, "%saotc: %s %s: %s", r->pr.tty ? "\r\033[K" : "", sb.data, r->cf.names[c],
+		        meas_status_name(mm.status));
+		if (mm.status == MS_OK)
+			fprintf(stderr, " %.4f ms%s", mm.time_ms, mm.screened ? " (screened)" : "");
+		else if (mm.note)
+			fprintf(stderr, " (%.200s)", mm.note);
+		fputc('\n', stderr);
+		strbuf_finish(&sb);
+	}
+	free(mm.note);
+	free(mm.samples);
+	strbuf_finish(&why);
+	if (!status)
+		status = learn_from(r, c, s);
+	return status;
+}
+
+/* Rounds until the schedule is done or the budget is spent. */
+static int measure_stage(tune_run *r)
+{
+	r->pr = (progress){.tty = isatty(2), .quiet = r->o->quiet, .start = now_s()};
+	r->t0 = now_s();
+	int ncells = r->cf.n * r->ss.count;
+	int *cells = xmalloc((size_t)ncells * sizeof *cells + 1);
+	int status = 0;
+	strbuf why;
+	strbuf_init(&why);
+	int n;
+	while (!status && !r->out_of_budget && r->p.njobs > 0 && (n = schedule_next_round(&r->sc, cells)) > 0) {
+		if (r->o->dump == TUNE_DUMP_SCHEDULE)
+			dump_round(r, cells, n);
+		for (int i = 0; i < n && !status && !r->out_of_budget;) {
+			int s = cells[i] / r->cf.n;
+			int end = i;
+			while (end < n && cells[end] / r->cf.n == s)
+				end++;
+			json_t *ref = reference_at(r, s, &status);
+			if (!ref)
+				break;
+			why.len = 0;
+			shape_result sr = measurer_shape(&r->ms, shape_row(&r->ss, s), r->ss.nargs, ref, &why);
+			if (sr != SHAPE_OK) {
+				strbuf sb;
+				strbuf_init(&sb);
+				shape_format(&sb, r->k, &r->ss, s);
+				fprintf(stderr, "%saotc: warning: shape %s: the reference failed (%s)\n",
+				        r->pr.tty ? "\r\033[K" : "", sb.data, why.data);
+				strbuf_finish(&sb);
+				schedule_close_shape(&r->sc, s);
+				r->lost_shapes = true;
+				if (sr == SHAPE_WORKER_LOST) {
+					diag_plain_error(r->d, "the worker cannot be restarted: %s", why.data);
+					status = 3;
+				}
+				i = end;
+				continue;
+			}
+			for (; i < end && !status; i++) {
+				int c = cells[i] % r->cf.n;
+				if (r->sc.state[cells[i]] != CELL_PENDING || schedule_deprioritised(&r->sc, c))
+					continue; /* learnt from another cell meanwhile */
+				if (r->o->budget_s > 0 && now_s() - r->t0 > r->o->budget_s) {
+					r->out_of_budget = true;
+					break;
+				}
+				status = measure_cell(r, c, s);
+				show_progress(r, false);
+			}
+			i = end;
+		}
+	}
+	free(cells);
+	strbuf_finish(&why);
+	return status;
+}
+
+/* ---- Summary ------------------------------------------------------------- */
+
+static void print_summary(const tune_run *r)
+{
+	const kernel *k = r->k;
+	const schedule *sc = &r->sc;
+	printf("\nAUTOTUNE %s: %d configurations x %d shapes, search %s", k->name, r->cf.n, r->ss.count,
+	       search_name(sc->kind));
+	if (sc->p.nshards > 1)
+		printf(", shard %d/%d (%d configurations)", sc->p.shard, sc->p.nshards, sc->norder);
+	putchar('\n');
+	for (int s = 0; s < r->ss.count; s++) {
+		int best = -1, second = -1, ran = 0, unmeasured = 0;
+		int count[MS_COUNT] = {0};
+		for (int c = 0; c < r->cf.n; c++) {
+			if (sc->state[schedule_cell(sc, c, s)] == CELL_OTHER)
+				continue;
+			const measurement *m = cell_meas(r, c, s);
+			if (!m) {
+				unmeasured++;
+				continue;
+			}
+			count[m->status]++;
+			ran += m->status != MS_INVALID && m->status != MS_SKIPPED;
+			if (m->status != MS_OK)
+				continue;
+			if (best < 0 || m->time_ms < cell_meas(r, best, s)->time_ms) {
+				second = best;
+				best = c;
+			} else if (second < 0 || m->time_ms < cell_meas(r, second, s)->time_ms) {
+				second = c;
+			}
+		}
+		strbuf sb;
+		strbuf_init(&sb);
+		shape_format(&sb, k, &r->ss, s);
+		printf("  %-28s", sb.data);
+		strbuf_finish(&sb);
+		if (best >= 0) {
+			double tb = cell_meas(r, best, s)->time_ms;
+			printf(" best %s %.4f ms", r->cf.names[best], tb);
+			if (second >= 0) {
+				double t2 = cell_meas(r, second, s)->time_ms;
+				printf(", next %s %.4f ms (%.2fx)", r->cf.names[second], t2, t2 / tb);
+			}
+		} else {
+			printf(ran ? " no variant ran correctly" : " not measured");
+		}
+		bool first = true;
+		for (int st = MS_WRONG; st < MS_COUNT; st++)
+			if (count[st] && st != MS_INVALID && st != MS_SKIPPED) {
+				printf("%s%d %s", first ? "; failed: " : ", ", count[st], meas_status_name(st));
+				first = false;
+			}
+		if (count[MS_INVALID])
+			printf("; %d invalid", count[MS_INVALID]);
+		if (count[MS_SKIPPED])
+			printf("; %d skipped", count[MS_SKIPPED]);
+		if (unmeasured && best >= 0)
+			printf("; %d not measured", unmeasured);
+		putchar('\n');
+	}
+}
+
+/* The search's record in the database (docs/database.md). */
+static void note_search(tune_run *r, bool finished)
+{
+	json_decref(r->db->search);
+	r->db->search = json_pack("{s:s, s:b, s:[i,i]}", "strategy", search_name(r->sc.kind),
+	                          "finished", finished, "shard", r->sc.p.shard, r->sc.p.nshards);
+}
+
+int tune_kernel(const aotc_module *m, const kernel *k, const tune_options *o, bool *no_device,
+                diags *d)
+{
+	tune_run r = {.m = m, .k = k, .o = o, .d = d, .cf = {.k = k}, .ref_job = -1};
+	arena_init(&r.cf.a);
+	shape_set_init(&r.ss, k);
+	if (no_device)
+		*no_device = false;
+	int status = enumerate_stage(&r);
+	if (!status && o->dump == TUNE_DUMP_CONFIGS) {
+		schedule_stage_init(&r, 1);
+		dump_configs(&r);
+		run_finish(&r);
+		return 0;
+	}
+	if (!status)
+		status = open_stage(&r, no_device);
+	if (!status)
+		status = schedule_stage(&r);
+	if (!status)
+		status = compile_stage(&r);
+	if (!status && o->dump == TUNE_DUMP_COMPILE) {
+		dump_compile(&r);
+		run_finish(&r);
+		return 0;
+	}
+	if (!status)
+		status = measure_stage(&r);
+	if (status) {
+		if (r.db)
+			db_save(r.db); /* keep what was measured; the journal has it anyway */
+		run_finish(&r);
+		return status;
+	}
+	show_progress(&r, true);
+	double wall = now_s() - r.t0;
+	schedule_counts n = schedule_count(&r.sc);
+	note_search(&r, !r.out_of_budget);
+	if (db_save(r.db) < 0) {
+		diag_plain_error(d, "cannot write %s: %s", r.db->path, strerror(errno));
+		run_finish(&r);
+		return 3;
+	}
 	if (!o->quiet) {
-		print_summary(k, db, &cf, &ss, dbc, dbs);
-		double cwall = p.njobs ? p.finished_at - p.started_at : 0;
-		printf("\n%d measurements taken, %d reused, in %.1f s (checking %.1f s, timing %.1f s, shape setup %.1f s); "
+		print_summary(&r);
+		int cached = 0;
+		for (int i = 0; i < r.p.njobs; i++)
+			cached += r.p.jobs[i].state == JOB_DONE && r.p.jobs[i].cached;
+		double cwall = r.p.njobs ? r.p.finished_at - r.p.started_at : 0;
+		printf("\n%d measurements taken, %d reused, %d learnt from failures elsewhere, in %.1f s (checking %.1f s, timing %.1f s, shape setup %.1f s); "
 		       "%d compiled (%d from cache) in %.1f s on %d threads (%.1f variants/s, %.1f s of compile time); %d worker restarts\n",
-		       measured, reused, wall, check_ms / 1e3, timing_ms / 1e3, shape_ms / 1e3,
-		       pool_done(&p), cached, cwall, p.nthreads, cwall > 0 ? pool_done(&p) / cwall : 0,
-		       p.busy_s, s.restarts);
-		if (out_of_budget)
-			printf("stopped at the --budget; run again to go on from here\n");
-		printf("database: %s\n", db->path);
+		       r.measured, r.reused, r.learned, wall, r.ms.check_ms / 1e3, r.ms.timing_ms / 1e3,
+		       r.ms.shape_ms / 1e3, pool_done(&r.p), cached, cwall, r.p.nthreads,
+		       cwall > 0 ? pool_done(&r.p) / cwall : 0, r.p.busy_s, r.ms.restarts);
+		int unmeasured = n.mine - n.done;
+		if (r.out_of_budget)
+			printf("stopped at the --budget with %d of %d cells not measured (%d of %d shapes with no correct variant yet); run again to go on from here\n",
+			       unmeasured, n.mine, r.ss.count - n.shapes_ok, r.ss.count);
+		else if (unmeasured && r.sc.kind == SEARCH_MODEL)
+			printf("model search: %d of %d cells measured; the other %d were predicted slower (--search exhaustive measures them)\n",
+			       n.done, n.mine, unmeasured);
+		printf("database: %s\n", r.db->path);
 	}
 	bool any_ok = false;
-	for (int i = 0; i < db->nmeas && !any_ok; i++)
-		any_ok = db->meas[i].status == MS_OK;
-	if (!any_ok && !out_of_budget)
+	for (int i = 0; i < r.db->nmeas && !any_ok; i++)
+		any_ok = r.db->meas[i].status == MS_OK;
+	if (!any_ok && !r.out_of_budget)
 		status = 4;
-out:
-	if (pool_started)
-		pool_finish(&p);
-	else
-		free(p.cache_dir);
-	worker_stop(s.w);
-	free(abs);
-	json_decref(s.init);
-	json_decref(s.device);
-	json_decref(s.shape_req);
-	db_close(db);
-	free(dbc);
-	free(dbs);
-	free(cf.values);
-	free(cf.names);
-	free(cf.job);
-	arena_finish(&cf.a);
-	shape_set_finish(&ss);
-	free(params);
-	strbuf_finish(&why);
+	run_finish(&r);
 	return status;
 }
 

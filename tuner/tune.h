@@ -1,18 +1,26 @@
-/* `aotc tune`: compile every configuration, run and check each on every
- * shape in a worker process, and record the measurements in the database
- * (SPEC §5, §6; docs/database.md). */
+/* `aotc tune`: compile the configurations, run and check them on the
+ * shapes in a worker process, as the search schedules them, and record the
+ * measurements in the database (SPEC §3, §5, §6; docs/database.md). */
 #ifndef AOTC_TUNE_H
 #define AOTC_TUNE_H
 
 #include <stdbool.h>
 
 #include "ir.h"
+#include "schedule.h"
+
+/* --dump=STAGE: print that stage's result as JSON lines on stdout
+ * (configs and compile then stop; schedule goes on measuring). */
+typedef enum tune_dump { TUNE_DUMP_NONE, TUNE_DUMP_CONFIGS, TUNE_DUMP_COMPILE, TUNE_DUMP_SCHEDULE } tune_dump;
 
 typedef struct tune_options {
 	const char *arch;
 	const char *db_dir;
 	const char *shapes_file;    /* NULL: AOTC_SHAPES */
 	double budget_s;            /* <= 0: no cap */
+	search_kind search;         /* SEARCH_AUTO: by the size of the space */
+	int shard, nshards;         /* --shard I/N; 0/0 or 1/1: everything */
+	tune_dump dump;
 	int jobs;                   /* compile threads; 0: all cores */
 	uint64_t seed;
 	bool quiet, verbose;

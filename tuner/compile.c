@@ -1,0 +1,193 @@
+#include "compile.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+
+#include "util.h"
+
+static double now_s(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+char *cache_dir(void)
+{
+	strbuf sb;
+	strbuf_init(&sb);
+	const char *env = getenv("AOTC_CACHE_DIR"), *xdg = getenv("XDG_CACHE_HOME");
+	const char *home = getenv("HOME");
+	if (env && *env)
+		strbuf_puts(&sb, env);
+	else if (xdg && *xdg)
+		strbuf_printf(&sb, "%s/aotc", xdg);
+	else
+		strbuf_printf(&sb, "%s/.cache/aotc", home && *home ? home : "/tmp");
+	return sb.data;
+}
+
+/* The key covers everything the bytes depend on. */
+static void cache_key(const pool *p, const char *instance, char out[33])
+{
+	strbuf sb;
+	strbuf_init(&sb);
+	strbuf_printf(&sb, "aotc-cache-1\n%s\n%s\n%s\n%s\n%s\n", AOTC_VERSION_STRING,
+	              p->compiler_id, p->req.arch, p->source_hash, instance);
+	for (int i = 0; i < p->req.ninclude_dirs; i++)
+		strbuf_printf(&sb, "-I%s\n", p->req.include_dirs[i]);
+	for (int i = 0; i < p->req.ndefines; i++)
+		strbuf_printf(&sb, "-D%s\n", p->req.defines[i]);
+	hash_hex(sb.data, sb.len, out);
+	strbuf_finish(&sb);
+}
+
+static void run_job(pool *p, job *j)
+{
+	double t0 = now_s();
+	char key[33];
+	cache_key(p, j->instance, key);
+	strbuf bin, sym;
+	strbuf_init(&bin);
+	strbuf_init(&sym);
+	strbuf_printf(&bin, "%s/%s.bin", p->cache_dir, key);
+	strbuf_printf(&sym, "%s/%s.sym", p->cache_dir, key);
+	size_t n;
+	char *symbol = read_file(sym.data, &n);
+	struct stat st;
+	if (symbol && stat(bin.data, &st) == 0) {
+		j->rs = RT_OK;
+		j->cached = true;
+		j->symbol = symbol;
+		j->path = bin.data;
+		strbuf_finish(&sym);
+		j->seconds = now_s() - t0;
+		return;
+	}
+	free(symbol);
+	rt_compile_request req = p->req;
+	req.instance = j->instance;
+	rt_blob blob = {0};
+	strbuf err;
+	strbuf_init(&err);
+	j->rs = p->ops->compile(&req, &blob, &err);
+	if (j->rs == RT_OK) {
+		/* The blob before the symbol: a reader that finds the symbol
+		 * finds the blob. */
+		if (write_file_atomic(bin.data, blob.data, blob.size) < 0 ||
+		    write_file_atomic(sym.data, blob.symbol, strlen(blob.symbol)) < 0) {
+			j->rs = RT_ERR_ENV;
+			strbuf_printf(&err, "cannot write the compile cache %s: %s", p->cache_dir,
+			              strerror(errno));
+		} else {
+			j->symbol = xstrdup(blob.symbol);
+			j->path = xstrdup(bin.data);
+		}
+	}
+	if (j->rs != RT_OK)
+		j->log = xstrdup(err.data);
+	rt_blob_finish(&blob);
+	strbuf_finish(&err);
+	strbuf_finish(&bin);
+	strbuf_finish(&sym);
+	j->seconds = now_s() - t0;
+}
+
+static void *pool_thread(void *arg)
+{
+	pool *p = arg;
+	pthread_mutex_lock(&p->mu);
+	for (;;) {
+		job *j = NULL;
+		while (!j && p->nurgent > 0) {
+			job *u = &p->jobs[p->urgent[--p->nurgent]];
+			j = u->state == JOB_PENDING ? u : NULL;
+		}
+		while (!j && p->next < p->njobs) {
+			job *u = &p->jobs[p->next++];
+			j = u->state == JOB_PENDING ? u : NULL;
+		}
+		if (!j)
+			break;
+		j->state = JOB_RUNNING;
+		pthread_mutex_unlock(&p->mu);
+		run_job(p, j);
+		pthread_mutex_lock(&p->mu);
+		j->state = JOB_DONE;
+		p->done++;
+		p->busy_s += j->seconds;
+		p->finished_at = now_s();
+		pthread_cond_broadcast(&p->cv);
+	}
+	pthread_mutex_unlock(&p->mu);
+	return NULL;
+}
+
+int pool_add(pool *p, const char *instance)
+{
+	for (int i = 0; i < p->njobs; i++)
+		if (!strcmp(p->jobs[i].instance, instance))
+			return i;
+	p->jobs = xrealloc(p->jobs, (size_t)(p->njobs + 1) * sizeof *p->jobs);
+	p->urgent = xrealloc(p->urgent, (size_t)(p->njobs + 1) * sizeof *p->urgent);
+	p->jobs[p->njobs] = (job){.instance = xstrdup(instance)};
+	return p->njobs++;
+}
+
+void pool_start(pool *p, int nthreads)
+{
+	pthread_mutex_init(&p->mu, NULL);
+	pthread_cond_init(&p->cv, NULL);
+	p->nthreads = nthreads < p->njobs ? nthreads : p->njobs;
+	p->threads = xcalloc((size_t)p->nthreads + 1, sizeof *p->threads);
+	p->started_at = now_s();
+	for (int i = 0; i < p->nthreads; i++)
+		if (pthread_create(&p->threads[i], NULL, pool_thread, p) != 0)
+			die("pthread_create failed");
+}
+
+const job *pool_wait(pool *p, int j)
+{
+	pthread_mutex_lock(&p->mu);
+	if (p->jobs[j].state == JOB_PENDING)
+		p->urgent[p->nurgent++] = j; /* at most once: it is then taken */
+	while (p->jobs[j].state != JOB_DONE)
+		pthread_cond_wait(&p->cv, &p->mu);
+	pthread_mutex_unlock(&p->mu);
+	return &p->jobs[j];
+}
+
+int pool_done(pool *p)
+{
+	pthread_mutex_lock(&p->mu);
+	int d = p->done;
+	pthread_mutex_unlock(&p->mu);
+	return d;
+}
+
+void pool_finish(pool *p)
+{
+	pthread_mutex_lock(&p->mu);
+	p->next = p->njobs;
+	p->nurgent = 0;
+	pthread_mutex_unlock(&p->mu);
+	for (int i = 0; i < p->nthreads; i++)
+		pthread_join(p->threads[i], NULL);
+	for (int i = 0; i < p->njobs; i++) {
+		free(p->jobs[i].instance);
+		free(p->jobs[i].path);
+		free(p->jobs[i].symbol);
+		free(p->jobs[i].log);
+	}
+	free(p->jobs);
+	free(p->urgent);
+	free(p->threads);
+	free(p->cache_dir);
+	pthread_mutex_destroy(&p->mu);
+	pthread_cond_destroy(&p->cv);
+}
+

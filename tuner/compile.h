@@ -1,0 +1,55 @@
+/* The compile stage: a pool of threads that compiles each instantiation
+ * once, through an on-disk cache (AOTC_CACHE_DIR, else
+ * $XDG_CACHE_HOME/aotc, else ~/.cache/aotc) keyed by everything the bytes
+ * depend on. Jobs run in the order they were added, except that a job
+ * someone waits for is taken next: the search asks for what it measures. */
+#ifndef AOTC_COMPILE_H
+#define AOTC_COMPILE_H
+
+#include <pthread.h>
+#include <stdbool.h>
+
+#include "backend.h"
+
+typedef enum { JOB_PENDING, JOB_RUNNING, JOB_DONE } job_state;
+
+typedef struct job {
+	char *instance;
+	job_state state;
+	rt_status rs;
+	char *path, *symbol;  /* the cached blob */
+	char *log;            /* compile errors */
+	bool cached;
+	double seconds;
+} job;
+
+typedef struct pool {
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	job *jobs;
+	int njobs, next, done;
+	int *urgent, nurgent; /* jobs waited for, taken before next */
+	int nthreads;
+	pthread_t *threads;
+	const rt_ops *ops;
+	rt_compile_request req;   /* instance filled per job */
+	char *cache_dir;
+	const char *compiler_id;
+	const char *source_hash;
+	double busy_s;
+	double started_at, finished_at; /* first job taken, last job done */
+} pool;
+
+/* The compile cache's directory, malloc'd. */
+char *cache_dir(void);
+
+/* The job for instance (added unless there); its index. Before pool_start. */
+int pool_add(pool *p, const char *instance);
+void pool_start(pool *p, int nthreads);
+/* Waits for job j (taking it next if nobody has). */
+const job *pool_wait(pool *p, int j);
+int pool_done(pool *p);
+/* Stops handing out jobs, joins the threads and frees the pool. */
+void pool_finish(pool *p);
+
+#endif

@@ -1,0 +1,276 @@
+#include "measure.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* The timing method (docs/database.md). */
+enum { WARMUP = 1, SCREEN_SAMPLES = 3, MIN_SAMPLES = 5, MAX_SAMPLES = 25 };
+static const double SCREEN_FACTOR = 3.0, BUDGET_MS = 100.0;
+
+/* How long one measurement may take before the variant counts as hung:
+ * 30 s, or $AOTC_MEASURE_TIMEOUT seconds. */
+static double measure_timeout_ms(void)
+{
+	const char *e = getenv("AOTC_MEASURE_TIMEOUT");
+	double s = e ? atof(e) : 0;
+	return (s > 0 ? s : 30) * 1e3;
+}
+
+static double now_s(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+json_t *method_json(const char *backend)
+{
+	return json_pack("{s:s, s:s, s:b, s:i, s:i, s:f, s:i, s:i, s:f, s:s}",
+		"timer", strcmp(backend, "host") ? "device events around each launch" : "CLOCK_MONOTONIC around each call",
+		"statistic", "median", "cache_flush", 1, "warmup", WARMUP,
+		"screen_samples", SCREEN_SAMPLES, "screen_factor", SCREEN_FACTOR,
+		"min_samples", MIN_SAMPLES, "max_samples", MAX_SAMPLES, "budget_ms", BUDGET_MS,
+		"inputs", "fresh per shape from a seeded generator, restored before each checked run");
+}
+
+meas_status launch_dims(const kernel *k, const launch *grid, const launch *block,
+                               const aexpr *smem, const int64_t *values, const int64_t *params,
+                               const json_t *dev, json_t **out, strbuf *why)
+{
+	*out = NULL;
+	if (!k->is_global) {
+		*out = json_pack("{s:[i,i,i], s:[i,i,i], s:i}", "grid", 1, 1, 1, "block", 1, 1, 1,
+		                 "smem", 0);
+		return MS_OK;
+	}
+	eval_env env = {.tunables = values, .ntunables = values ? k->ntunables : 0,
+	                .params = params, .nparams = k->nparams};
+	int64_t dims[7];
+	int which;
+	eval_status st = ir_launch_dims(grid, block, smem, &env, dims, &which);
+	if (st != EVAL_OK) {
+		static const char *const what[7] = {"grid x", "grid y", "grid z", "block x", "block y",
+		                                    "block z", "dynamic shared memory"};
+		if (st == EVAL_DOMAIN)
+			strbuf_printf(why, "%s is %lld", what[which], (long long)dims[which]);
+		else
+			strbuf_printf(why, "%s in the %s expression", eval_status_name(st), what[which]);
+		return MS_INVALID;
+	}
+	const int64_t *g = dims, *b = dims + 3, sm = dims[6];
+	/* What the device cannot launch is skipped here, with the reason. */
+	int64_t threads = b[0] * b[1] * b[2];
+	int64_t maxt = json_integer_value(json_object_get(dev, "max_threads_per_block"));
+	const json_t *mb = json_object_get(dev, "max_block_dims"), *mg = json_object_get(dev, "max_grid_dims");
+	int64_t optin = json_integer_value(json_object_get(dev, "smem_per_block_optin"));
+	if (maxt > 0 && threads > maxt) {
+		strbuf_printf(why, "%lld threads per block, the device allows %lld", (long long)threads,
+		              (long long)maxt);
+		return MS_SKIPPED;
+	}
+	for (int i = 0; i < 3; i++) {
+		int64_t lb = json_integer_value(json_array_get(mb, (size_t)i));
+		int64_t lg = json_integer_value(json_array_get(mg, (size_t)i));
+		if ((lb > 0 && b[i] > lb) || (lg > 0 && g[i] > lg)) {
+			strbuf_printf(why, "%s dimension %d exceeds the device's %lld", b[i] > lb ? "block" : "grid",
+			              i, (long long)(b[i] > lb ? lb : lg));
+			return MS_SKIPPED;
+		}
+	}
+	if (optin > 0 && sm > optin) {
+		strbuf_printf(why, "%lld bytes of dynamic shared memory, the device allows %lld",
+		              (long long)sm, (long long)optin);
+		return MS_SKIPPED;
+	}
+	*out = json_pack("{s:[I,I,I], s:[I,I,I], s:I}", "grid", (json_int_t)g[0], (json_int_t)g[1],
+	                 (json_int_t)g[2], "block", (json_int_t)b[0], (json_int_t)b[1],
+	                 (json_int_t)b[2], "smem", (json_int_t)sm);
+	return MS_OK;
+}
+
+/* ---- The worker ---------------------------------------------------------- */
+
+/* Starts (or restarts) the worker and sends init and the current shape. */
+static int start_worker(measurer *ms, strbuf *why)
+{
+	worker_stop(ms->w);
+	ms->w = worker_start(ms->exe, why);
+	if (!ms->w)
+		return 3;
+	json_t *r;
+	if (worker_call(ms->w, ms->init, 120e3, &r, why) != CALL_OK)
+		return 3;
+	const char *st = json_string_value(json_object_get(r, "status"));
+	if (!st || strcmp(st, "ok") != 0) {
+		const char *note = json_string_value(json_object_get(r, "note"));
+		ms->no_device = st && !strcmp(st, "no_device");
+		strbuf_puts(why, note ? note : "the worker could not open the device");
+		json_decref(r);
+		return 3;
+	}
+	if (!ms->device)
+		ms->device = json_incref(json_object_get(r, "device"));
+	json_decref(r);
+	if (ms->shape_req) {
+		if (worker_call(ms->w, ms->shape_req, 600e3, &r, why) != CALL_OK)
+			return 3;
+		json_decref(r);
+	}
+	return 0;
+}
+
+int measurer_start(measurer *ms, const aotc_module *m, const kernel *k, const char *arch,
+                   uint64_t seed, json_t *method, strbuf *why)
+{
+	ssize_t n = readlink("/proc/self/exe", ms->exe, sizeof ms->exe - 1);
+	if (n <= 0) {
+		strbuf_printf(why, "cannot find the aotc executable: %s", strerror(errno));
+		json_decref(method);
+		return 3;
+	}
+	ms->exe[n] = 0;
+	char *ir = ir_to_json(m);
+	json_t *jir = json_loads(ir, 0, NULL);
+	free(ir);
+	ms->init = json_pack("{s:s, s:s, s:o, s:s, s:I, s:o}", "op", "init", "arch", arch, "ir", jir,
+	                     "kernel", k->name, "seed", (json_int_t)seed, "method", method);
+	return start_worker(ms, why);
+}
+
+void measurer_stop(measurer *ms)
+{
+	worker_stop(ms->w);
+	ms->w = NULL;
+}
+
+void measurer_finish(measurer *ms)
+{
+	measurer_stop(ms);
+	json_decref(ms->init);
+	json_decref(ms->device);
+	json_decref(ms->shape_req);
+}
+
+shape_result measurer_shape(measurer *ms, const int64_t *row, int nargs, json_t *ref,
+                            strbuf *why)
+{
+	json_t *jrow = json_array();
+	for (int a = 0; a < nargs; a++)
+		json_array_append_new(jrow, json_integer(row[a]));
+	json_decref(ms->shape_req);
+	ms->shape_req = json_pack("{s:s, s:o, s:o}", "op", "shape", "row", jrow, "reference", ref);
+	if (!ms->w) {
+		json_t *keep = ms->shape_req;
+		ms->shape_req = NULL;  /* start_worker sends init only */
+		int rc = start_worker(ms, why);
+		ms->shape_req = keep;
+		if (rc != 0)
+			return SHAPE_WORKER_LOST;
+	}
+	json_t *r;
+	double ts = now_s();
+	call_result cr = worker_call(ms->w, ms->shape_req, 600e3, &r, why);
+	ms->shape_ms += (now_s() - ts) * 1e3;
+	bool ok = false;
+	if (cr == CALL_OK) {
+		const char *st = json_string_value(json_object_get(r, "status"));
+		ok = st && !strcmp(st, "ok");
+		if (!ok) {
+			const char *note = json_string_value(json_object_get(r, "note"));
+			strbuf_printf(why, "%s%s%s", st ? st : "?", note ? ": " : "", note ? note : "");
+		}
+		json_decref(r);
+	}
+	if (ok)
+		return SHAPE_OK;
+	/* The worker may be in any state: a fresh one, without this shape. */
+	json_decref(ms->shape_req);
+	ms->shape_req = NULL;
+	strbuf w2;
+	strbuf_init(&w2);
+	int rc = start_worker(ms, &w2);
+	if (rc != 0)
+		strbuf_printf(why, "; the worker cannot be restarted: %s", w2.data);
+	strbuf_finish(&w2);
+	return rc == 0 ? SHAPE_REFERENCE_FAILED : SHAPE_WORKER_LOST;
+}
+
+static void note_time(double *acc, const json_t *reply, const char *key)
+{
+	const json_t *v = json_object_get(reply, key);
+	if (json_is_number(v))
+		*acc += json_number_value(v);
+}
+
+/* Turns a worker reply into a measurement. */
+static void from_reply(const json_t *r, measurement *m)
+{
+	const char *st = json_string_value(json_object_get(r, "status"));
+	const char *note = json_string_value(json_object_get(r, "note"));
+	m->status = MS_FAULT;
+	if (st && !strcmp(st, "ok"))
+		m->status = MS_OK;
+	else if (st && !strcmp(st, "wrong"))
+		m->status = MS_WRONG;
+	else if (st && !strcmp(st, "out_of_bounds"))
+		m->status = MS_OUT_OF_BOUNDS;
+	else if (st && !strcmp(st, "resources"))
+		m->status = MS_RESOURCES;
+	else if (st && !strcmp(st, "invalid"))
+		m->status = MS_INVALID;
+	m->note = note ? xstrdup(note) : (m->status == MS_FAULT && st && strcmp(st, "fault")
+	                                          ? xstrdup(st) : NULL);
+	const json_t *e = json_object_get(r, "error");
+	m->error = json_is_number(e) ? json_number_value(e) : NAN;
+	const json_t *js = json_object_get(r, "samples");
+	m->nsamples = (int)json_array_size(js);
+	m->samples = xmalloc((size_t)m->nsamples * sizeof *m->samples + 1);
+	for (int i = 0; i < m->nsamples; i++)
+		m->samples[i] = json_number_value(json_array_get(js, (size_t)i));
+	m->screened = json_is_true(json_object_get(r, "screened"));
+	if (m->status == MS_OK && m->nsamples == 0)
+		m->status = MS_FAULT;
+	m->time_ms = m->status == MS_OK ? median(m->samples, (size_t)m->nsamples) : NAN;
+}
+
+bool measurer_run(measurer *ms, const job *j, json_t *ldims, const int64_t *values,
+                  int ntunables, double best, measurement *mm, strbuf *why)
+{
+	json_t *jv = json_array();
+	for (int i = 0; i < ntunables; i++)
+		json_array_append_new(jv, json_integer(values[i]));
+	json_t *req = json_pack("{s:s, s:s, s:s, s:o, s:o, s:o}", "op", "measure", "blob", j->path,
+	                        "symbol", j->symbol, "launch", ldims, "values", jv, "best_ms",
+	                        isfinite(best) ? json_real(best) : json_null());
+	json_t *r;
+	double timeout = measure_timeout_ms();
+	if (isfinite(best))
+		timeout += best * MAX_SAMPLES * 20;
+	call_result cr = worker_call(ms->w, req, timeout, &r, why);
+	json_decref(req);
+	if (cr == CALL_OK) {
+		from_reply(r, mm);
+		note_time(&ms->check_ms, r, "check_ms");
+		note_time(&ms->timing_ms, r, "timing_ms");
+		json_decref(r);
+	} else {
+		mm->status = cr == CALL_TIMEOUT ? MS_TIMEOUT : MS_FAULT;
+		mm->note = xstrdup(why->data);
+	}
+	if (mm->status != MS_FAULT && cr == CALL_OK)
+		return true;
+	/* The context is gone: a new worker, the same shape. */
+	strbuf w2;
+	strbuf_init(&w2);
+	bool ok = start_worker(ms, &w2) == 0;
+	if (!ok) {
+		why->len = 0;
+		strbuf_printf(why, "%s", w2.data);
+	}
+	strbuf_finish(&w2);
+	ms->restarts++;
+	return ok;
+}

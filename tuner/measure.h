@@ -1,0 +1,65 @@
+/* The measure stage: variants run in a worker process (tuner/worker.h),
+ * which holds one shape at a time (inputs, the reference's output, guard
+ * zones); a fault or a hang takes down the worker, which is restarted with
+ * the same shape, never the tuner. */
+#ifndef AOTC_MEASURE_H
+#define AOTC_MEASURE_H
+
+#include <limits.h>
+#include <stdbool.h>
+
+#include <jansson.h>
+
+#include "compile.h"
+#include "db.h"
+#include "ir.h"
+#include "worker.h"
+
+typedef struct measurer {
+	char exe[PATH_MAX];
+	json_t *init;         /* the init request, resent after a restart */
+	worker *w;
+	json_t *device;       /* from the worker */
+	json_t *shape_req;    /* the current shape request, resent after a restart */
+	int restarts;
+	bool no_device;       /* the worker found no device of that architecture */
+	double check_ms, timing_ms, shape_ms; /* where the worker's time went */
+} measurer;
+
+/* Starts the worker for kernel k of m on arch with the timing method
+ * (a reference is taken). 0, or 3 with why (ms->no_device tells "no device
+ * of that architecture here" from the rest). */
+int measurer_start(measurer *ms, const aotc_module *m, const kernel *k, const char *arch,
+                   uint64_t seed, json_t *method, strbuf *why);
+/* Stops the worker (a later measurer_shape starts it again). */
+void measurer_stop(measurer *ms);
+void measurer_finish(measurer *ms);
+
+typedef enum { SHAPE_OK, SHAPE_REFERENCE_FAILED, SHAPE_WORKER_LOST } shape_result;
+
+/* Makes row (nargs values) the worker's shape, with the compiled reference
+ * ref ({"blob", "symbol", "launch"}, or json null; taken). On
+ * SHAPE_REFERENCE_FAILED the shape cannot be measured (why says how; the
+ * worker was restarted); SHAPE_WORKER_LOST: it cannot be restarted. */
+shape_result measurer_shape(measurer *ms, const int64_t *row, int nargs, json_t *ref,
+                            strbuf *why);
+
+/* Measures compiled variant j (launch ldims, taken; tunable values) at the
+ * current shape into *mm (status, samples, note), given the best time there
+ * so far (screening; INFINITY if none). False when the worker died and
+ * cannot be restarted (why). */
+bool measurer_run(measurer *ms, const job *j, json_t *ldims, const int64_t *values,
+                  int ntunables, double best, measurement *mm, strbuf *why);
+
+/* Evaluates a launch (AOTC_GRID, AOTC_BLOCK, AOTC_SMEM of the kernel or of
+ * the reference) for these tunable values (NULL for the reference) and
+ * parameters. MS_OK with *out ({"grid", "block", "smem"}), or MS_INVALID /
+ * MS_SKIPPED (beyond the device's limits) with why. */
+meas_status launch_dims(const kernel *k, const launch *grid, const launch *block,
+                        const aexpr *smem, const int64_t *values, const int64_t *params,
+                        const json_t *dev, json_t **out, strbuf *why);
+
+/* The timing method (docs/database.md), stored in every database. */
+json_t *method_json(const char *backend);
+
+#endif
