@@ -896,18 +896,23 @@ static int cmp_double(const void *a, const void *b)
 hstats h_stats(double *sd, int n)
 {
 	hstats st = {1, 1, 1, 0, n};
-	if (n == 0)
-		return st;
 	double sum = 0;
+	int k = 0;
 	for (int i = 0; i < n; i++) {
+		if (sd[i] >= H_MISS_SLOWDOWN) {
+			st.misses++;
+			continue;
+		}
 		sum += log(sd[i]);
-		st.misses += sd[i] >= H_MISS_SLOWDOWN;
+		sd[k++] = sd[i];
 	}
-	qsort(sd, (size_t)n, sizeof *sd, cmp_double);
-	st.geomean = exp(sum / n);
-	int k = (int)ceil(0.9 * n) - 1;
-	st.p90 = sd[k < 0 ? 0 : k];
-	st.worst = sd[n - 1];
+	if (k == 0)
+		return st;
+	qsort(sd, (size_t)k, sizeof *sd, cmp_double);
+	st.geomean = exp(sum / k);
+	int at = (int)ceil(0.9 * k) - 1;
+	st.p90 = sd[at < 0 ? 0 : at];
+	st.worst = sd[k - 1];
 	return st;
 }
 

@@ -146,11 +146,14 @@ extern const char *const h_selector_names[SEL_COUNT];
 
 typedef struct hstats {
 	double geomean, p90, worst;
-	int misses;             /* shapes where the choice could not run */
+	int misses;             /* shapes where the choice has no correct
+	                         * measurement (failed, or not measured): counted
+	                         * here, never in the slowdowns */
 	int n;
 } hstats;
 
-/* Geomean, p90, worst and misses of slowdowns sd[0..n) (sorted in place). */
+/* Geomean, p90 and worst of the slowdowns sd[0..n) below H_MISS_SLOWDOWN,
+ * and how many are not (misses); sd is reordered. */
 hstats h_stats(double *sd, int n);
 
 typedef struct hoptions {

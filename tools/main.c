@@ -250,6 +250,82 @@ static int run_per_kernel(options *o, diags *d, int mode)
 	return status;
 }
 
+/* How the databases merged into one were searched (their "search"). */
+typedef struct db_parts {
+	int n, unfinished, model;
+	int nshards;            /* N of the shards seen (0: none) */
+	unsigned char *seen;    /* shard I seen, 1..nshards */
+	bool mixed;             /* shards of different N */
+} db_parts;
+
+static void parts_add(db_parts *p, const tune_db *db)
+{
+	p->n++;
+	const json_t *s = db->search;
+	if (!s)
+		return;
+	p->unfinished += !json_is_true(json_object_get(s, "finished"));
+	const char *st = json_string_value(json_object_get(s, "strategy"));
+	p->model += st && !strcmp(st, "model");
+	const json_t *sh = json_object_get(s, "shard");
+	int i = (int)json_integer_value(json_array_get(sh, 0)), n = (int)json_integer_value(json_array_get(sh, 1));
+	if (n <= 1 || i < 1 || i > n || n > 65536)
+		return;
+	if (p->nshards && p->nshards != n) {
+		p->mixed = true;
+		return;
+	}
+	if (!p->nshards) {
+		p->nshards = n;
+		p->seen = xcalloc((size_t)n + 1, 1);
+	}
+	p->seen[i] = 1;
+}
+
+/* Says how much of the (configuration, shape) matrix the database lacks,
+ * and why where aotc can tell: a warning when a tune stopped early or a
+ * shard is missing, a note when a finished model search left the cells it
+ * predicted slower. */
+static void warn_incomplete(const tune_db *db, const db_parts *p, const options *o, diags *d)
+{
+	long cells = (long)db->nconfigs * db->nshapes, missing = cells;
+	int shapes_none = 0;
+	for (int s = 0; s < db->nshapes; s++) {
+		bool ok = false;
+		for (int c = 0; c < db->nconfigs; c++) {
+			const measurement *m = db_get(db, c, s);
+			missing -= m != NULL;
+			ok |= m && m->status == MS_OK;
+		}
+		shapes_none += !ok;
+	}
+	int absent = 0, first_absent = 0;
+	for (int i = 1; i <= p->nshards; i++)
+		if (!p->seen[i] && !absent++)
+			first_absent = i;
+	if (missing == 0 && shapes_none == 0)
+		return;
+	if (!p->unfinished && !absent && !p->mixed && p->model == p->n && shapes_none == 0) {
+		if (!o->quiet)
+			fprintf(stderr, "aotc: %s: the model-guided search measured %ld of %ld cells (the rest were predicted slower)\n",
+			        db->path, cells - missing, cells);
+		return;
+	}
+	strbuf why;
+	strbuf_init(&why);
+	if (p->unfinished)
+		strbuf_printf(&why, "; %d tune%s stopped early (--budget): 'aotc tune' again goes on", p->unfinished,
+		              p->unfinished == 1 ? "" : "s");
+	if (absent)
+		strbuf_printf(&why, "; %d of %d shards missing (shard %d first)", absent, p->nshards, first_absent);
+	if (p->mixed)
+		strbuf_puts(&why, "; shards of different splits");
+	diag_warning(d, (aotc_loc){db->path, 0, 0},
+	             "the database is incomplete: %ld of %ld cells not measured, %d of %d shapes with no correct variant%s",
+	             missing, cells, shapes_none, db->nshapes, why.data);
+	strbuf_finish(&why);
+}
+
 /* The databases for kernel k on arch in --db, merged (SPEC §6: shards and
  * machines merge; a cell measured in several keeps the first, in path
  * order). NULL (diagnosed) if none, if one cannot be read, or if one was
@@ -262,6 +338,7 @@ static tune_db *find_db(const options *o, const aotc_module *m, const kernel *k,
 	glob_t g;
 	tune_db *all = NULL;
 	bool bad = false;
+	db_parts parts = {0};
 	if (glob(pat.data, 0, NULL, &g) == 0) {
 		for (size_t i = 0; i < g.gl_pathc && !bad; i++) {
 			/* A database of this kernel that cannot be read is an
@@ -302,9 +379,11 @@ static tune_db *find_db(const options *o, const aotc_module *m, const kernel *k,
 				                 all->path, db->path);
 				bad = true;
 			} else if (!all) {
+				parts_add(&parts, db);
 				all = db;
 				db = NULL;
 			} else {
+				parts_add(&parts, db);
 				db_merge(all, db);
 			}
 			db_close(db);
@@ -313,9 +392,13 @@ static tune_db *find_db(const options *o, const aotc_module *m, const kernel *k,
 	}
 	strbuf_finish(&pat);
 	if (bad) {
+		free(parts.seen);
 		db_close(all);
 		return NULL;
 	}
+	if (all)
+		warn_incomplete(all, &parts, o, d);
+	free(parts.seen);
 	if (!all)
 		diag_plain_error(d, "no tuning database for '%s' on %s in %s/ (tune it on such a machine: aotc tune %s --arch %s)",
 		                 k->name, o->arch, o->db_dir, o->file, o->arch);

@@ -107,9 +107,17 @@ static void *pool_thread(void *arg)
 			job *u = &p->jobs[p->urgent[--p->nurgent]];
 			j = u->state == JOB_PENDING ? u : NULL;
 		}
-		while (!j && p->next < p->njobs) {
+		while (!j && p->on_demand && p->wanted_at < p->nwanted) {
+			job *u = &p->jobs[p->wanted[p->wanted_at++]];
+			j = u->state == JOB_PENDING ? u : NULL;
+		}
+		while (!j && !p->on_demand && p->next < p->njobs) {
 			job *u = &p->jobs[p->next++];
 			j = u->state == JOB_PENDING ? u : NULL;
+		}
+		if (!j && p->on_demand && !p->stopping) {
+			pthread_cond_wait(&p->cv, &p->mu);
+			continue;
 		}
 		if (!j)
 			break;
@@ -134,12 +142,14 @@ int pool_add(pool *p, const char *instance)
 			return i;
 	p->jobs = xrealloc(p->jobs, (size_t)(p->njobs + 1) * sizeof *p->jobs);
 	p->urgent = xrealloc(p->urgent, (size_t)(p->njobs + 1) * sizeof *p->urgent);
+	p->wanted = xrealloc(p->wanted, (size_t)(p->njobs + 1) * sizeof *p->wanted);
 	p->jobs[p->njobs] = (job){.instance = xstrdup(instance)};
 	return p->njobs++;
 }
 
-void pool_start(pool *p, int nthreads)
+void pool_start(pool *p, int nthreads, bool on_demand)
 {
+	p->on_demand = on_demand;
 	pthread_mutex_init(&p->mu, NULL);
 	pthread_cond_init(&p->cv, NULL);
 	p->nthreads = nthreads < p->njobs ? nthreads : p->njobs;
@@ -153,12 +163,27 @@ void pool_start(pool *p, int nthreads)
 const job *pool_wait(pool *p, int j)
 {
 	pthread_mutex_lock(&p->mu);
-	if (p->jobs[j].state == JOB_PENDING)
+	if (p->jobs[j].state == JOB_PENDING) {
 		p->urgent[p->nurgent++] = j; /* at most once: it is then taken */
+		pthread_cond_broadcast(&p->cv);
+	}
 	while (p->jobs[j].state != JOB_DONE)
 		pthread_cond_wait(&p->cv, &p->mu);
 	pthread_mutex_unlock(&p->mu);
 	return &p->jobs[j];
+}
+
+void pool_want(pool *p, int j)
+{
+	pthread_mutex_lock(&p->mu);
+	bool asked = false;
+	for (int i = 0; i < p->nwanted && !asked; i++)
+		asked = p->wanted[i] == j;
+	if (!asked && p->nwanted < p->njobs && p->jobs[j].state == JOB_PENDING) {
+		p->wanted[p->nwanted++] = j;
+		pthread_cond_broadcast(&p->cv);
+	}
+	pthread_mutex_unlock(&p->mu);
 }
 
 int pool_done(pool *p)
@@ -174,6 +199,9 @@ void pool_finish(pool *p)
 	pthread_mutex_lock(&p->mu);
 	p->next = p->njobs;
 	p->nurgent = 0;
+	p->nwanted = p->wanted_at = 0;
+	p->stopping = true;
+	pthread_cond_broadcast(&p->cv);
 	pthread_mutex_unlock(&p->mu);
 	for (int i = 0; i < p->nthreads; i++)
 		pthread_join(p->threads[i], NULL);
@@ -185,6 +213,7 @@ void pool_finish(pool *p)
 	}
 	free(p->jobs);
 	free(p->urgent);
+	free(p->wanted);
 	free(p->threads);
 	free(p->cache_dir);
 	pthread_mutex_destroy(&p->mu);

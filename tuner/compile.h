@@ -2,7 +2,9 @@
  * once, through an on-disk cache (AOTC_CACHE_DIR, else
  * $XDG_CACHE_HOME/aotc, else ~/.cache/aotc) keyed by everything the bytes
  * depend on. Jobs run in the order they were added, except that a job
- * someone waits for is taken next: the search asks for what it measures. */
+ * someone waits for is taken next. An on-demand pool (the model search,
+ * which measures a small part of a large space) compiles only the jobs
+ * asked for with pool_want or pool_wait. */
 #ifndef AOTC_COMPILE_H
 #define AOTC_COMPILE_H
 
@@ -29,6 +31,8 @@ typedef struct pool {
 	job *jobs;
 	int njobs, next, done;
 	int *urgent, nurgent; /* jobs waited for, taken before next */
+	int *wanted, nwanted, wanted_at; /* on demand: jobs asked for, FIFO */
+	bool on_demand, stopping;
 	int nthreads;
 	pthread_t *threads;
 	const rt_ops *ops;
@@ -45,7 +49,9 @@ char *cache_dir(void);
 
 /* The job for instance (added unless there); its index. Before pool_start. */
 int pool_add(pool *p, const char *instance);
-void pool_start(pool *p, int nthreads);
+void pool_start(pool *p, int nthreads, bool on_demand);
+/* Asks for job j (on demand: to be compiled in the order asked). */
+void pool_want(pool *p, int j);
 /* Waits for job j (taking it next if nobody has). */
 const job *pool_wait(pool *p, int j);
 int pool_done(pool *p);

@@ -568,7 +568,10 @@ static int compile_stage(tune_run *r)
 		free(inst);
 	}
 	long cores = sysconf(_SC_NPROCESSORS_ONLN);
-	pool_start(&r->p, r->o->jobs > 0 ? r->o->jobs : (int)(cores > 0 ? cores : 1));
+	/* The model search measures a small part of a large space: it
+	 * compiles what each round asks for, a round ahead of measuring. */
+	pool_start(&r->p, r->o->jobs > 0 ? r->o->jobs : (int)(cores > 0 ? cores : 1),
+	           sc->kind == SEARCH_MODEL && r->o->dump != TUNE_DUMP_COMPILE);
 	r->pool_started = true;
 	if (r->p.njobs == 0)
 		measurer_stop(&r->ms); /* nothing left to measure */
@@ -688,7 +691,8 @@ static void show_progress(tune_run *r, bool final)
 			strcat(eta, " (the budget)");
 	}
 	fprintf(stderr, "%saotc: compiled %d/%d, measured %d (%d of %d cells known), shapes covered %d/%d, %s left%s",
-	        pr->tty ? "\r\033[K" : "", pool_done(&r->p), r->p.njobs, r->measured, n.done, n.mine,
+	        pr->tty ? "\r\033[K" : "", pool_done(&r->p), r->p.on_demand ? r->p.nwanted : r->p.njobs,
+	        r->measured, n.done, n.mine,
 	        n.shapes_ok, r->ss.count, eta, pr->tty && !final ? "" : "\n");
 }
 
@@ -780,6 +784,11 @@ static int measure_stage(tune_run *r)
 	while (!status && !r->out_of_budget && r->p.njobs > 0 && (n = schedule_next_round(&r->sc, cells)) > 0) {
 		if (r->o->dump == TUNE_DUMP_SCHEDULE)
 			dump_round(r, cells, n);
+		if (r->ref_job >= 0)
+			pool_want(&r->p, r->ref_job);
+		for (int i = 0; i < n; i++)
+			if (r->cf.job[cells[i] % r->cf.n] >= 0)
+				pool_want(&r->p, r->cf.job[cells[i] % r->cf.n]);
 		for (int i = 0; i < n && !status && !r->out_of_budget;) {
 			int s = cells[i] / r->cf.n;
 			int end = i;
@@ -827,15 +836,15 @@ static int measure_stage(tune_run *r)
 
 /* ---- Summary ------------------------------------------------------------- */
 
-static void print_summary(const tune_run *r)
+static void print_summary(const tune_run *r, FILE *out)
 {
 	const kernel *k = r->k;
 	const schedule *sc = &r->sc;
-	printf("\nAUTOTUNE %s: %d configurations x %d shapes, search %s", k->name, r->cf.n, r->ss.count,
+	fprintf(out, "\nAUTOTUNE %s: %d configurations x %d shapes, search %s", k->name, r->cf.n, r->ss.count,
 	       search_name(sc->kind));
 	if (sc->p.nshards > 1)
-		printf(", shard %d/%d (%d configurations)", sc->p.shard, sc->p.nshards, sc->norder);
-	putchar('\n');
+		fprintf(out, ", shard %d/%d (%d configurations)", sc->p.shard, sc->p.nshards, sc->norder);
+	fputc('\n', out);
 	for (int s = 0; s < r->ss.count; s++) {
 		int best = -1, second = -1, ran = 0, unmeasured = 0;
 		int count[MS_COUNT] = {0};
@@ -861,31 +870,31 @@ static void print_summary(const tune_run *r)
 		strbuf sb;
 		strbuf_init(&sb);
 		shape_format(&sb, k, &r->ss, s);
-		printf("  %-28s", sb.data);
+		fprintf(out, "  %-28s", sb.data);
 		strbuf_finish(&sb);
 		if (best >= 0) {
 			double tb = cell_meas(r, best, s)->time_ms;
-			printf(" best %s %.4f ms", r->cf.names[best], tb);
+			fprintf(out, " best %s %.4f ms", r->cf.names[best], tb);
 			if (second >= 0) {
 				double t2 = cell_meas(r, second, s)->time_ms;
-				printf(", next %s %.4f ms (%.2fx)", r->cf.names[second], t2, t2 / tb);
+				fprintf(out, ", next %s %.4f ms (%.2fx)", r->cf.names[second], t2, t2 / tb);
 			}
 		} else {
-			printf(ran ? " no variant ran correctly" : " not measured");
+			fprintf(out, ran ? " no variant ran correctly" : " not measured");
 		}
 		bool first = true;
 		for (int st = MS_WRONG; st < MS_COUNT; st++)
 			if (count[st] && st != MS_INVALID && st != MS_SKIPPED) {
-				printf("%s%d %s", first ? "; failed: " : ", ", count[st], meas_status_name(st));
+				fprintf(out, "%s%d %s", first ? "; failed: " : ", ", count[st], meas_status_name(st));
 				first = false;
 			}
 		if (count[MS_INVALID])
-			printf("; %d invalid", count[MS_INVALID]);
+			fprintf(out, "; %d invalid", count[MS_INVALID]);
 		if (count[MS_SKIPPED])
-			printf("; %d skipped", count[MS_SKIPPED]);
+			fprintf(out, "; %d skipped", count[MS_SKIPPED]);
 		if (unmeasured && best >= 0)
-			printf("; %d not measured", unmeasured);
-		putchar('\n');
+			fprintf(out, "; %d not measured", unmeasured);
+		fputc('\n', out);
 	}
 }
 
@@ -941,24 +950,26 @@ int tune_kernel(const aotc_module *m, const kernel *k, const tune_options *o, bo
 		return 3;
 	}
 	if (!o->quiet) {
-		print_summary(&r);
+		/* The summary on stdout, unless stdout is a dump's. */
+		FILE *out = o->dump == TUNE_DUMP_NONE ? stdout : stderr;
+		print_summary(&r, out);
 		int cached = 0;
 		for (int i = 0; i < r.p.njobs; i++)
 			cached += r.p.jobs[i].state == JOB_DONE && r.p.jobs[i].cached;
 		double cwall = r.p.njobs ? r.p.finished_at - r.p.started_at : 0;
-		printf("\n%d measurements taken, %d reused, %d learnt from failures elsewhere, in %.1f s (checking %.1f s, timing %.1f s, shape setup %.1f s); "
+		fprintf(out, "\n%d measurements taken, %d reused, %d learnt from failures elsewhere, in %.1f s (checking %.1f s, timing %.1f s, shape setup %.1f s); "
 		       "%d compiled (%d from cache) in %.1f s on %d threads (%.1f variants/s, %.1f s of compile time); %d worker restarts\n",
 		       r.measured, r.reused, r.learned, wall, r.ms.check_ms / 1e3, r.ms.timing_ms / 1e3,
 		       r.ms.shape_ms / 1e3, pool_done(&r.p), cached, cwall, r.p.nthreads,
 		       cwall > 0 ? pool_done(&r.p) / cwall : 0, r.p.busy_s, r.ms.restarts);
 		int unmeasured = n.mine - n.done;
 		if (r.out_of_budget)
-			printf("stopped at the --budget with %d of %d cells not measured (%d of %d shapes with no correct variant yet); run again to go on from here\n",
+			fprintf(out, "stopped at the --budget with %d of %d cells not measured (%d of %d shapes with no correct variant yet); run again to go on from here\n",
 			       unmeasured, n.mine, r.ss.count - n.shapes_ok, r.ss.count);
 		else if (unmeasured && r.sc.kind == SEARCH_MODEL)
-			printf("model search: %d of %d cells measured; the other %d were predicted slower (--search exhaustive measures them)\n",
+			fprintf(out, "model search: %d of %d cells measured; the other %d were predicted slower (--search exhaustive measures them)\n",
 			       n.done, n.mine, unmeasured);
-		printf("database: %s\n", r.db->path);
+		fprintf(out, "database: %s\n", r.db->path);
 	}
 	bool any_ok = false;
 	for (int i = 0; i < r.db->nmeas && !any_ok; i++)
@@ -1022,7 +1033,7 @@ int tune_compile_only(const aotc_module *m, const kernel *k, const tune_options 
 		free(inst);
 	}
 	long cores = sysconf(_SC_NPROCESSORS_ONLN);
-	pool_start(&p, o->jobs > 0 ? o->jobs : (int)(cores > 0 ? cores : 1));
+	pool_start(&p, o->jobs > 0 ? o->jobs : (int)(cores > 0 ? cores : 1), false);
 	started = true;
 	if (!o->quiet)
 		fprintf(stderr, "aotc: compiling %s for %s with %s: %d configurations%s on %d threads\n",

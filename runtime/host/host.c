@@ -471,7 +471,14 @@ static rt_status host_open(rt_device **out, const char *arch, strbuf *err)
 	long page = sysconf(_SC_PAGESIZE);
 	d->page = page > 0 ? (size_t)page : 4096;
 	fill_info(&d->info, llc_bytes());
+	/* Twice the last-level cache, or $AOTC_HOST_FLUSH_BYTES (at least a
+	 * page): tests of the tuner's logic set it small, as they time
+	 * nothing that matters. */
 	d->flush_size = (size_t)d->info.l2_bytes * 2;
+	const char *fb = getenv("AOTC_HOST_FLUSH_BYTES");
+	if (fb && atol(fb) > 0)
+		d->flush_size = (size_t)atol(fb) < d->page ? d->page : (size_t)atol(fb);
+	d->flush_size = (d->flush_size + 63) / 64 * 64;
 	d->flush = aligned_alloc(64, d->flush_size);
 	if (!d->flush) {
 		strbuf_printf(err, "cannot allocate a %zu-byte cache-flush buffer", d->flush_size);
