@@ -23,6 +23,7 @@
 #include "options.h"
 #include "text.h"
 #include "shapes.h"
+#include "simulate.h"
 #include "ir.h"
 #include "tune.h"
 #include "util.h"
@@ -158,10 +159,11 @@ static int cmd_configs(options *o, diags *d)
 	return 0;
 }
 
-enum { RUN_TUNE, RUN_EVAL, RUN_EMIT, RUN_COMPILE, RUN_CHECK };
+enum { RUN_TUNE, RUN_EVAL, RUN_EMIT, RUN_COMPILE, RUN_CHECK, RUN_SIMULATE };
 
 static int emit_kernel(options *o, const aotc_module *m, const kernel *k, diags *d);
 static int dispatch_check(options *o, const aotc_module *m, const kernel *k, diags *d);
+static tune_db *find_db(const options *o, const aotc_module *m, const kernel *k, diags *d);
 static void heuristic_options(const options *o, hoptions *ho);
 
 static int run_per_kernel(options *o, diags *d, int mode)
@@ -206,6 +208,10 @@ static int run_per_kernel(options *o, diags *d, int mode)
 			ir_derive_features(m, &m->kernels[i]);
 		if (mode == RUN_EMIT) {
 			status = emit_kernel(o, m, k, d);
+		} else if (mode == RUN_SIMULATE) {
+			tune_db *db = find_db(o, m, k, d);
+			status = db ? tune_simulate(k, db, &to, d) : EXIT_ENV;
+			db_close(db);
 		} else if (mode == RUN_CHECK) {
 			status = dispatch_check(o, m, k, d);
 		} else if (mode == RUN_COMPILE) {
@@ -576,6 +582,7 @@ static int cmd_eval(options *o, diags *d) { return run_per_kernel(o, d, RUN_EVAL
 static int cmd_emit(options *o, diags *d) { return run_per_kernel(o, d, RUN_EMIT); }
 static int cmd_compile(options *o, diags *d) { return run_per_kernel(o, d, RUN_COMPILE); }
 static int cmd_check(options *o, diags *d) { return run_per_kernel(o, d, RUN_CHECK); }
+static int cmd_simulate(options *o, diags *d) { return run_per_kernel(o, d, RUN_SIMULATE); }
 
 /* The source a database names (as given to aotc tune, relative to where
  * it ran): as it stands, else relative to the database's folder or one of
@@ -707,6 +714,8 @@ static const command commands[] = {
 	 "summarise a database: winners, slowdowns, the tree", cmd_report, false},
 	{"__dispatch-check", "__dispatch-check FILE --arch ARCH [options]",
 	 "(for tests) the in-memory dispatch's answers on many shapes", cmd_check, true},
+	{"__search-sim", "__search-sim FILE --arch ARCH [--search S] [--budget D] [options]",
+	 "(for bench/) the search replayed on an exhaustive database", cmd_simulate, true},
 	{"link", "link DIR... -o FILE", "one dispatch across architectures, with fallback",
 	 cmd_link, false},
 };

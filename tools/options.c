@@ -233,7 +233,7 @@ int options_parse(options *o, const options_for *f, int argc, char **argv)
 		fprintf(f->err, "aotc %s: --compile-only is an option of 'aotc tune'\n", cmd);
 		return EXIT_USAGE;
 	}
-	bool tunes = !strcmp(cmd, "tune") || !strcmp(cmd, "compile");
+	bool tunes = !strcmp(cmd, "tune") || !strcmp(cmd, "compile") || !strcmp(cmd, "__search-sim");
 	if ((o->search || o->nshards) && !tunes) {
 		fprintf(f->err, "aotc %s: --%s is an option of 'aotc tune' and 'aotc compile'\n", cmd,
 		        o->search ? "search" : "shard");

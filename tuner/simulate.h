@@ -1,0 +1,19 @@
+/* The search replayed on a database measured exhaustively (bench/
+ * search-sim.sh; `aotc __search-sim`): the schedule of tuner/schedule.h
+ * asks for cells as in a tune, the answers come from the database, and the
+ * cost of each is what measuring it took there (its samples plus its two
+ * checked launches and a fixed overhead). Prints, for the search and for
+ * every fraction of the exhaustive cost, how close the best found per shape
+ * is to the database's best. No device, no compiler. */
+#ifndef AOTC_SIMULATE_H
+#define AOTC_SIMULATE_H
+
+#include "db.h"
+#include "ir.h"
+#include "tune.h"
+
+/* 0, or 1 after a diagnostic (the database does not hold the kernel's
+ * configurations and shapes). */
+int tune_simulate(const kernel *k, const tune_db *db, const tune_options *o, diags *d);
+
+#endif
