@@ -210,7 +210,7 @@ static int run_per_kernel(options *o, diags *d, int mode)
 			status = emit_kernel(o, m, k, d);
 		} else if (mode == RUN_SIMULATE) {
 			tune_db *db = find_db(o, m, k, d);
-			status = db ? tune_simulate(k, db, &to, d) : EXIT_ENV;
+			status = db ? tune_simulate(k, db, &to, o->out_given ? o->out_dir : NULL, d) : EXIT_ENV;
 			db_close(db);
 		} else if (mode == RUN_CHECK) {
 			status = dispatch_check(o, m, k, d);

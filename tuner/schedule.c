@@ -241,6 +241,7 @@ void schedule_init(schedule *sc, const schedule_params *p)
 	sc->stale = xcalloc((size_t)ns + 1, sizeof *sc->stale);
 	sc->rounds = xcalloc((size_t)ns + 1, sizeof *sc->rounds);
 	sc->closed = xcalloc((size_t)ns + 1, sizeof *sc->closed);
+	sc->dead = xcalloc((size_t)ns + 1, sizeof *sc->dead);
 	sc->refined = xcalloc((size_t)ns + 1, sizeof *sc->refined);
 	sc->priv->nfeat = p->features ? p->features->count : p->ntunables;
 }
@@ -263,6 +264,7 @@ void schedule_finish(schedule *sc)
 	free(sc->stale);
 	free(sc->rounds);
 	free(sc->closed);
+	free(sc->dead);
 	free(sc->refined);
 	memset(sc, 0, sizeof *sc);
 }
@@ -287,7 +289,7 @@ void schedule_mark(schedule *sc, int c, int s, meas_status st, double time_ms)
 		sc->fails[c]++;
 }
 
-void schedule_close_shape(schedule *sc, int s) { sc->closed[s] = true; }
+void schedule_close_shape(schedule *sc, int s) { sc->closed[s] = sc->dead[s] = true; }
 
 bool schedule_deprioritised(const schedule *sc, int c)
 {
@@ -490,6 +492,43 @@ static int grow(const schedule *sc, int round)
 	return SEARCH_BATCH << shift;
 }
 
+/* The model search's last round: the contenders of every shape on every
+ * shape that can be measured. */
+static int contender_round(schedule *sc, int *out)
+{
+	int nc = sc->p.nconfigs, ns = sc->p.nshapes, n = 0;
+	bool *want = xcalloc((size_t)nc + 1, 1);
+	int *rank = xmalloc((size_t)nc * sizeof *rank + 1);
+	for (int s = 0; s < ns; s++) {
+		int m = 0;
+		for (int c = 0; c < nc; c++)
+			if (!isnan(sc->time[schedule_cell(sc, c, s)]))
+				rank[m++] = c;
+		/* insertion sort by time: m is small (what the search measured) */
+		for (int i = 1; i < m; i++)
+			for (int j = i; j > 0 && sc->time[schedule_cell(sc, rank[j], s)] <
+			                          sc->time[schedule_cell(sc, rank[j - 1], s)]; j--) {
+				int t = rank[j];
+				rank[j] = rank[j - 1];
+				rank[j - 1] = t;
+			}
+		for (int i = 0; i < m && i < SEARCH_CONTEND_MAX; i++)
+			if (i < SEARCH_CONTEND_RANK ||
+			    sc->time[schedule_cell(sc, rank[i], s)] <= SEARCH_CONTEND * sc->best[s])
+				want[rank[i]] = true;
+	}
+	for (int s = 0; s < ns; s++) {
+		if (sc->dead[s])
+			continue;
+		for (int c = 0; c < nc; c++)
+			if (want[c] && open_cell(sc, c, s))
+				out[n++] = schedule_cell(sc, c, s);
+	}
+	free(want);
+	free(rank);
+	return n;
+}
+
 int schedule_next_round(schedule *sc, int *out)
 {
 	int nc = sc->p.nconfigs, ns = sc->p.nshapes, total = 0;
@@ -552,6 +591,10 @@ int schedule_next_round(schedule *sc, int *out)
 		total += pk.n;
 	}
 	free(picked);
+	if (total == 0 && sc->kind == SEARCH_MODEL && !sc->completed) {
+		sc->completed = true;
+		total = contender_round(sc, out);
+	}
 	sc->round++;
 	return total;
 }

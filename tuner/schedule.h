@@ -14,7 +14,11 @@
  *  - model: per shape, batches of the predicted best and of the neighbours
  *    (one tunable one step away) of the best measured, until SEARCH_PATIENCE
  *    batches in a row improve the shape's best by less than
- *    SEARCH_IMPROVE, or the budget ends.
+ *    SEARCH_IMPROVE, or the budget ends; then one last round measures the
+ *    contenders (per shape the SEARCH_CONTEND_RANK fastest, and up to
+ *    SEARCH_CONTEND_MAX within SEARCH_CONTEND of the best) on every shape,
+ *    so that the dispatch learnt afterwards compares the variants it may
+ *    choose on measurements, not on the search's gaps.
  *
  * A configuration that is wrong, faults, hangs or writes out of bounds on
  * SEARCH_FAIL_LIMIT shapes is deprioritised by the model search: it is not
@@ -49,6 +53,9 @@ const char *search_name(search_kind k); /* "exhaustive", "model" ("auto") */
 #define SEARCH_PATIENCE 3
 #define SEARCH_IMPROVE 0.005
 #define SEARCH_BATCH 8
+#define SEARCH_CONTEND_RANK 3
+#define SEARCH_CONTEND 1.1
+#define SEARCH_CONTEND_MAX 8
 
 typedef enum cell_state {
 	CELL_OTHER,    /* another shard's */
@@ -82,6 +89,8 @@ typedef struct schedule {
 	int *stale;              /* per shape: batches in a row without improvement */
 	int *rounds;             /* per shape: batches given */
 	bool *closed;            /* per shape: converged or not measurable */
+	bool *dead;              /* per shape: not measurable (schedule_close_shape) */
+	bool completed;          /* the model search's contender round is planned */
 	int round;
 	bool *refined;           /* per shape: the last batch was refinement */
 	bool have_model;

@@ -1,5 +1,6 @@
 #include "simulate.h"
 
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,7 +24,44 @@ static double cell_cost(const measurement *m)
 	return t;
 }
 
-int tune_simulate(const kernel *k, const tune_db *db, const tune_options *o, diags *d)
+/* The cells the schedule measured, as a database in out_dir. */
+static int write_measured(const tune_db *db, const schedule *sc, const char *out_dir, diags *d)
+{
+	const char *base = strrchr(db->path, '/');
+	strbuf path;
+	strbuf_init(&path);
+	strbuf_printf(&path, "%s/%s", out_dir, base ? base + 1 : db->path);
+	int inv = 0;
+	tune_db *out = db_open(path.data, db->kernel, db->source, db->source_hash,
+	                       (const char *const *)db->tunables, db->ntunables,
+	                       (const char *const *)db->shape_args, db->nshape_args, db->hardware,
+	                       db->method, &inv, d);
+	strbuf_finish(&path);
+	if (!out)
+		return 3;
+	int rc = 0;
+	for (int s = 0; s < db->nshapes && !rc; s++)
+		for (int c = 0; c < db->nconfigs && !rc; c++) {
+			const measurement *m = db_get(db, c, s);
+			if (!m || sc->state[schedule_cell(sc, c, s)] != CELL_DONE)
+				continue;
+			measurement copy = *m;
+			copy.config = db_config(out, db->configs[c].name, db->configs[c].values);
+			copy.shape = db_shape(out, db->shapes + (size_t)s * db->nshape_args);
+			rc = db_record(out, &copy);
+		}
+	out->search = json_pack("{s:s, s:b, s:[i,i]}", "strategy", search_name(sc->kind), "finished", 1,
+	                        "shard", 1, 1);
+	if (rc || db_save(out) < 0) {
+		diag_plain_error(d, "cannot write %s: %s", out->path, strerror(errno));
+		rc = 3;
+	}
+	db_close(out);
+	return rc;
+}
+
+int tune_simulate(const kernel *k, const tune_db *db, const tune_options *o, const char *out_dir,
+                  diags *d)
 {
 	shape_set ss;
 	shape_set_init(&ss, k);
@@ -106,11 +144,12 @@ int tune_simulate(const kernel *k, const tune_db *db, const tune_options *o, dia
 		printf("%6d %8d %8.1f%% %9.4f %9.4f\n", sc.round, measured, 100 * spent / total,
 		       exp(lg / (k2 ? k2 : 1)), worst);
 	}
+	int rc = out_dir ? write_measured(db, &sc, out_dir, d) : 0;
 	schedule_finish(&sc);
 	free(cells);
 	free(oracle);
 	free(values);
 	free(names);
 	shape_set_finish(&ss);
-	return 0;
+	return rc;
 }

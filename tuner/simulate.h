@@ -12,8 +12,10 @@
 #include "ir.h"
 #include "tune.h"
 
-/* 0, or 1 after a diagnostic (the database does not hold the kernel's
- * configurations and shapes). */
-int tune_simulate(const kernel *k, const tune_db *db, const tune_options *o, diags *d);
+/* With out_dir, the cells the search measured are written there as a
+ * database of the same name (for emitting from what the search would have
+ * measured). 0, or 1 (3: cannot write) after a diagnostic. */
+int tune_simulate(const kernel *k, const tune_db *db, const tune_options *o, const char *out_dir,
+                  diags *d);
 
 #endif
