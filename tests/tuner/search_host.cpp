@@ -24,7 +24,7 @@ void spin(int n, const float *x, float *y)
 	double a = TA - (l - 7), b = TB - (15 - l), c = TC == 1 ? 1 : TC == 2 ? 0 : TC == 4 ? 1 : 2;
 	double cost = 1 + 0.15 * a * a + 0.1 * b * b + 0.3 * c + 0.2 * TD;
 	volatile double acc = 0;
-	for (long i = 0, spins = (long)(4000 * cost); i < spins; i++)
+	for (long i = 0, spins = (long)(20000 * cost); i < spins; i++)
 		acc = acc + 1;
 	for (int i = 0; i < n; i++)
 		y[i] = (TD == 2 && TA == 8 ? 3 : 2) * x[i];
