@@ -62,4 +62,7 @@ double median(const double *v, size_t n);
 /* 128-bit content hash as 32 lowercase hex digits into out[33]. */
 void hash_hex(const void *data, size_t len, char out[33]);
 
+/* Seconds on CLOCK_MONOTONIC (for durations). */
+double monotonic_s(void);
+
 #endif

@@ -9,13 +9,6 @@
 
 #include "util.h"
 
-static double now_s(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
 char *cache_dir(void)
 {
 	strbuf sb;
@@ -48,7 +41,7 @@ static void cache_key(const pool *p, const char *instance, char out[33])
 
 static void run_job(pool *p, job *j)
 {
-	double t0 = now_s();
+	double t0 = monotonic_s();
 	char key[33];
 	cache_key(p, j->instance, key);
 	strbuf bin, sym;
@@ -65,7 +58,7 @@ static void run_job(pool *p, job *j)
 		j->symbol = symbol;
 		j->path = bin.data;
 		strbuf_finish(&sym);
-		j->seconds = now_s() - t0;
+		j->seconds = monotonic_s() - t0;
 		return;
 	}
 	free(symbol);
@@ -94,7 +87,7 @@ static void run_job(pool *p, job *j)
 	strbuf_finish(&err);
 	strbuf_finish(&bin);
 	strbuf_finish(&sym);
-	j->seconds = now_s() - t0;
+	j->seconds = monotonic_s() - t0;
 }
 
 static void *pool_thread(void *arg)
@@ -128,7 +121,7 @@ static void *pool_thread(void *arg)
 		j->state = JOB_DONE;
 		p->done++;
 		p->busy_s += j->seconds;
-		p->finished_at = now_s();
+		p->finished_at = monotonic_s();
 		pthread_cond_broadcast(&p->cv);
 	}
 	pthread_mutex_unlock(&p->mu);
@@ -154,7 +147,7 @@ void pool_start(pool *p, int nthreads, bool on_demand)
 	pthread_cond_init(&p->cv, NULL);
 	p->nthreads = nthreads < p->njobs ? nthreads : p->njobs;
 	p->threads = xcalloc((size_t)p->nthreads + 1, sizeof *p->threads);
-	p->started_at = now_s();
+	p->started_at = monotonic_s();
 	for (int i = 0; i < p->nthreads; i++)
 		if (pthread_create(&p->threads[i], NULL, pool_thread, p) != 0)
 			die("pthread_create failed");

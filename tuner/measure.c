@@ -19,13 +19,6 @@ static double measure_timeout_ms(void)
 	return (s > 0 ? s : 30) * 1e3;
 }
 
-static double now_s(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
 json_t *method_json(const char *backend)
 {
 	return json_pack("{s:s, s:s, s:b, s:i, s:i, s:f, s:i, s:i, s:f, s:s}",
@@ -171,9 +164,9 @@ shape_result measurer_shape(measurer *ms, const int64_t *row, int nargs, json_t 
 			return SHAPE_WORKER_LOST;
 	}
 	json_t *r;
-	double ts = now_s();
+	double ts = monotonic_s();
 	call_result cr = worker_call(ms->w, ms->shape_req, 600e3, &r, why);
-	ms->shape_ms += (now_s() - ts) * 1e3;
+	ms->shape_ms += (monotonic_s() - ts) * 1e3;
 	bool ok = false;
 	if (cr == CALL_OK) {
 		const char *st = json_string_value(json_object_get(r, "status"));

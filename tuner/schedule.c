@@ -227,8 +227,8 @@ void schedule_init(schedule *sc, const schedule_params *p)
 		}
 	sc->order = xmalloc((size_t)nmine * sizeof *sc->order + 1);
 	sc->norder = nmine;
-	int ns_ = nmine / 32;
-	sc->nsample = nmine <= 64 ? nmine : ns_ < 32 ? 32 : ns_ > 96 ? 96 : ns_;
+	int per32 = nmine / 32;
+	sc->nsample = nmine <= 64 ? nmine : per32 < 32 ? 32 : per32 > 96 ? 96 : per32;
 	space_init(&sc->priv->sp, p, mine);
 	sample_order(sc, &sc->priv->sp, list, nmine);
 	free(list);

@@ -23,13 +23,6 @@
 #include "schedule.h"
 #include "shapes.h"
 
-static double now_s(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
 double parse_duration(const char *s)
 {
 	double total = 0;
@@ -97,7 +90,7 @@ static char *instance_of(const char *name)
 
 typedef struct progress {
 	bool tty, quiet;
-	double start, last;
+	double last;
 } progress;
 
 static void fmt_duration(char *buf, size_t n, double s)
@@ -649,7 +642,7 @@ static double estimate_left(const tune_run *r, bool *capped)
 	const schedule *sc = &r->sc;
 	if (r->measured == 0)
 		return NAN;
-	double per = (now_s() - r->t0) / r->measured, cells = 0;
+	double per = (monotonic_s() - r->t0) / r->measured, cells = 0;
 	for (int s = 0; s < r->ss.count; s++) {
 		if (sc->closed[s])
 			continue;
@@ -664,7 +657,7 @@ static double estimate_left(const tune_run *r, bool *capped)
 		}
 		cells += open;
 	}
-	double left = cells * per, budget_left = r->o->budget_s - (now_s() - r->t0);
+	double left = cells * per, budget_left = r->o->budget_s - (monotonic_s() - r->t0);
 	if (r->o->budget_s > 0 && budget_left < left) {
 		*capped = true;
 		left = budget_left > 0 ? budget_left : 0;
@@ -677,7 +670,7 @@ static void show_progress(tune_run *r, bool final)
 	progress *pr = &r->pr;
 	if (pr->quiet)
 		return;
-	double t = now_s();
+	double t = monotonic_s();
 	if (!final && (pr->tty ? t - pr->last < 0.25 : t - pr->last < 15))
 		return;
 	pr->last = t;
@@ -773,8 +766,8 @@ static int measure_cell(tune_run *r, int c, int s)
 /* Rounds until the schedule is done or the budget is spent. */
 static int measure_stage(tune_run *r)
 {
-	r->pr = (progress){.tty = isatty(2), .quiet = r->o->quiet, .start = now_s()};
-	r->t0 = now_s();
+	r->pr = (progress){.tty = isatty(2), .quiet = r->o->quiet};
+	r->t0 = monotonic_s();
 	int ncells = r->cf.n * r->ss.count;
 	int *cells = xmalloc((size_t)ncells * sizeof *cells + 1);
 	int status = 0;
@@ -819,7 +812,7 @@ static int measure_stage(tune_run *r)
 				int c = cells[i] % r->cf.n;
 				if (r->sc.state[cells[i]] != CELL_PENDING || schedule_deprioritised(&r->sc, c))
 					continue; /* learnt from another cell meanwhile */
-				if (r->o->budget_s > 0 && now_s() - r->t0 > r->o->budget_s) {
+				if (r->o->budget_s > 0 && monotonic_s() - r->t0 > r->o->budget_s) {
 					r->out_of_budget = true;
 					break;
 				}
@@ -941,7 +934,7 @@ int tune_kernel(const aotc_module *m, const kernel *k, const tune_options *o, bo
 		return status;
 	}
 	show_progress(&r, true);
-	double wall = now_s() - r.t0;
+	double wall = monotonic_s() - r.t0;
 	schedule_counts n = schedule_count(&r.sc);
 	note_search(&r, !r.out_of_budget);
 	if (db_save(r.db) < 0) {
