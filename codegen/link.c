@@ -739,7 +739,7 @@ int link_dirs(const char *const *dirs, int ndirs, const char *out_path, const ch
 	size_t ol = strlen(out_path);
 	if (ol < 3 || strcmp(out_path + ol - 2, ".c") != 0 || out_path[ol - 3] == '/') {
 		diag_plain_error(d, "link: -o '%s' must name the C file to write (e.g. aot_sgemm.c)", out_path);
-		return 1;
+		return 2;
 	}
 	const char *slash = strrchr(out_path, '/');
 	char *base = trim_dup(slash ? slash + 1 : out_path, strlen(slash ? slash + 1 : out_path) - 2);
@@ -749,16 +749,16 @@ int link_dirs(const char *const *dirs, int ndirs, const char *out_path, const ch
 	int status = 0;
 	if (!out_real) {
 		diag_plain_error(d, "link: cannot use the directory of '%s': %s", out_path, strerror(errno));
-		status = 1;
+		status = 2;
 	} else if (!path_is_plain(base) || !strncmp(base, "_aot_", 5)) {
 		/* _aot_ names are emit's: linking over a per-arch file would destroy it. */
 		diag_plain_error(d, "link: -o '%s': the file name must be plain (letters, digits, . _ + -) and not start with _aot_",
 		                 out_path);
-		status = 1;
+		status = 2;
 	}
 	if (ndirs == 0) {
 		diag_plain_error(d, "link: needs at least one directory of emitted files");
-		status = 1;
+		status = 2;
 	}
 	entries es = {0};
 	/* Every directory is scanned even after a bad one: all errors at once. */

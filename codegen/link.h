@@ -45,10 +45,11 @@
 
 #include "diag.h"
 
-/* Returns 0; 1 after diagnostics (a directory without emitted files or
- * unreadable, the same kernel and architecture twice, names that are not C
- * identifiers, signatures that differ, a bad FILE, an include_as given
- * for kernels from different sources); 3 when an output cannot be written.
+/* Returns 0; 2 for a usage error (-o not a plain FILE.c in a directory
+ * that exists, no DIR); 1 after diagnostics (a directory without emitted
+ * files or unreadable, the same kernel and architecture twice, names that
+ * are not C identifiers, signatures that differ, an include_as given for
+ * kernels from different sources); 3 when an output cannot be written.
  * include_as (may be NULL) replaces how FILE.cu includes the kernel
  * source. Nothing is written unless every input is good. Unless
  * d->quiet_warnings (--quiet), a line on stdout says what was linked. */

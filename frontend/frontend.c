@@ -1477,6 +1477,16 @@ static aotc_module *take_result(const char *path, const char *msg, size_t len, d
 	return m;
 }
 
+bool frontend_env_ok(diags *d)
+{
+	const char *mode = getenv("AOTC_FRONTEND");
+	if (!mode || !*mode || !strcmp(mode, "shim") || !strcmp(mode, "auto"))
+		return true;
+	diag_plain_error(d, "AOTC_FRONTEND='%s' is not a front-end mode: 'shim' (aotc's CUDA shim) or 'auto' (the toolkit's headers where libclang >= 16 reads them; the default)",
+	                 mode);
+	return false;
+}
+
 aotc_module *frontend_parse(const char *path, const frontend_options *opt, diags *d)
 {
 	struct stat st;

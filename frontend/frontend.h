@@ -18,6 +18,11 @@ typedef struct frontend_options {
 	bool verbose;
 } frontend_options;
 
+/* AOTC_FRONTEND is unset, empty, "auto" (the toolkit's CUDA headers where
+ * libclang >= 16 reads them) or "shim" (aotc's own); false after an error
+ * for any other value. */
+bool frontend_env_ok(diags *d);
+
 /* Parses path and returns its tuned kernels, or NULL after reporting every
  * error in the file to d (clang's own in the user's files, and the
  * annotations'); clang's errors inside system headers do not fail the

@@ -32,40 +32,11 @@
 enum { EXIT_DIAG = 1, EXIT_USAGE = 2, EXIT_ENV = 3, EXIT_NO_VARIANT = 4 };
 
 
+/* What each subcommand runs; its options and help are in tools/options.c. */
 typedef struct command {
 	const char *name;
-	const char *synopsis;
-	const char *summary;
 	int (*run)(options *o, diags *d);
-	bool needs_arch;
 } command;
-
-static const char common_help[] =
-	"Options:\n"
-	"  -I DIR             add DIR to the include path (parser and every compiler)\n"
-	"  -D NAME[=VALUE]    define a macro (parser and every compiler)\n"
-	"  --kernel NAME      only this kernel (default: every tuned kernel in FILE)\n"
-	"  --arch ARCH        sm75..sm120 (CUDA), gfx90a, gfx942... (ROCm), host\n"
-	"  -o DIR             output directory (default .)\n"
-	"  --db DIR           tuning database directory (default ./aotc-db)\n"
-	"  --shapes FILE      JSON array of shape objects, replacing AOTC_SHAPES\n"
-	"  --budget DURATION  cap on tuning time (e.g. 90s, 10m, 1h)\n"
-	"  -j N               compile workers (default: all cores)\n"
-	"  --seed N           seed for buffer contents, shape sampling and folds\n"
-	"  --compile-only     (tune) compile the reference and every variant; no device needed\n"
-	"  --search S         (tune, compile) exhaustive, or model: a model-guided search\n"
-	"                     (default: model above 512 configurations)\n"
-	"  --shard I/N        (tune, compile) take part I of N of the work; the databases merge\n"
-	"  --dump STAGE       (tune) print configs (search order), compile or schedule as JSON lines\n"
-	"  --max-variants N   variants the dispatch may choose among (default 12)\n"
-	"  --goal G           stop adding variants at this geomean slowdown (default 1.02)\n"
-	"  --quiet, --verbose less or more output\n"
-	"  --help, --version\n";
-
-/* Options only some subcommands take. */
-static const char include_as_help[] =
-	"  --include-as PATH  what the emitted launcher's #include names the kernel source\n"
-	"                     (default: its file name, found through the include path)\n";
 
 /* ---- Shared steps -------------------------------------------------------- */
 
@@ -168,12 +139,6 @@ static void heuristic_options(const options *o, hoptions *ho);
 
 static int run_per_kernel(options *o, diags *d, int mode)
 {
-	double budget = 0;
-	if (o->budget && (budget = parse_duration(o->budget)) <= 0) {
-		fprintf(stderr, "aotc: --budget needs a duration like 90s, 10m or 1h, not '%s'\n",
-		        o->budget);
-		return EXIT_USAGE;
-	}
 	aotc_module *m = load_module(o, d);
 	if (!m)
 		return EXIT_DIAG;
@@ -183,7 +148,7 @@ static int run_per_kernel(options *o, diags *d, int mode)
 	}
 	tune_options to = {
 		.arch = o->arch, .db_dir = o->db_dir, .shapes_file = o->shapes,
-		.budget_s = budget, .jobs = o->jobs, .seed = (uint64_t)o->seed,
+		.budget_s = o->budget_s, .jobs = o->jobs, .seed = (uint64_t)o->seed,
 		.search = !o->search ? SEARCH_AUTO : !strcmp(o->search, "model") ? SEARCH_MODEL : SEARCH_EXHAUSTIVE,
 		.shard = o->nshards ? o->shard : 1, .nshards = o->nshards ? o->nshards : 1,
 		.dump = !o->dump ? TUNE_DUMP_NONE : !strcmp(o->dump, "configs") ? TUNE_DUMP_CONFIGS
@@ -698,57 +663,17 @@ static int cmd_report(options *o, diags *d)
 }
 
 static const command commands[] = {
-	{"compile", "compile FILE --arch ARCH [options]",
-	 "parse, tune (or reuse the database), build the heuristic, emit", cmd_compile, true},
-	{"tune", "tune FILE --arch ARCH [options]", "parse and tune only: fill the database",
-	 cmd_tune, true},
-	{"emit", "emit FILE --arch ARCH [options]",
-	 "build the heuristic and emit from the database; needs no GPU", cmd_emit, true},
-	{"eval", "eval FILE --arch ARCH --shapes HELD_OUT.json [options]",
-	 "measure the emitted choice against every variant on held-out shapes", cmd_eval, true},
-	{"parse", "parse FILE [options]", "print the IR as JSON (FILE may also be IR JSON)",
-	 cmd_parse, false},
-	{"configs", "configs FILE [--kernel K] [options]", "list the valid configurations",
-	 cmd_configs, false},
-	{"report", "report DB [--max-variants N] [--goal G]",
-	 "summarise a database: winners, slowdowns, the tree", cmd_report, false},
-	{"__dispatch-check", "__dispatch-check FILE --arch ARCH [options]",
-	 "(for tests) the in-memory dispatch's answers on many shapes", cmd_check, true},
-	{"__search-sim", "__search-sim FILE --arch ARCH [--search S] [--budget D] [options]",
-	 "(for bench/) the search replayed on an exhaustive database", cmd_simulate, true},
-	{"link", "link DIR... -o FILE", "one dispatch across architectures, with fallback",
-	 cmd_link, false},
+	{"compile", cmd_compile}, {"tune", cmd_tune}, {"emit", cmd_emit}, {"eval", cmd_eval},
+	{"parse", cmd_parse}, {"configs", cmd_configs}, {"report", cmd_report}, {"link", cmd_link},
+	{"__dispatch-check", cmd_check}, {"__search-sim", cmd_simulate},
 };
-
-static void usage(FILE *f)
-{
-	fputs("usage: aotc COMMAND FILE [options]\n\nCommands:\n", f);
-	for (size_t i = 0; i < COUNTOF(commands); i++)
-		if (commands[i].name[0] != '_') /* internal ones */
-			fprintf(f, "  aotc %-38s %s\n", commands[i].synopsis, commands[i].summary);
-	fputs("\nRun 'aotc COMMAND --help' for a command's options.\n", f);
-}
-
-/* The subcommands that write emitted files and so take --include-as. */
-static bool takes_include_as(const command *c)
-{
-	return !strcmp(c->name, "emit") || !strcmp(c->name, "compile") || !strcmp(c->name, "link");
-}
-
-static void command_help(const command *c)
-{
-	printf("usage: aotc %s\n\n%s.\n", c->synopsis, c->summary);
-	printf("\n%s", common_help);
-	if (takes_include_as(c))
-		fputs(include_as_help, stdout);
-}
 
 int main(int argc, char **argv)
 {
 	diags d;
 	diags_init(&d);
 	if (argc < 2) {
-		usage(stderr);
+		options_usage(stderr);
 		return EXIT_USAGE;
 	}
 	if (!strcmp(argv[1], "__worker"))
@@ -758,31 +683,37 @@ int main(int argc, char **argv)
 		return 0;
 	}
 	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
-		usage(stdout);
+		options_usage(stdout);
 		return 0;
 	}
 	const command *cmd = NULL;
 	for (size_t i = 0; i < COUNTOF(commands); i++)
 		if (!strcmp(commands[i].name, argv[1]))
 			cmd = &commands[i];
-	if (!cmd) {
+	const options_for *known = options_command(argv[1]);
+	if (!cmd || !known) {
 		fprintf(stderr, "aotc: unknown command '%s'\n", argv[1]);
-		usage(stderr);
+		options_usage(stderr);
 		return EXIT_USAGE;
 	}
 
 	options o;
-	options_for of = {cmd->name, cmd->synopsis, cmd->needs_arch, takes_include_as(cmd), stderr};
+	options_for of = *known;
+	of.err = stderr;
 	int status = options_parse(&o, &of, argc - 1, argv + 1);
 	if (status >= 0) {
 		if (o.help) {
-			command_help(cmd);
+			options_help(stdout, known);
 		} else if (o.version) {
 			printf("aotc %s\nlibclang: %s\n", AOTC_VERSION_STRING, frontend_clang_version());
 		}
 		goto out;
 	}
 	d.quiet_warnings = o.quiet;
+	if (!frontend_env_ok(&d)) {
+		status = EXIT_ENV;
+		goto out;
+	}
 
 	if (!strcmp(cmd->name, "link")) {
 		status = cmd->run(&o, &d);

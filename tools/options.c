@@ -1,5 +1,6 @@
 #include "options.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <getopt.h>
 #include <stdlib.h>
@@ -10,19 +11,210 @@
 
 enum { EXIT_USAGE = 2 };
 
-static const char *known_arches[] = {
-	"sm70", "sm75", "sm80", "sm86", "sm87", "sm89", "sm90", "sm90a", "sm100", "sm100a",
-	"sm103", "sm110", "sm120", "gfx908", "gfx90a", "gfx940", "gfx941", "gfx942",
-	"gfx1030", "gfx1100", "host",
+/* What every command that reads a kernel source takes. */
+#define SOURCE_OPTS (OPTB_INCLUDE | OPTB_DEFINE | OPTB_KERNEL | OPTB_QUIET)
+#define HEURISTIC_OPTS (OPTB_MAX_VARIANTS | OPTB_GOAL | OPTB_SEED)
+
+const options_for options_commands[] = {
+	{"compile", "compile FILE --arch ARCH [options]",
+	 "parse, tune (or reuse the database), build the heuristic, emit",
+	 SOURCE_OPTS | OPTB_ARCH | OPTB_OUT | OPTB_DB | OPTB_SHAPES | OPTB_BUDGET | OPTB_JOBS |
+	 OPTB_SEARCH | OPTB_SHARD | HEURISTIC_OPTS | OPTB_INCLUDE_AS, true, NULL},
+	{"tune", "tune FILE --arch ARCH [options]", "parse and tune only: fill the database",
+	 SOURCE_OPTS | OPTB_ARCH | OPTB_DB | OPTB_SHAPES | OPTB_BUDGET | OPTB_JOBS | OPTB_SEED |
+	 OPTB_COMPILE_ONLY | OPTB_SEARCH | OPTB_SHARD | OPTB_DUMP, true, NULL},
+	{"emit", "emit FILE --arch ARCH [options]",
+	 "build the heuristic and emit from the database; needs no GPU",
+	 SOURCE_OPTS | OPTB_ARCH | OPTB_OUT | OPTB_DB | HEURISTIC_OPTS | OPTB_INCLUDE_AS, true, NULL},
+	{"eval", "eval FILE --arch ARCH --shapes HELD_OUT.json [options]",
+	 "measure the emitted choice against every variant on held-out shapes",
+	 SOURCE_OPTS | OPTB_ARCH | OPTB_DB | OPTB_SHAPES | OPTB_JOBS | HEURISTIC_OPTS, true, NULL},
+	{"parse", "parse FILE [options]", "print the IR as JSON (FILE may also be IR JSON)",
+	 OPTB_INCLUDE | OPTB_DEFINE | OPTB_QUIET, false, NULL},
+	{"configs", "configs FILE [options]", "list the valid configurations", SOURCE_OPTS, false, NULL},
+	{"report", "report DB [options]", "summarise a database: winners, slowdowns, the tree, plots",
+	 OPTB_INCLUDE | OPTB_DEFINE | OPTB_QUIET | HEURISTIC_OPTS | OPTB_FORMAT, false, NULL},
+	{"link", "link DIR... -o FILE.c [options]", "one dispatch across architectures, with fallback",
+	 OPTB_OUT | OPTB_INCLUDE_AS | OPTB_QUIET, false, NULL},
+	{"__dispatch-check", "__dispatch-check FILE --arch ARCH [options]",
+	 "(for tests) the in-memory dispatch's answers on many shapes",
+	 SOURCE_OPTS | OPTB_ARCH | OPTB_DB | HEURISTIC_OPTS, true, NULL},
+	{"__search-sim", "__search-sim FILE --arch ARCH [options]",
+	 "(for bench/) the search replayed on an exhaustive database",
+	 SOURCE_OPTS | OPTB_ARCH | OPTB_DB | OPTB_OUT | OPTB_BUDGET | OPTB_SEED | OPTB_SEARCH |
+	 OPTB_SHARD, true, NULL},
+};
+const int options_ncommands = (int)COUNTOF(options_commands);
+
+/* Every option: its bit, its names and its line in --help. */
+typedef struct option_doc {
+	unsigned bit;
+	const char *name;   /* as written: "-I DIR", "--budget DURATION" */
+	const char *help;   /* continuation lines start with '\n' */
+} option_doc;
+
+static const option_doc option_docs[] = {
+	{OPTB_INCLUDE, "-I DIR", "add DIR to the include path (parser and every compiler)"},
+	{OPTB_DEFINE, "-D NAME[=VALUE]", "define a macro (parser and every compiler)"},
+	{OPTB_KERNEL, "--kernel NAME", "only this kernel (default: every tuned kernel in FILE)"},
+	{OPTB_ARCH, "--arch ARCH", "sm75, sm80, sm86, sm89, sm90, sm100, sm120... (CUDA) or host"},
+	{OPTB_OUT, "-o DIR", "output directory (default .); for link the C file to write"},
+	{OPTB_DB, "--db DIR", "tuning database directory (default ./aotc-db)"},
+	{OPTB_SHAPES, "--shapes FILE", "JSON array of shape objects, replacing AOTC_SHAPES"},
+	{OPTB_BUDGET, "--budget DURATION", "cap on tuning time, with a unit: 90s, 10m, 1h"},
+	{OPTB_JOBS, "-j N", "compile workers (default: all cores)"},
+	{OPTB_SEED, "--seed N", "seed for buffer contents, shape sampling and folds"},
+	{OPTB_COMPILE_ONLY, "--compile-only", "compile the reference and every variant; no device needed"},
+	{OPTB_SEARCH, "--search S", "exhaustive, or model: a model-guided search\n"
+	                            "(default: model above 512 configurations)"},
+	{OPTB_SHARD, "--shard I/N", "take part I of N of the work; the databases merge"},
+	{OPTB_DUMP, "--dump STAGE", "print configs (search order), compile or schedule as JSON lines"},
+	{OPTB_MAX_VARIANTS, "--max-variants N", "variants the dispatch may choose among (default 12)"},
+	{OPTB_GOAL, "--goal G", "stop adding variants at this geomean slowdown (default 1.02)"},
+	{OPTB_INCLUDE_AS, "--include-as PATH", "what the emitted launcher's #include names the kernel\n"
+	                                       "source (default: its file name, on the include path)"},
+	{OPTB_FORMAT, "--format F", "text (default), json, markdown or html (one file with plots)"},
+	{OPTB_QUIET, "--quiet, --verbose", "less or more output"},
 };
 
-static bool arch_known(const char *a)
+static const char *const known_arches[] = {
+	"sm75", "sm80", "sm86", "sm87", "sm89", "sm90", "sm90a", "sm100", "sm100a",
+	"sm103", "sm110", "sm120", "host",
+};
+
+const options_for *options_command(const char *name)
+{
+	for (int i = 0; i < options_ncommands; i++)
+		if (!strcmp(options_commands[i].name, name))
+			return &options_commands[i];
+	return NULL;
+}
+
+void options_usage(FILE *f)
+{
+	fputs("usage: aotc COMMAND FILE [options]\n\nCommands:\n", f);
+	for (int i = 0; i < options_ncommands; i++)
+		if (options_commands[i].name[0] != '_')
+			fprintf(f, "  aotc %-38s %s\n", options_commands[i].synopsis, options_commands[i].summary);
+	fputs("\nRun 'aotc COMMAND --help' for a command's options.\n", f);
+}
+
+void options_help(FILE *f, const options_for *cmd)
+{
+	fprintf(f, "usage: aotc %s\n\n%s.\n\nOptions:\n", cmd->synopsis, cmd->summary);
+	for (size_t i = 0; i < COUNTOF(option_docs); i++) {
+		const option_doc *od = &option_docs[i];
+		if (!(cmd->takes & od->bit))
+			continue;
+		fprintf(f, "  %-19s", od->name);
+		for (const char *p = od->help; *p;) {
+			const char *nl = strchr(p, '\n');
+			size_t n = nl ? (size_t)(nl - p) : strlen(p);
+			fprintf(f, "%.*s\n", (int)n, p);
+			p += n;
+			if (*p) {
+				p++;
+				fprintf(f, "  %-19s", "");
+			}
+		}
+	}
+	fprintf(f, "  %-19s%s\n", "-h, --help", "this help");
+	fprintf(f, "  %-19s%s\n", "--version", "aotc's version and the libclang it parses with");
+}
+
+/* ---- Values -------------------------------------------------------------- */
+
+double options_duration(const char *s)
+{
+	double total = 0;
+	bool any = false;
+	while (*s) {
+		char *end;
+		errno = 0;
+		if (!isdigit((unsigned char)*s) && *s != '.')
+			return -1;
+		double v = strtod(s, &end);
+		if (end == s || errno || !(v >= 0))
+			return -1;
+		double unit;
+		switch (*end++) {
+		case 'h': unit = 3600; break;
+		case 'm': unit = 60; break;
+		case 's': unit = 1; break;
+		default: return -1;   /* no unit, or another */
+		}
+		total += v * unit;
+		any = true;
+		s = end;
+	}
+	return any && total > 0 ? total : -1;
+}
+
+/* The table's entry for a, or NULL. */
+static const char *arch_lookup(const char *a)
 {
 	for (size_t i = 0; i < COUNTOF(known_arches); i++)
 		if (strcmp(known_arches[i], a) == 0)
-			return true;
-	return false;
+			return known_arches[i];
+	return NULL;
 }
+
+/* Levenshtein distance of two short strings (an architecture's name). */
+static int edit_distance(const char *a, const char *b)
+{
+	enum { MAX = 32 };
+	size_t na = strlen(a), nb = strlen(b);
+	if (na >= MAX || nb >= MAX)
+		return MAX;
+	int row[MAX + 1];
+	for (size_t j = 0; j <= nb; j++)
+		row[j] = (int)j;
+	for (size_t i = 1; i <= na; i++) {
+		int diag = row[0];
+		row[0] = (int)i;
+		for (size_t j = 1; j <= nb; j++) {
+			int up = row[j];
+			int best = diag + (a[i - 1] != b[j - 1]);
+			if (up + 1 < best)
+				best = up + 1;
+			if (row[j - 1] + 1 < best)
+				best = row[j - 1] + 1;
+			row[j] = best;
+			diag = up;
+		}
+	}
+	return row[nb];
+}
+
+const char *options_nearest_arch(const char *a)
+{
+	/* The spellings of other tools first: sm_90, SM90, compute_90, 9.0 */
+	char norm[32];
+	size_t n = 0;
+	const char *p = a;
+	if (!strncasecmp(p, "compute_", 8) || !strncasecmp(p, "compute", 7))
+		p += p[7] == '_' ? 8 : 7, norm[n++] = 's', norm[n++] = 'm';
+	for (; *p && n + 1 < sizeof norm; p++)
+		if (*p != '_' && *p != '-' && *p != '.')
+			norm[n++] = (char)tolower((unsigned char)*p);
+	norm[n] = 0;
+	if (n && isdigit((unsigned char)norm[0]) && n + 3 < sizeof norm) {
+		memmove(norm + 2, norm, n + 1);   /* "90" -> "sm90" */
+		norm[0] = 's', norm[1] = 'm';
+	}
+	if (arch_lookup(norm))
+		return arch_lookup(norm);
+	const char *best = NULL;
+	int best_d = 3;   /* farther than two edits is no suggestion */
+	for (size_t i = 0; i < COUNTOF(known_arches); i++) {
+		int d = edit_distance(norm, known_arches[i]);
+		if (d < best_d)
+			best_d = d, best = known_arches[i];
+	}
+	return best;
+}
+
+/* ---- Parsing ------------------------------------------------------------- */
 
 /* A path option's argument: "" is a usage error, not a directory (--db ''
  * would put the database in /). */
@@ -53,12 +245,50 @@ void options_finish(options *o)
 	o->includes = o->defines = o->inputs = NULL;
 }
 
+/* The commands that take bit, for "--x is an option of ..." */
+static void list_takers(FILE *f, unsigned bit)
+{
+	int n = 0, shown = 0;
+	for (int i = 0; i < options_ncommands; i++)
+		n += options_commands[i].name[0] != '_' && (options_commands[i].takes & bit);
+	for (int i = 0; i < options_ncommands; i++) {
+		const options_for *c = &options_commands[i];
+		if (c->name[0] == '_' || !(c->takes & bit))
+			continue;
+		fprintf(f, "%s'aotc %s'", shown == 0 ? "" : shown == n - 1 ? " and " : ", ", c->name);
+		shown++;
+	}
+}
+
+static bool known_choice(const char *arg, const char *const *choices)
+{
+	for (; *choices; choices++)
+		if (!strcmp(arg, *choices))
+			return true;
+	return false;
+}
+
+static int bad_arch(const options_for *f, const char *arch)
+{
+	fprintf(f->err, "aotc %s: unknown architecture '%s'", f->name, arch);
+	if (!strncmp(arch, "gfx", 3))
+		fputs(" (this aotc has no ROCm backend yet)", f->err);
+	const char *near = options_nearest_arch(arch);
+	if (near)
+		fprintf(f->err, "; did you mean '%s'?", near);
+	fputs("\n  --arch takes:", f->err);
+	for (size_t i = 0; i < COUNTOF(known_arches); i++)
+		fprintf(f->err, " %s", known_arches[i]);
+	fputc('\n', f->err);
+	return EXIT_USAGE;
+}
+
 int options_parse(options *o, const options_for *f, int argc, char **argv)
 {
 	const char *cmd = f->name;
 	enum { OPT_KERNEL = 256, OPT_ARCH, OPT_DB, OPT_SHAPES, OPT_BUDGET, OPT_SEED,
 	       OPT_QUIET, OPT_VERBOSE, OPT_HELP, OPT_VERSION, OPT_MAX_VARIANTS, OPT_GOAL,
-	       OPT_COMPILE_ONLY, OPT_INCLUDE_AS, OPT_SEARCH, OPT_SHARD, OPT_DUMP };
+	       OPT_COMPILE_ONLY, OPT_INCLUDE_AS, OPT_SEARCH, OPT_SHARD, OPT_DUMP, OPT_FORMAT };
 	static const struct option longopts[] = {
 		{"kernel", required_argument, NULL, OPT_KERNEL},
 		{"arch", required_argument, NULL, OPT_ARCH},
@@ -77,8 +307,25 @@ int options_parse(options *o, const options_for *f, int argc, char **argv)
 		{"search", required_argument, NULL, OPT_SEARCH},
 		{"shard", required_argument, NULL, OPT_SHARD},
 		{"dump", required_argument, NULL, OPT_DUMP},
+		{"format", required_argument, NULL, OPT_FORMAT},
 		{0},
 	};
+	/* Each option's bit, for the check that cmd takes it. */
+	static const struct { int c; unsigned bit; const char *name; } bits[] = {
+		{'I', OPTB_INCLUDE, "-I"}, {'D', OPTB_DEFINE, "-D"}, {'o', OPTB_OUT, "-o"},
+		{'j', OPTB_JOBS, "-j"}, {OPT_KERNEL, OPTB_KERNEL, "--kernel"},
+		{OPT_ARCH, OPTB_ARCH, "--arch"}, {OPT_DB, OPTB_DB, "--db"},
+		{OPT_SHAPES, OPTB_SHAPES, "--shapes"}, {OPT_BUDGET, OPTB_BUDGET, "--budget"},
+		{OPT_SEED, OPTB_SEED, "--seed"}, {OPT_QUIET, OPTB_QUIET, "--quiet"},
+		{OPT_VERBOSE, OPTB_QUIET, "--verbose"}, {OPT_MAX_VARIANTS, OPTB_MAX_VARIANTS, "--max-variants"},
+		{OPT_GOAL, OPTB_GOAL, "--goal"}, {OPT_COMPILE_ONLY, OPTB_COMPILE_ONLY, "--compile-only"},
+		{OPT_INCLUDE_AS, OPTB_INCLUDE_AS, "--include-as"}, {OPT_SEARCH, OPTB_SEARCH, "--search"},
+		{OPT_SHARD, OPTB_SHARD, "--shard"}, {OPT_DUMP, OPTB_DUMP, "--dump"},
+		{OPT_FORMAT, OPTB_FORMAT, "--format"},
+	};
+	static const char *const searches[] = {"exhaustive", "model", NULL};
+	static const char *const dumps[] = {"configs", "compile", "schedule", NULL};
+	static const char *const formats[] = {"text", "json", "markdown", "html", NULL};
 	*o = (options){.out_dir = ".", .db_dir = "aotc-db", .seed = 1};
 	o->includes = xcalloc((size_t)argc + 1, sizeof *o->includes);
 	o->defines = xcalloc((size_t)argc + 1, sizeof *o->defines);
@@ -87,7 +334,15 @@ int options_parse(options *o, const options_for *f, int argc, char **argv)
 	int c;
 	optind = 0; /* glibc: start afresh (at argv[1]), whatever an earlier parse left */
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":I:D:o:j:", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":I:D:o:j:h", longopts, NULL)) != -1) {
+		for (size_t i = 0; i < COUNTOF(bits); i++)
+			if (bits[i].c == c && !(f->takes & bits[i].bit)) {
+				fprintf(f->err, "aotc %s: %s is not an option of 'aotc %s' (it is one of ", cmd,
+				        bits[i].name, cmd);
+				list_takers(f->err, bits[i].bit);
+				fprintf(f->err, "); see 'aotc %s --help'\n", cmd);
+				return EXIT_USAGE;
+			}
 		switch (c) {
 		case 'I':
 			if (!path_given(f, "-I", optarg))
@@ -103,7 +358,7 @@ int options_parse(options *o, const options_for *f, int argc, char **argv)
 			break;
 		case 'j':
 			if (!parse_int(optarg, 1, 1024, &n)) {
-				fprintf(f->err, "aotc: -j needs a number from 1 to 1024, not '%s'\n", optarg);
+				fprintf(f->err, "aotc %s: -j needs a number from 1 to 1024, not '%s'\n", cmd, optarg);
 				return EXIT_USAGE;
 			}
 			o->jobs = (int)n;
@@ -120,16 +375,22 @@ int options_parse(options *o, const options_for *f, int argc, char **argv)
 				return EXIT_USAGE;
 			o->shapes = optarg;
 			break;
-		case OPT_BUDGET: o->budget = optarg; break;
+		case OPT_BUDGET:
+			if ((o->budget_s = options_duration(optarg)) <= 0) {
+				fprintf(f->err, "aotc %s: --budget needs a duration with a unit, like 90s, 10m, 1h or 1h30m, not '%s'\n",
+				        cmd, optarg);
+				return EXIT_USAGE;
+			}
+			break;
 		case OPT_SEED:
 			if (!parse_int(optarg, 0, 2147483647L, &o->seed)) {
-				fprintf(f->err, "aotc: --seed needs a non-negative number, not '%s'\n", optarg);
+				fprintf(f->err, "aotc %s: --seed needs a non-negative number, not '%s'\n", cmd, optarg);
 				return EXIT_USAGE;
 			}
 			break;
 		case OPT_MAX_VARIANTS:
 			if (!parse_int(optarg, 1, 64, &n)) {
-				fprintf(f->err, "aotc: --max-variants needs a number from 1 to 64, not '%s'\n", optarg);
+				fprintf(f->err, "aotc %s: --max-variants needs a number from 1 to 64, not '%s'\n", cmd, optarg);
 				return EXIT_USAGE;
 			}
 			o->max_variants = (int)n;
@@ -138,17 +399,12 @@ int options_parse(options *o, const options_for *f, int argc, char **argv)
 			char *end;
 			o->goal = strtod(optarg, &end);
 			if (end == optarg || *end || !(o->goal >= 1)) {
-				fprintf(f->err, "aotc: --goal needs a slowdown of at least 1 (e.g. 1.02), not '%s'\n", optarg);
+				fprintf(f->err, "aotc %s: --goal needs a slowdown of at least 1 (e.g. 1.02), not '%s'\n", cmd, optarg);
 				return EXIT_USAGE;
 			}
 			break;
 		}
 		case OPT_INCLUDE_AS:
-			if (!f->takes_include_as) {
-				fprintf(f->err, "aotc %s: unknown option '--include-as' (emit, compile and link take it)\n",
-				        cmd);
-				return EXIT_USAGE;
-			}
 			/* It is written between the quotes of an #include: nothing
 			 * that ends the line, the string or opens a comment. */
 			if (!include_text_ok(optarg)) {
@@ -159,7 +415,7 @@ int options_parse(options *o, const options_for *f, int argc, char **argv)
 			o->include_as = optarg;
 			break;
 		case OPT_SEARCH:
-			if (strcmp(optarg, "exhaustive") != 0 && strcmp(optarg, "model") != 0) {
+			if (!known_choice(optarg, searches)) {
 				fprintf(f->err, "aotc %s: --search is 'exhaustive' or 'model', not '%s'\n", cmd, optarg);
 				return EXIT_USAGE;
 			}
@@ -185,15 +441,23 @@ int options_parse(options *o, const options_for *f, int argc, char **argv)
 			break;
 		}
 		case OPT_DUMP:
-			if (strcmp(optarg, "configs") && strcmp(optarg, "compile") && strcmp(optarg, "schedule")) {
+			if (!known_choice(optarg, dumps)) {
 				fprintf(f->err, "aotc %s: --dump is configs, compile or schedule, not '%s'\n", cmd, optarg);
 				return EXIT_USAGE;
 			}
 			o->dump = optarg;
 			break;
+		case OPT_FORMAT:
+			if (!known_choice(optarg, formats)) {
+				fprintf(f->err, "aotc %s: --format is text, json, markdown or html, not '%s'\n", cmd, optarg);
+				return EXIT_USAGE;
+			}
+			o->format = optarg;
+			break;
 		case OPT_QUIET: o->quiet = true; break;
 		case OPT_COMPILE_ONLY: o->compile_only = true; break;
 		case OPT_VERBOSE: o->verbose = true; break;
+		case 'h':
 		case OPT_HELP:
 			o->help = true;
 			return 0;
@@ -204,7 +468,7 @@ int options_parse(options *o, const options_for *f, int argc, char **argv)
 			fprintf(f->err, "aotc %s: option '%s' needs an argument\n", cmd, argv[optind - 1]);
 			return EXIT_USAGE;
 		default:
-			fprintf(f->err, "aotc %s: unknown option '%s'\n", cmd, argv[optind - 1]);
+			fprintf(f->err, "aotc %s: unknown option '%s'; see 'aotc %s --help'\n", cmd, argv[optind - 1], cmd);
 			return EXIT_USAGE;
 		}
 	}
@@ -218,31 +482,18 @@ int options_parse(options *o, const options_for *f, int argc, char **argv)
 	if (link) {
 		if (o->ninputs == 0 || !o->out_given) {
 			fprintf(f->err, "aotc link: %s\nusage: aotc %s\n",
-			        o->ninputs ? "needs -o FILE" : "needs a DIR", f->synopsis);
+			        o->ninputs ? "needs -o FILE.c" : "needs a DIR", f->synopsis);
 			return EXIT_USAGE;
 		}
 		return -1;
 	}
 	if (o->ninputs != 1) {
 		fprintf(f->err, "aotc %s: %s\nusage: aotc %s\n", cmd,
-		        o->ninputs ? "takes one FILE" : "needs a FILE", f->synopsis);
+		        o->ninputs ? (input[0] == 'D' ? "takes one DB" : "takes one FILE")
+		                   : (input[0] == 'D' ? "needs a DB" : "needs a FILE"), f->synopsis);
 		return EXIT_USAGE;
 	}
 	o->file = o->inputs[0];
-	if (o->compile_only && strcmp(cmd, "tune") != 0) {
-		fprintf(f->err, "aotc %s: --compile-only is an option of 'aotc tune'\n", cmd);
-		return EXIT_USAGE;
-	}
-	bool tunes = !strcmp(cmd, "tune") || !strcmp(cmd, "compile") || !strcmp(cmd, "__search-sim");
-	if ((o->search || o->nshards) && !tunes) {
-		fprintf(f->err, "aotc %s: --%s is an option of 'aotc tune' and 'aotc compile'\n", cmd,
-		        o->search ? "search" : "shard");
-		return EXIT_USAGE;
-	}
-	if (o->dump && strcmp(cmd, "tune") != 0) {
-		fprintf(f->err, "aotc %s: --dump is an option of 'aotc tune'\n", cmd);
-		return EXIT_USAGE;
-	}
 	if (o->dump && o->compile_only) {
 		fprintf(f->err, "aotc tune: --dump and --compile-only do not go together\n");
 		return EXIT_USAGE;
@@ -251,9 +502,7 @@ int options_parse(options *o, const options_for *f, int argc, char **argv)
 		fprintf(f->err, "aotc %s: needs --arch (e.g. --arch sm90 or --arch host)\n", cmd);
 		return EXIT_USAGE;
 	}
-	if (o->arch && !arch_known(o->arch)) {
-		fprintf(f->err, "aotc %s: unknown architecture '%s'\n", cmd, o->arch);
-		return EXIT_USAGE;
-	}
+	if (o->arch && !arch_lookup(o->arch))
+		return bad_arch(f, o->arch);
 	return -1;
 }

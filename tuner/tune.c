@@ -23,31 +23,6 @@
 #include "schedule.h"
 #include "shapes.h"
 
-double parse_duration(const char *s)
-{
-	double total = 0;
-	bool any = false;
-	while (*s) {
-		char *end;
-		errno = 0;
-		double v = strtod(s, &end);
-		if (end == s || errno || v < 0)
-			return -1;
-		double unit = 1;
-		switch (*end) {
-		case 'h': unit = 3600; end++; break;
-		case 'm': unit = 60; end++; break;
-		case 's': end++; break;
-		case 0: break;
-		default: return -1;
-		}
-		total += v * unit;
-		any = true;
-		s = end;
-	}
-	return any ? total : -1;
-}
-
 /* ---- Configurations ---------------------------------------------------- */
 
 typedef struct configs {
@@ -640,7 +615,7 @@ static double estimate_left(const tune_run *r, bool *capped)
 {
 	*capped = false;
 	const schedule *sc = &r->sc;
-	if (r->measured == 0)
+	if (r->measured < 5) /* one slow first cell is no pace */
 		return NAN;
 	double per = (monotonic_s() - r->t0) / r->measured, cells = 0;
 	for (int s = 0; s < r->ss.count; s++) {
@@ -675,18 +650,25 @@ static void show_progress(tune_run *r, bool final)
 		return;
 	pr->last = t;
 	schedule_counts n = schedule_count(&r->sc);
-	char eta[48] = "?";
+	char eta[48] = "";
 	bool capped;
-	double left = final ? 0 : estimate_left(r, &capped);
+	double left = final ? NAN : estimate_left(r, &capped);
 	if (!isnan(left)) {
 		fmt_duration(eta, sizeof eta - 16, left);
 		if (!final && capped)
 			strcat(eta, " (the budget)");
 	}
-	fprintf(stderr, "%saotc: compiled %d/%d, measured %d (%d of %d cells known), shapes covered %d/%d, %s left%s",
-	        pr->tty ? "\r\033[K" : "", pool_done(&r->p), r->p.on_demand ? r->p.nwanted : r->p.njobs,
-	        r->measured, n.done, n.mine,
-	        n.shapes_ok, r->ss.count, eta, pr->tty && !final ? "" : "\n");
+	int ncompile = r->p.on_demand ? r->p.nwanted : r->p.njobs;
+	strbuf line;
+	strbuf_init(&line);
+	if (ncompile > 0)
+		strbuf_printf(&line, "compiled %d/%d, ", pool_done(&r->p), ncompile);
+	strbuf_printf(&line, "measured %d (%d of %d cells known), shapes covered %d/%d", r->measured, n.done,
+	              n.mine, n.shapes_ok, r->ss.count);
+	if (!final && !isnan(left))
+		strbuf_printf(&line, ", %s left", eta);
+	fprintf(stderr, "%saotc: %s%s", pr->tty ? "\r\033[K" : "", line.data, pr->tty && !final ? "" : "\n");
+	strbuf_finish(&line);
 }
 
 /* --dump=schedule: the round's batches. */
@@ -882,7 +864,7 @@ static void print_summary(const tune_run *r, FILE *out)
 				first = false;
 			}
 		if (count[MS_INVALID])
-			fprintf(out, "; %d invalid", count[MS_INVALID]);
+			fprintf(out, "; %d excluded by AOTC_VALID_IF", count[MS_INVALID]);
 		if (count[MS_SKIPPED])
 			fprintf(out, "; %d skipped", count[MS_SKIPPED]);
 		if (unmeasured && best >= 0)
@@ -950,11 +932,17 @@ int tune_kernel(const aotc_module *m, const kernel *k, const tune_options *o, bo
 		for (int i = 0; i < r.p.njobs; i++)
 			cached += r.p.jobs[i].state == JOB_DONE && r.p.jobs[i].cached;
 		double cwall = r.p.njobs ? r.p.finished_at - r.p.started_at : 0;
-		fprintf(out, "\n%d measurements taken, %d reused, %d learnt from failures elsewhere, in %.1f s (checking %.1f s, timing %.1f s, shape setup %.1f s); "
-		       "%d compiled (%d from cache) in %.1f s on %d threads (%.1f variants/s, %.1f s of compile time); %d worker restarts\n",
-		       r.measured, r.reused, r.learned, wall, r.ms.check_ms / 1e3, r.ms.timing_ms / 1e3,
-		       r.ms.shape_ms / 1e3, pool_done(&r.p), cached, cwall, r.p.nthreads,
-		       cwall > 0 ? pool_done(&r.p) / cwall : 0, r.p.busy_s, r.ms.restarts);
+		int built = pool_done(&r.p) - cached;
+		fprintf(out, "\n%d measurements taken, %d reused, %d learnt from failures elsewhere, in %.1f s (checking %.1f s, timing %.1f s, shape setup %.1f s); ",
+		        r.measured, r.reused, r.learned, wall, r.ms.check_ms / 1e3, r.ms.timing_ms / 1e3,
+		        r.ms.shape_ms / 1e3);
+		if (built > 0)
+			fprintf(out, "%d compiled (%d from cache) in %.1f s on %d thread%s (%.1f variants/s, %.1f s of compile time); ",
+			        pool_done(&r.p), cached, cwall, r.p.nthreads, r.p.nthreads == 1 ? "" : "s",
+			        cwall > 0 ? built / cwall : 0, r.p.busy_s);
+		else if (cached > 0)
+			fprintf(out, "%d variant%s from the compile cache; ", cached, cached == 1 ? "" : "s");
+		fprintf(out, "%d worker restart%s\n", r.ms.restarts, r.ms.restarts == 1 ? "" : "s");
 		int unmeasured = n.mine - n.done;
 		if (r.out_of_budget)
 			fprintf(out, "stopped at the --budget with %d of %d cells not measured (%d of %d shapes with no correct variant yet); run again to go on from here\n",
@@ -967,8 +955,11 @@ int tune_kernel(const aotc_module *m, const kernel *k, const tune_options *o, bo
 	bool any_ok = false;
 	for (int i = 0; i < r.db->nmeas && !any_ok; i++)
 		any_ok = r.db->meas[i].status == MS_OK;
-	if (!any_ok && !r.out_of_budget)
+	if (!any_ok && !r.out_of_budget) {
+		diag_plain_error(d, "no configuration of '%s' ran correctly on any shape (the table above says how each failed; the database %s has every status)",
+		                 k->name, r.db->path);
 		status = 4;
+	}
 	run_finish(&r);
 	return status;
 }
@@ -1029,9 +1020,9 @@ int tune_compile_only(const aotc_module *m, const kernel *k, const tune_options 
 	pool_start(&p, o->jobs > 0 ? o->jobs : (int)(cores > 0 ? cores : 1), false);
 	started = true;
 	if (!o->quiet)
-		fprintf(stderr, "aotc: compiling %s for %s with %s: %d configurations%s on %d threads\n",
+		fprintf(stderr, "aotc: compiling %s for %s with %s: %d configurations%s on %d thread%s\n",
 		        k->name, o->arch, req.compiler, cf.n, k->reference ? " and the reference" : "",
-		        p.nthreads);
+		        p.nthreads, p.nthreads == 1 ? "" : "s");
 	bool ref_ok = true;
 	if (ref_job >= 0) {
 		const job *j = pool_wait(&p, ref_job);
@@ -1058,8 +1049,8 @@ int tune_compile_only(const aotc_module *m, const kernel *k, const tune_options 
 		}
 	}
 	double wall = p.finished_at - p.started_at;
-	printf("%s: %d of %d configurations compiled for %s with %s (%d from cache) in %.1f s on %d threads; reference %s\n",
-	       k->name, ok, cf.n, o->arch, req.compiler, cached, wall, p.nthreads,
+	printf("%s: %d of %d configurations compiled for %s with %s (%d from cache) in %.1f s on %d thread%s; reference %s\n",
+	       k->name, ok, cf.n, o->arch, req.compiler, cached, wall, p.nthreads, p.nthreads == 1 ? "" : "s",
 	       !k->reference ? "none" : ref_ok ? "compiled" : "failed");
 	if (status == 0 && ok == 0) {
 		diag_plain_error(d, "no configuration of '%s' compiles", k->name);

@@ -46,7 +46,4 @@ int tune_kernel(const aotc_module *m, const kernel *k, const tune_options *o, bo
  * no configuration does (3 if for want of a compiler). */
 int tune_compile_only(const aotc_module *m, const kernel *k, const tune_options *o, diags *d);
 
-/* "90s", "10m", "1h30m", "2.5h" or plain seconds; -1 if malformed. */
-double parse_duration(const char *s);
-
 #endif

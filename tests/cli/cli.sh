@@ -35,6 +35,7 @@ expect 0 'libclang: .*clang version [0-9]+' --version
 expect 0 'usage: aotc COMMAND' --help
 for c in compile tune emit eval parse configs report link; do
 	expect 0 "usage: aotc $c" "$c" --help
+	expect 0 "usage: aotc $c" "$c" -h
 done
 expect 2 'usage: aotc COMMAND' 
 expect 2 "unknown command 'frobnicate'" frobnicate
@@ -42,7 +43,56 @@ expect 2 "unknown option '--frob'" parse --frob "$sgemm"
 expect 2 "needs a FILE" parse
 expect 2 "takes one FILE" parse "$sgemm" "$sgemm"
 expect 2 "option '-I' needs an argument" parse "$sgemm" -I
-expect 2 "-j needs a number" configs -j zero "$sgemm"
+expect 2 "-j needs a number" tune -j zero "$sgemm" --arch sm90
+
+# Each subcommand takes its own options: --help lists those, the others are
+# usage errors naming who takes them.
+"$aotc" report --help >"$tmp/help" 2>&1
+if grep -q -- '--format' "$tmp/help" && ! grep -q -- '--budget\|--arch\|--dump' "$tmp/help"; then
+	echo "PASS report --help lists its options only"; pass=$((pass + 1))
+else
+	echo "FAIL report --help lists its options only"; sed 's/^/    /' "$tmp/help"; fail=$((fail + 1))
+fi
+"$aotc" tune --help >"$tmp/help" 2>&1
+if grep -q -- '--dump' "$tmp/help" && ! grep -q -- '--format\|--include-as\|--max-variants' "$tmp/help"; then
+	echo "PASS tune --help lists its options only"; pass=$((pass + 1))
+else
+	echo "FAIL tune --help lists its options only"; sed 's/^/    /' "$tmp/help"; fail=$((fail + 1))
+fi
+expect 2 "--budget is not an option of 'aotc parse'.*'aotc compile' and 'aotc tune'" parse "$sgemm" --budget 10s -j 3
+expect 2 "--arch is not an option of 'aotc report'" report "$root/templates/sgemm.cuda_NVIDIA_H200_13.0.json" --arch host -o "$tmp/x"
+expect 2 "-o is not an option of 'aotc tune'" tune "$sgemm" --arch sm90 -o "$tmp/x"
+expect 2 "--format is text, json, markdown or html, not 'pdf'" report "$root/templates/sgemm.cuda_NVIDIA_H200_13.0.json" --format pdf
+expect 2 "--budget needs a duration with a unit.*not '10'" tune "$sgemm" --arch sm90 --budget 10
+expect 2 "not '10x'" tune "$sgemm" --arch sm90 --budget 10x
+expect 2 "not '-5s'" tune "$sgemm" --arch sm90 --budget -5s
+# Architecture typos: the nearest name and the list.
+for typo in sm_90 SM90 compute_90 sm900 90; do
+	expect 2 "unknown architecture '$typo'; did you mean 'sm90'\?" emit "$sgemm" --arch "$typo"
+	expect 2 "--arch takes: sm75 .* sm120 host" emit "$sgemm" --arch "$typo"
+done
+expect 2 "unknown architecture 'gfx90a' \(this aotc has no ROCm backend yet\)" emit "$sgemm" --arch gfx90a
+expect 2 "unknown architecture 'hosts'; did you mean 'host'" emit "$sgemm" --arch hosts
+# link's usage errors are usage errors.
+expect 2 "must name the C file" link "$tmp" -o "$tmp/multi"
+expect 2 "needs -o FILE.c" link "$tmp"
+# An unknown front-end mode is an environment error, not ignored.
+AOTC_FRONTEND=bogus "$aotc" parse "$sgemm" >"$tmp/out" 2>&1
+st=$?
+if [ $st -eq 3 ] && grep -q "AOTC_FRONTEND='bogus' is not a front-end mode" "$tmp/out"; then
+	echo "PASS AOTC_FRONTEND=bogus"; pass=$((pass + 1))
+else
+	echo "FAIL AOTC_FRONTEND=bogus: exit $st"; sed 's/^/    /' "$tmp/out"; fail=$((fail + 1))
+fi
+# A truncated or corrupt database: emit says where it breaks.
+mkdir -p "$tmp/cdb"
+head -c 5000 "$root/templates/sgemm.cuda_NVIDIA_H200_13.0.json" >"$tmp/cdb/sgemm.cuda_NVIDIA_H200_13.0.json"
+expect 3 "sgemm.cuda_NVIDIA_H200_13.0.json:[0-9]+:[0-9]+: error: invalid tuning database: premature end of input" \
+	emit "$sgemm" --arch sm90 --db "$tmp/cdb" -o "$tmp/cout"
+printf '{"aotc_db": 1, "kernel": "sgemm", ]' >"$tmp/cdb/sgemm.cuda_NVIDIA_H200_13.0.json"
+expect 3 "sgemm.cuda_NVIDIA_H200_13.0.json:1:[0-9]+: error: invalid tuning database" \
+	emit "$sgemm" --arch sm90 --db "$tmp/cdb" -o "$tmp/cout"
+[ ! -e "$tmp/cout" ] || { echo "FAIL emit on a corrupt database wrote $tmp/cout"; fail=$((fail + 1)); }
 expect 2 "needs --arch" compile "$sgemm"
 expect 2 "unknown architecture 'sm42'" compile "$sgemm" --arch sm42
 expect 1 "cannot read '$tmp/missing.cu'" parse "$tmp/missing.cu"

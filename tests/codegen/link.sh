@@ -260,9 +260,9 @@ expect 1 "sm9x" "architecture not an architecture" "$aotc" link "$tmp/name" -o "
 mkdir -p "$tmp/half" && cp "$tmp/sm90/_aot_sgemm_cuda_sm90.h" "$tmp/sm90/_aot_sgemm_cuda_sm90.cu" "$tmp/half/"
 expect 1 "_aot_sgemm_cuda_sm90.c' is missing" "missing .c" "$aotc" link "$tmp/half" -o "$tmp/bad/x.c"
 # -o must name a .c file, and not one of emit's.
-expect 1 "must name the C file" "-o without .c" "$aotc" link "$tmp/sm90" -o "$tmp/bad/x.h"
-expect 1 "_aot_" "-o over an emitted name" "$aotc" link "$tmp/sm90" -o "$tmp/bad/_aot_sgemm_cuda_sm90.c"
-expect 1 "directory" "-o in a missing directory" "$aotc" link "$tmp/sm90" -o "$tmp/nodir/x.c"
+expect 2 "must name the C file" "-o without .c" "$aotc" link "$tmp/sm90" -o "$tmp/bad/x.h"
+expect 2 "_aot_" "-o over an emitted name" "$aotc" link "$tmp/sm90" -o "$tmp/bad/_aot_sgemm_cuda_sm90.c"
+expect 2 "directory" "-o in a missing directory" "$aotc" link "$tmp/sm90" -o "$tmp/nodir/x.c"
 if [ -z "$(ls "$tmp/bad")" ]; then ok "failed links wrote nothing"; else no "failed links left files: $(ls "$tmp/bad")"; fi
 # The linked .cu includes the kernel source as the per-architecture ones do
 # (by file name), once; aotc.h is copied beside it; --include-as overrides.

@@ -8,22 +8,11 @@
 #include "options.h"
 #include "util.h"
 
-static const options_for commands[] = {
-	{"compile", "compile FILE --arch ARCH [options]", true, true, NULL},
-	{"tune", "tune FILE --arch ARCH [options]", true, false, NULL},
-	{"emit", "emit FILE --arch ARCH [options]", true, true, NULL},
-	{"eval", "eval FILE --arch ARCH --shapes HELD_OUT.json [options]", true, false, NULL},
-	{"parse", "parse FILE [options]", false, false, NULL},
-	{"configs", "configs FILE [--kernel K] [options]", false, false, NULL},
-	{"report", "report DB [--max-variants N] [--goal G]", false, false, NULL},
-	{"link", "link DIR... -o FILE", false, true, NULL},
-};
-
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	if (size == 0 || size > 4096)
 		return 0;
-	options_for c = commands[data[0] % COUNTOF(commands)];
+	options_for c = options_commands[data[0] % options_ncommands];
 	c.err = fuzz_sink(); /* usage errors are the expected answer */
 	const options_for *cmd = &c;
 	/* A private, NUL-terminated copy: argv strings point into it. */
@@ -43,6 +32,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		FUZZ_CHECK(o.ninputs >= 1);
 		FUZZ_CHECK(*o.out_dir && *o.db_dir);
 		FUZZ_CHECK(!cmd->needs_arch || o.arch);
+		FUZZ_CHECK(o.budget_s >= 0);
 		for (int i = 0; i < o.nincludes; i++)
 			FUZZ_CHECK(*o.includes[i]);
 		FUZZ_CHECK(strcmp(cmd->name, "link") == 0 || o.file == o.inputs[0]);
