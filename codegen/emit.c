@@ -629,7 +629,7 @@ static char *dispatch_c(const ctx *c)
 				gen_function(&o, name, &k->smem, tv);
 			}
 			/* aot_dimsV: the launch, or 1 when it cannot be evaluated or
-			 * exceeds what any CUDA device launches (SPEC §8). */
+			 * exceeds what any CUDA device launches (docs/spec.md §8). */
 			out_line(&o, "static int aot_dims%d(const int64_t *p, uint32_t grid[3], uint32_t block[3], uint32_t *smem)", v);
 			out_line(&o, "{");
 			o.indent++;

@@ -1,4 +1,4 @@
-/* Emission of the standalone sources (SPEC §8): for kernel K and
+/* Emission of the standalone sources (docs/spec.md §8): for kernel K and
  * architecture tag T (cuda_sm90, host),
  *
  *   _aot_K_T.c    C99, only <stdint.h>/<stddef.h>: select(), the variant

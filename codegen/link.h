@@ -1,4 +1,4 @@
-/* aotc link (SPEC §3, §4): one run-time dispatch over the per-architecture
+/* aotc link (docs/spec.md §3, §4): one run-time dispatch over the per-architecture
  * outputs of aotc emit.
  *
  * Input: directories, each holding emitted CUDA files _aot_K_cuda_A.{c,h,cu}

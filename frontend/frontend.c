@@ -140,7 +140,7 @@ static char *trim(char *s)
 
 /* ---- Source constants ---------------------------------------------------- */
 
-/* Annotation expressions may name the file's integer constants (SPEC §2).
+/* Annotation expressions may name the file's integer constants (docs/spec.md §2).
  * The first lookup indexes the candidates by name without evaluating any:
  * namespace-scope variables and enumerators (those of namespaces in system
  * headers are skipped) and macro definitions. A candidate is evaluated when

@@ -1,4 +1,4 @@
-/* The heuristic (SPEC §7): from a matrix of measured times (shapes ×
+/* The heuristic (docs/spec.md §7): from a matrix of measured times (shapes ×
  * variants), choose a few variants that together come close to the per-shape
  * best, and learn a decision tree over shape features that picks among
  * them, splitting to minimise slowdown (summed log time / best), not
@@ -209,7 +209,7 @@ int h_choose(const hresult *r, const hmatrix *m, hselector sel, const double *fe
  * variants it models, where valid[]); -1 without a cost model. */
 int h_predict_best(const hresult *r, const hmatrix *m, const int64_t *row, const bool *valid);
 
-/* The table of SPEC §7 / issue 4: selectors × train / held-out. */
+/* The table of docs/spec.md §7 / issue 4: selectors × train / held-out. */
 /* With eval (neval > 0): each selector's figures on the neval shapes of an
  * aotc eval database beside the others. */
 void h_print_report(strbuf *sb, const hresult *r, const hmatrix *m, const hstats *eval, int neval);

@@ -1,4 +1,4 @@
-/* The annotation language (SPEC §2): one parser per macro, then ir_check()
+/* The annotation language (docs/spec.md §2): one parser per macro, then ir_check()
  * for the rules that need the whole kernel (accounting for parameters,
  * resolving names, launch-only tunables). Annotations may come in any
  * order, so parsing records text and positions and checking resolves. */

@@ -1,4 +1,4 @@
-/* The expression language of the annotations (SPEC §2): C integer
+/* The expression language of the annotations (docs/spec.md §2): C integer
  * expressions over tunables and integer parameters, evaluated in 64-bit
  * signed arithmetic with division by zero and overflow reported.
  *

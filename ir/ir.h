@@ -50,7 +50,7 @@ typedef struct param {
 	aotc_dtype dtype;      /* the scalar type, or the pointee's */
 	int vec;               /* lanes of a vector type (float4: 4), else 1 */
 	const char *elem_type; /* spelling of the scalar or pointee type */
-	/* What accounts for it (SPEC §2): at most one is set. */
+	/* What accounts for it (docs/spec.md §2): at most one is set. */
 	int buffer;            /* index into buffers, or -1 */
 	int value;             /* index into values, or -1 */
 	int shape;             /* index into shapes, or -1 */
@@ -242,7 +242,7 @@ aotc_dtype dtype_of_vector(const char *name, int *lanes);
 int ir_annotate(aotc_module *m, kernel *k, const char *kind, const char *text,
                 size_t len, aotc_loc loc, diags *d);
 
-/* Checks the whole kernel against SPEC §2 once all annotations are added:
+/* Checks the whole kernel against docs/spec.md §2 once all annotations are added:
  * every template parameter tuned or defaulted, every parameter accounted
  * for, launch-only tunables used, names resolved, at least one tunable.
  * Returns the number of errors. */

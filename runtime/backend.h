@@ -38,7 +38,7 @@ typedef struct rt_device_info {
 	char backend[16];          /* "cuda", "host" */
 	char name[128];            /* "NVIDIA H200" */
 	char arch[16];             /* "sm90", "host" */
-	char hardware_id[192];     /* SPEC §4: cuda_NVIDIA_H200_13.0 */
+	char hardware_id[192];     /* docs/spec.md §4: cuda_NVIDIA_H200_13.0 */
 	int sm_count;              /* multiprocessors (host: cores) */
 	uint64_t memory_bytes;
 	uint64_t l2_bytes;         /* last-level cache, flushed before timing */

@@ -33,7 +33,7 @@ void elem_compare(const void *out, const void *ref, aotc_dtype t, size_t count, 
 /* ||out - ref|| / ||ref|| (||out - ref|| when ref is zero) from a compare. */
 double elem_rel_error(const rt_compare *c);
 
-/* SPEC §2 defaults: f32 1e-5, f64 1e-12, f16 1e-2, bf16 2e-2, integers 0. */
+/* docs/spec.md §2 defaults: f32 1e-5, f64 1e-12, f16 1e-2, bf16 2e-2, integers 0. */
 double elem_default_tolerance(aotc_dtype t);
 
 #endif

@@ -1,4 +1,4 @@
-/* The tuning database (SPEC §6; docs/database.md): one JSON document per
+/* The tuning database (docs/spec.md §6; docs/database.md): one JSON document per
  * kernel and hardware id, <db>/<kernel>.<hardware id>.json, plus a journal
  * beside it (<file>.journal, one JSON measurement a line, each carrying the
  * source hash it was measured from, written through at once and
@@ -57,7 +57,7 @@ typedef struct db_entry {
 typedef struct tune_db {
 	char *path, *journal_path;
 	char *kernel, *source, *source_hash;
-	json_t *hardware;      /* SPEC §6 hardware description */
+	json_t *hardware;      /* docs/spec.md §6 hardware description */
 	json_t *method;        /* timing method */
 	json_t *search;        /* how the last tune searched, or NULL: {"strategy":
 	                        * "exhaustive"|"model", "finished": bool, "shard": [I, N]} */

@@ -1,5 +1,5 @@
 /* The schedule stage: which (configuration, shape) cells to measure, in
- * which order, and when to stop (SPEC §3 --search, --shard, --budget).
+ * which order, and when to stop (docs/spec.md §3 --search, --shard, --budget).
  *
  * Work goes in rounds. A round gives every shape that still has work a
  * batch of cells, so a tune stopped by --budget leaves every shape with its

@@ -404,7 +404,7 @@ static bool same_resources(const tune_run *r, int c, int s, int t)
 	return same;
 }
 
-/* What one cell of configuration c tells about its others (SPEC §3, issue
+/* What one cell of configuration c tells about its others (docs/spec.md §3, issue
  * 11): a compile error holds for every shape; resources for every shape
  * with the same block and shared memory; a configuration the model search
  * deprioritises is skipped on its remaining shapes. Records those cells. */

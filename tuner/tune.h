@@ -1,6 +1,6 @@
 /* `aotc tune`: compile the configurations, run and check them on the
  * shapes in a worker process, as the search schedules them, and record the
- * measurements in the database (SPEC §3, §5, §6; docs/database.md). */
+ * measurements in the database (docs/spec.md §3, §5, §6; docs/database.md). */
 #ifndef AOTC_TUNE_H
 #define AOTC_TUNE_H
 
@@ -30,7 +30,7 @@ typedef struct tune_options {
 	int ndefines;
 } tune_options;
 
-/* Tunes kernel k of m. Returns an exit status of SPEC §3: 0, 1 (bad input,
+/* Tunes kernel k of m. Returns an exit status of docs/spec.md §3: 0, 1 (bad input,
  * diagnosed), 3 (environment: no device, no compiler, unreadable
  * database), 4 (no variant ran correctly). *no_device (if non-NULL) tells a
  * 3 for "no device of that architecture on this machine" from the other

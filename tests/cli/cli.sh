@@ -1,5 +1,5 @@
 #!/bin/sh
-# Command-line behaviour (SPEC §3): exit statuses, --help, --version, usage
+# Command-line behaviour (docs/spec.md §3): exit statuses, --help, --version, usage
 # errors, unreadable files. Usage: cli.sh AOTC REPO_ROOT
 aotc=$1
 root=$2

@@ -1,5 +1,5 @@
 #!/bin/sh
-# The emitted files compile as SPEC §8 promises: the dispatch .c as strict
+# The emitted files compile as docs/spec.md §8 promises: the dispatch .c as strict
 # C99 under gcc and clang, the header from C99 and from C++, the CUDA
 # launchers under nvcc for sm_90 (skipped without nvcc), the host launcher
 # under g++.

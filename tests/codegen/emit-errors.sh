@@ -1,5 +1,5 @@
 #!/bin/sh
-# `aotc emit` on bad input (SPEC §3, §9): a clear error, the documented exit
+# `aotc emit` on bad input (docs/spec.md §3, §9): a clear error, the documented exit
 # status, and nothing written into the -o directory.
 # Usage: emit-errors.sh AOTC REPO_ROOT
 aotc=$1

@@ -1,5 +1,5 @@
 #!/bin/sh
-# The emitted files (SPEC §8) against reviewed golden copies, and their
+# The emitted files (docs/spec.md §8) against reviewed golden copies, and their
 # determinism: the same database always gives byte-identical files.
 # Usage: emit-golden.sh AOTC REPO_ROOT
 # AOTC_UPDATE=1 rewrites the goldens from what aotc emits now (review the

@@ -1,5 +1,5 @@
 #!/bin/sh
-# SPEC §9: "nothing from an input can inject code into an emitted file".
+# docs/spec.md §9: "nothing from an input can inject code into an emitted file".
 # Each payload goes in through the IR JSON (a copy of what aotc parse
 # writes, one field edited) or through a database (a copy of a committed
 # one), and aotc either refuses it (exit 1, a message naming the field,

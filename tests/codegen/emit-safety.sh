@@ -1,5 +1,5 @@
 #!/bin/sh
-# What reaches the emitted code from the inputs (SPEC §9: "nothing from an
+# What reaches the emitted code from the inputs (docs/spec.md §9: "nothing from an
 # input can inject code into an emitted file"), and names the emitter uses
 # itself: the emitted files stay correct C/C++ whatever the kernel's
 # parameters are called and wherever its source lies.

@@ -1,5 +1,5 @@
 #!/bin/sh
-# The output directory is self-contained (SPEC §8): emitted files moved away
+# The output directory is self-contained (docs/spec.md §8): emitted files moved away
 # from the repository, beside a moved copy of the kernel, build with only
 # `-I <kernel dir> -I <output dir>` (no installed aotc.h: emit copies it);
 # files emitted from different working directories are byte-identical;

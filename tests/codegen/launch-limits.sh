@@ -1,5 +1,5 @@
 #!/bin/sh
-# CUDA launch limits in the emitted dispatch (SPEC §8): launch_dims returns
+# CUDA launch limits in the emitted dispatch (docs/spec.md §8): launch_dims returns
 # -1 for a launch no device accepts (grid.y or grid.z > 65535, grid.x >
 # 2^31-1, more than 1024 threads per block), select() passes over such a
 # variant along its leaf's fallback list (-1 when none fits), the launcher

@@ -1,8 +1,8 @@
 #!/bin/sh
-# aotc link (SPEC §3, §4): per-architecture outputs emitted from copies of the
+# aotc link (docs/spec.md §3, §4): per-architecture outputs emitted from copies of the
 # committed H200 database relabelled sm80, sm90 and sm100 (sm80's and sm100's
 # times skewed so that their dispatches differ), linked into one dispatch; the
-# linked C compiles warning-free as C99, picks the architecture by SPEC §4's
+# linked C compiles warning-free as C99, picks the architecture by docs/spec.md §4's
 # rule, forwards select to it; the linked .cu compiles with nvcc; bad inputs
 # fail with a message and write nothing.
 # Usage: link.sh AOTC REPO_ROOT
@@ -79,7 +79,7 @@ for f in c h cu; do
 done
 if [ "$same" -eq 1 ]; then ok "deterministic, independent of directory order"; else no "outputs differ between runs"; fi
 
-# The driver: arch_for / arch_name per SPEC §4 with tuned {80, 90, 100}, and
+# The driver: arch_for / arch_name per docs/spec.md §4 with tuned {80, 90, 100}, and
 # select(cc, ...) equal to the chosen architecture's own select.
 cat >"$tmp/link/driver.c" <<'C'
 #include <stdio.h>
@@ -170,7 +170,7 @@ for cc in gcc clang; do
 	# shellcheck disable=SC2086
 	if $cc $objs "$tmp/link/aot_sgemm.$cc.o" "$tmp/link/driver.$cc.o" -o "$tmp/link/driver.$cc" >"$tmp/out" 2>&1 &&
 		"$tmp/link/driver.$cc" >"$tmp/out" 2>&1; then
-		ok "$cc: arch_for, arch_name and select follow SPEC §4"
+		ok "$cc: arch_for, arch_name and select follow docs/spec.md §4"
 	else
 		no "$cc: driver"
 	fi

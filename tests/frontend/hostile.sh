@@ -1,5 +1,5 @@
 #!/bin/sh
-# Sources that crash, hang or flood a C++ parser (SPEC §9): aotc must exit 1
+# Sources that crash, hang or flood a C++ parser (docs/spec.md §9): aotc must exit 1
 # with one error naming the file, a bounded stderr, and write nothing to -o.
 # usage: hostile.sh AOTC_BINARY
 aotc=$1

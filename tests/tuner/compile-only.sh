@@ -1,5 +1,5 @@
 #!/bin/sh
-# aotc tune --compile-only (SPEC §3) on this machine, which needs no GPU:
+# aotc tune --compile-only (docs/spec.md §3) on this machine, which needs no GPU:
 # per-variant failures and the "N of M" line; exit 0 / 1 (reference) / 4
 # (no variant); the compile cache a later tune reuses. And `aotc compile`'s
 # failure path: only "no device of that architecture" re-emits from the

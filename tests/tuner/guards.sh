@@ -1,5 +1,5 @@
 #!/bin/sh
-# Measurements that cannot be fooled (SPEC §5), on the CPU: planted variants
+# Measurements that cannot be fooled (docs/spec.md §5), on the CPU: planted variants
 # that write outside their output (one element past, one before, 64 bytes
 # and 64 KiB past) get out_of_bounds (or fault) without touching the
 # reference or any other measurement; one that computes only on its first

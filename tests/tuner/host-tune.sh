@@ -1,5 +1,5 @@
 #!/bin/sh
-# The tuner for real on the CPU (SPEC §5, §6): planted failures get their
+# The tuner for real on the CPU (docs/spec.md §5, §6): planted failures get their
 # status, reruns resume, a kill -9 loses nothing recorded, --budget stops and
 # resumes, a changed source invalidates, bad inputs are diagnosed.
 # Usage: host-tune.sh AOTC REPO_ROOT

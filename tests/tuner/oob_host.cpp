@@ -1,5 +1,5 @@
 // A host kernel with the planted faults that fooled measurements before
-// guard zones (SPEC §5): 0 correct, 1 writes y[n], 2 writes y[-1], 3 writes
+// guard zones (docs/spec.md §5): 0 correct, 1 writes y[n], 2 writes y[-1], 3 writes
 // 64 KiB past the end of y, 4 writes 64 bytes past it, 5 computes only on
 // its first call, 6 hands back a result cached from an earlier call.
 #include <aotc.h>

@@ -1,5 +1,5 @@
 #!/bin/sh
-# The search on the CPU (SPEC §3 --search, --shard, --budget; issue 11): a
+# The search on the CPU (docs/spec.md §3 --search, --shard, --budget; issue 11): a
 # budget spreads over the shapes, the model search comes close to the known
 # best of a synthetic landscape while measuring a fraction of the cells,
 # failures are learnt once, shards split the work exactly and merge, each

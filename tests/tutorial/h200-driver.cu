@@ -8,7 +8,7 @@
 //
 //   RESULT M=.. N=.. K=.. variant="..." aot_ms=.. fixed_ms=.. cublas_ms=.. aot_err=.. fixed_err=..
 //
-// Last, the launch-limit case (SPEC §8): M = 8388608, N = K = 64, where a
+// Last, the launch-limit case (docs/spec.md §8): M = 8388608, N = K = 64, where a
 // variant with BM <= 64 needs grid.y > 65535: the launcher must either run a
 // variant that fits (and be right) or return cudaErrorInvalidValue.
 // Exit status: 0 when every check passed, 1 when one failed, 2 on CUDA errors.
