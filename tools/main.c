@@ -21,6 +21,7 @@
 #include "heuristic.h"
 #include "link.h"
 #include "options.h"
+#include "report.h"
 #include "text.h"
 #include "shapes.h"
 #include "simulate.h"
@@ -134,7 +135,7 @@ enum { RUN_TUNE, RUN_EVAL, RUN_EMIT, RUN_COMPILE, RUN_CHECK, RUN_SIMULATE };
 
 static int emit_kernel(options *o, const aotc_module *m, const kernel *k, diags *d);
 static int dispatch_check(options *o, const aotc_module *m, const kernel *k, diags *d);
-static tune_db *find_db(const options *o, const aotc_module *m, const kernel *k, diags *d);
+static tune_db *find_db(const options *o, const aotc_module *m, const kernel *k, int *nmerged, diags *d);
 static void heuristic_options(const options *o, hoptions *ho);
 
 static int run_per_kernel(options *o, diags *d, int mode)
@@ -174,7 +175,7 @@ static int run_per_kernel(options *o, diags *d, int mode)
 		if (mode == RUN_EMIT) {
 			status = emit_kernel(o, m, k, d);
 		} else if (mode == RUN_SIMULATE) {
-			tune_db *db = find_db(o, m, k, d);
+			tune_db *db = find_db(o, m, k, NULL, d);
 			status = db ? tune_simulate(k, db, &to, o->out_given ? o->out_dir : NULL, d) : EXIT_ENV;
 			db_close(db);
 		} else if (mode == RUN_CHECK) {
@@ -297,11 +298,12 @@ static void warn_incomplete(const tune_db *db, const db_parts *p, const options 
 	strbuf_finish(&why);
 }
 
-/* The databases for kernel k on arch in --db, merged (SPEC §6: shards and
+/* The databases for kernel k on arch in --db, merged (docs/spec.md §6: shards and
  * machines merge; a cell measured in several keeps the first, in path
- * order). NULL (diagnosed) if none, if one cannot be read, or if one was
- * tuned from another version of the source or names other tunables. */
-static tune_db *find_db(const options *o, const aotc_module *m, const kernel *k, diags *d)
+ * order), and how many (*nmerged, may be NULL). NULL (diagnosed) if none,
+ * if one cannot be read, or if one was tuned from another version of the
+ * source or names other tunables. */
+static tune_db *find_db(const options *o, const aotc_module *m, const kernel *k, int *nmerged, diags *d)
 {
 	strbuf pat;
 	strbuf_init(&pat);
@@ -369,6 +371,8 @@ static tune_db *find_db(const options *o, const aotc_module *m, const kernel *k,
 	}
 	if (all)
 		warn_incomplete(all, &parts, o, d);
+	if (nmerged)
+		*nmerged = parts.n;
 	free(parts.seen);
 	if (!all)
 		diag_plain_error(d, "no tuning database for '%s' on %s in %s/ (tune it on such a machine: aotc tune %s --arch %s)",
@@ -390,9 +394,9 @@ static void heuristic_options(const options *o, hoptions *ho)
  * the result, or NULL (diagnosed). The caller finishes both and closes the
  * database. */
 static tune_db *learn(const options *o, const aotc_module *m, const kernel *k, hmatrix *hm,
-                      hresult *r, diags *d)
+                      hresult *r, int *nmerged, diags *d)
 {
-	tune_db *db = find_db(o, m, k, d);
+	tune_db *db = find_db(o, m, k, nmerged, d);
 	if (!db)
 		return NULL;
 	if (!hmatrix_from_db(hm, db, k, d)) {
@@ -409,7 +413,8 @@ static int emit_kernel(options *o, const aotc_module *m, const kernel *k, diags 
 {
 	hmatrix hm;
 	hresult r;
-	tune_db *db = learn(o, m, k, &hm, &r, d);
+	int nmerged = 0;
+	tune_db *db = learn(o, m, k, &hm, &r, &nmerged, d);
 	if (!db)
 		return EXIT_ENV;
 	int status = 0;
@@ -433,9 +438,12 @@ static int emit_kernel(options *o, const aotc_module *m, const kernel *k, diags 
 		if (status == 0 && !o->quiet) {
 			char tag[64];
 			emit_arch_tag(o->arch, tag, sizeof tag);
-			printf("aotc: emitted %s/_aot_%s_%s.{c,h,%s} from %s: %d variant%s, tree depth %d; "
+			char from[64] = "";
+			if (nmerged > 1)
+				snprintf(from, sizeof from, " and %d more database%s", nmerged - 1, nmerged == 2 ? "" : "s");
+			printf("aotc: emitted %s/_aot_%s_%s.{c,h,%s} from %s%s: %d variant%s, tree depth %d; "
 			       "slowdown vs best: training %.3f (worst %.3f), held-out %.3f (worst %.3f)\n",
-			       o->out_dir, k->name, tag, k->is_global ? "cu" : "cpp", db->path, r.nsubset,
+			       o->out_dir, k->name, tag, k->is_global ? "cu" : "cpp", db->path, from, r.nsubset,
 			       r.nsubset == 1 ? "" : "s", htree_depth(&r.tree), r.train[SEL_TREE].geomean, r.train[SEL_TREE].worst,
 			       r.heldout[SEL_TREE].geomean, r.heldout[SEL_TREE].worst);
 		}
@@ -456,7 +464,7 @@ static int dispatch_check(options *o, const aotc_module *m, const kernel *k, dia
 {
 	hmatrix hm;
 	hresult r;
-	tune_db *db = learn(o, m, k, &hm, &r, d);
+	tune_db *db = learn(o, m, k, &hm, &r, NULL, d);
 	if (!db)
 		return EXIT_ENV;
 	int *vars = xmalloc((size_t)r.nsubset * sizeof *vars + 1);
@@ -624,24 +632,6 @@ static int cmd_report(options *o, diags *d)
 	heuristic_options(o, &ho);
 	hresult r;
 	h_build(&r, &m, &ho);
-	const char *hw = json_string_value(json_object_get(db->hardware, "id"));
-	printf("%s on %s: %d measurements\n", db->kernel, hw ? hw : "?", db->nmeas);
-	/* Winners: which variants are the per-shape best, how often. */
-	int *wins = xcalloc((size_t)m.nvariants + 1, sizeof *wins);
-	for (int s = 0; s < m.nshapes; s++)
-		for (int v = 0; v < m.nvariants; v++)
-			if (isfinite(m.oracle[s]) && h_time(&m, s, v) == m.oracle[s]) {
-				wins[v]++;
-				break;
-			}
-	printf("per-shape winners:");
-	for (int v = 0, shown = 0; v < m.nvariants; v++)
-		if (wins[v])
-			printf("%s %s x%d", shown++ ? "," : "", m.variant_names[v], wins[v]);
-	printf("\n\n");
-	free(wins);
-	strbuf sb;
-	strbuf_init(&sb);
 	hstats est[SEL_COUNT];
 	int neval = 0;
 	tune_db *edb = NULL;
@@ -651,15 +641,25 @@ static int cmd_report(options *o, diags *d)
 		hmatrix_from_db_finish(&em);
 		db_close(edb);
 	}
-	h_print_report(&sb, &r, &m, est, neval);
-	fputs(sb.data, stdout);
+	report_format fmt = REPORT_TEXT;
+	if (!report_format_parse(o->format, &fmt))
+		die("report: unchecked --format '%s'", o->format); /* options_parse checks it */
+	report_input in = {db, &m, &r, est, neval};
+	strbuf sb;
+	strbuf_init(&sb);
+	report_write(&sb, fmt, &in);
+	int status = 0;
+	if (fwrite(sb.data, 1, sb.len, stdout) != sb.len || fflush(stdout) != 0) {
+		fprintf(stderr, "aotc: cannot write the report: %s\n", strerror(errno));
+		status = EXIT_ENV;
+	}
 	strbuf_finish(&sb);
 	hresult_finish(&r);
 	hmatrix_from_db_finish(&m);
 	db_close(db);
 	ir_module_destroy(km);
 	free(src);
-	return 0;
+	return status;
 }
 
 static const command commands[] = {

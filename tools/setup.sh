@@ -6,7 +6,9 @@ cd "$(dirname "$0")/.."
 
 # libclang-rt-dev: libFuzzer for tools/fuzz.sh (with --no-install-recommends
 # clang does not bring it).
-pkgs="meson ninja-build pkg-config gcc g++ clang libclang-rt-dev python3 libclang-16-dev libjansson-dev libxxhash-dev"
+# cmake: tests/integration builds a downstream CMake project; chromium:
+# tests/heuristics/report-formats.sh renders the HTML report headless.
+pkgs="meson ninja-build pkg-config gcc g++ clang libclang-rt-dev python3 libclang-16-dev libjansson-dev libxxhash-dev cmake chromium"
 missing=
 for p in $pkgs; do
 	dpkg -s "$p" >/dev/null 2>&1 || missing="$missing $p"

@@ -951,12 +951,13 @@ int tune_kernel(const aotc_module *m, const kernel *k, const tune_options *o, bo
 			fprintf(out, "model search: %d of %d cells measured; the other %d were predicted slower (--search exhaustive measures them)\n",
 			       n.done, n.mine, unmeasured);
 		fprintf(out, "database: %s\n", r.db->path);
+		fflush(out); /* before any error on stderr */
 	}
 	bool any_ok = false;
 	for (int i = 0; i < r.db->nmeas && !any_ok; i++)
 		any_ok = r.db->meas[i].status == MS_OK;
 	if (!any_ok && !r.out_of_budget) {
-		diag_plain_error(d, "no configuration of '%s' ran correctly on any shape (the table above says how each failed; the database %s has every status)",
+		diag_plain_error(d, "no configuration of '%s' ran correctly on any shape (the summary says how they failed; %s has every status)",
 		                 k->name, r.db->path);
 		status = 4;
 	}
