@@ -623,14 +623,22 @@ static void print_node(strbuf *sb, const htree *t, const hmatrix *m, int i, int 
 {
 	const hnode *n = &t->nodes[i];
 	if (n->feature < 0) {
-		strbuf_printf(sb, "%*s-> %s", indent, "", n->norder ? m->variant_names[n->order[0]] : "-1");
+		strbuf_printf(sb, "%*s-> %s   [%d shapes]\n", indent, "", n->norder ? m->variant_names[n->order[0]] : "-1",
+		              n->nshapes);
 		if (n->norder > 1) {
-			strbuf_puts(sb, "   (else ");
-			for (int k = 1; k < n->norder; k++)
-				strbuf_printf(sb, "%s%s", k > 1 ? ", " : "", m->variant_names[n->order[k]]);
-			strbuf_putc(sb, ')');
+			/* the fallbacks, wrapped under the leaf */
+			strbuf_printf(sb, "%*selse", indent + 3, "");
+			size_t col = (size_t)indent + 7;
+			strbuf item;
+			strbuf_init(&item);
+			for (int k = 1; k < n->norder; k++) {
+				item.len = 0;
+				strbuf_printf(&item, "%s%s", m->variant_names[n->order[k]], k + 1 < n->norder ? "," : "");
+				strbuf_put_wrapped(sb, &col, item.data, indent + 7, H_TEXT_WIDTH);
+			}
+			strbuf_finish(&item);
+			strbuf_putc(sb, '\n');
 		}
-		strbuf_printf(sb, "   [%d shapes]\n", n->nshapes);
 		return;
 	}
 	strbuf_printf(sb, "%*sif (%s <= %.0f)\n", indent, "", m->feature_names[n->feature], n->threshold);
@@ -1913,17 +1921,17 @@ void h_print_report(strbuf *sb, const hresult *r, const hmatrix *m, const hstats
 		              r->ncover);
 	strbuf_putc(sb, '\n');
 	if (r->distilled)
-		strbuf_printf(sb, "tree learnt from a cost model's predictions on %d shapes spread over the measured range, "
-		              "and the measured shapes\n", r->dense_shapes);
+		strbuf_printf(sb, "tree learnt from a cost model's predictions on %d shapes spread over the measured range\n"
+		              "  and from the measured shapes\n", r->dense_shapes);
 	else if (!m->row_info)
 		strbuf_puts(sb, "tree learnt from the measured shapes only (no kernel source: no cost model)\n");
-	strbuf_printf(sb, "tree: depth %d, %d leaves (max depth %d, min leaf %d), its size chosen by %d-fold "
-	              "cross-validation over %d shapes",
+	strbuf_printf(sb, "tree: depth %d, %d leaves (max depth %d, min leaf %d), its size chosen by %d-fold\n"
+	              "  cross-validation over %d shapes",
 	              htree_depth(&r->tree), htree_leaves(&r->tree), r->tree.max_depth, r->tree.min_leaf,
 	              r->folds, r->cv_shapes);
 	if (r->cv_shapes < covered)
 		strbuf_printf(sb, " drawn from the %d, the held-out figures too", covered);
-	strbuf_puts(sb, r->lovo ? "; each fold holds out one value (or range of values) of one shape argument\n\n"
+	strbuf_puts(sb, r->lovo ? ";\n  each fold holds out one value (or range of values) of one shape argument\n\n"
 	                        : "; folds over random shapes\n\n");
 	strbuf_printf(sb, "%-22s %-28s %-34s", "slowdown vs oracle", "training shapes",
 	              r->lovo ? "held-out (leave one value out)" : "held-out (cross-validated)");
@@ -1946,8 +1954,15 @@ void h_print_report(strbuf *sb, const hresult *r, const hmatrix *m, const hstats
 		strbuf_putc(sb, '\n');
 	}
 	strbuf_printf(sb, "\nbest single variant: %s\nchosen variants:", r->single >= 0 ? m->variant_names[r->single] : "none");
-	for (int i = 0; i < r->nsubset; i++)
-		strbuf_printf(sb, "%s %s", i ? "," : "", m->variant_names[r->subset[i]]);
+	size_t col = strlen("chosen variants:");
+	strbuf item;
+	strbuf_init(&item);
+	for (int i = 0; i < r->nsubset; i++) {
+		item.len = 0;
+		strbuf_printf(&item, "%s%s", m->variant_names[r->subset[i]], i + 1 < r->nsubset ? "," : "");
+		strbuf_put_wrapped(sb, &col, item.data, 2, H_TEXT_WIDTH);
+	}
+	strbuf_finish(&item);
 	strbuf_puts(sb, "\n\ntree:\n");
 	htree_print(sb, &r->tree, m);
 }

@@ -209,9 +209,13 @@ int h_choose(const hresult *r, const hmatrix *m, hselector sel, const double *fe
  * variants it models, where valid[]); -1 without a cost model. */
 int h_predict_best(const hresult *r, const hmatrix *m, const int64_t *row, const bool *valid);
 
-/* The table of docs/spec.md §7 / issue 4: selectors × train / held-out. */
-/* With eval (neval > 0): each selector's figures on the neval shapes of an
- * aotc eval database beside the others. */
+/* Lists in text reports (variants, fallbacks) wrap before this column. */
+#define H_TEXT_WIDTH 100
+
+/* The table of docs/spec.md §7: selectors × train / held-out, the chosen
+ * variants and the tree (htree_print). With eval (neval > 0): each
+ * selector's figures on the neval shapes of an aotc eval database beside
+ * the others. */
 void h_print_report(strbuf *sb, const hresult *r, const hmatrix *m, const hstats *eval, int neval);
 
 #endif

@@ -12,8 +12,6 @@
 
 /* Text: the per-shape table shows at most this many shapes. */
 #define TEXT_MAX_ROWS 40
-/* The text winners list wraps at this column. */
-#define TEXT_WIDTH 100
 /* HTML: the per-shape table's rows, the shapes a plot draws (evenly
  * spaced by size), the heat map's columns and rows. */
 #define HTML_MAX_ROWS 500
@@ -214,13 +212,7 @@ static void text_winners(strbuf *sb, const report_ctx *c)
 		int v = c->winners[i];
 		item.len = 0;
 		strbuf_printf(&item, "%s x%d%s", c->m->variant_names[v], c->wins[v], i + 1 < c->nwinners ? "," : "");
-		if (col > 2 && col + 1 + item.len > TEXT_WIDTH) {
-			strbuf_puts(sb, "\n ");
-			col = 1;
-		}
-		strbuf_putc(sb, ' ');
-		strbuf_puts(sb, item.data);
-		col += 1 + item.len;
+		strbuf_put_wrapped(sb, &col, item.data, 1, H_TEXT_WIDTH);
 	}
 	strbuf_finish(&item);
 	if (!c->nwinners)

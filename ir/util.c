@@ -114,6 +114,18 @@ void strbuf_printf(strbuf *sb, const char *fmt, ...)
 	va_end(ap);
 }
 
+void strbuf_put_wrapped(strbuf *sb, size_t *col, const char *item, int indent, int width)
+{
+	size_t len = strlen(item);
+	if (*col > (size_t)indent && *col + 1 + len > (size_t)width) {
+		strbuf_printf(sb, "\n%*s", indent, "");
+		*col = (size_t)indent;
+	}
+	strbuf_putc(sb, ' ');
+	strbuf_puts(sb, item);
+	*col += 1 + len;
+}
+
 char *read_file_max(const char *path, size_t *len, size_t max)
 {
 	FILE *f = fopen(path, "rb");

@@ -32,6 +32,10 @@ void strbuf_puts(strbuf *sb, const char *s);
 void strbuf_putn(strbuf *sb, const char *s, size_t n);
 void strbuf_printf(strbuf *sb, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void strbuf_vprintf(strbuf *sb, const char *fmt, va_list ap);
+/* Fills lines with items: appends " item" to the line being filled (*col
+ * characters long so far), first breaking it ("\n" and indent spaces, *col
+ * = indent) when the item would pass width and the line has an item. */
+void strbuf_put_wrapped(strbuf *sb, size_t *col, const char *item, int indent, int width);
 
 /* Size limits on what aotc reads (docs/cli.md): kernel sources, shapes
  * files and IR; databases and everything else read_file reads. */

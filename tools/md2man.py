@@ -16,6 +16,7 @@ line) so that a new construct there fails the build rather than printing garbage
                    between on lines of their own ("header: cell"); plain man macros,
                    no tbl, so it reads well in man -l on any terminal
   `code`, **bold**, *emphasis*, [text](target)   plain text
+  ![alt](file)     [picture: alt (file beside this page's source)]
 
 The relative .md files the links name are listed under SEE ALSO. The output depends
 only on the input and the arguments (no date), so it is reproducible.
@@ -33,6 +34,7 @@ class MarkdownError(Exception):
 # ---- inline text -----------------------------------------------------------
 
 CODE_SPAN = re.compile(r"(`+)(.+?)\1")
+IMAGE = re.compile(r"!\[([^\]]*)\]\(([^)\s]*)\)")
 LINK = re.compile(r"\[([^\]]*)\]\(([^)\s]*)\)")
 BOLD = re.compile(r"\*\*(.+?)\*\*")
 EMPHASIS = re.compile(r"(?<![\w*])\*(?=\S)(.+?)(?<=\S)\*(?![\w*])")
@@ -79,6 +81,8 @@ def prose(text, links):
         links.append(m.group(2))
         return m.group(1)
 
+    # A terminal shows no picture: say what it is and where.
+    text = IMAGE.sub(lambda m: "[picture: %s (%s beside this page's source)]" % (m.group(1), m.group(2)), text)
     text = LINK.sub(link, text)
     text = BOLD.sub(r"\1", text)
     text = EMPHASIS.sub(r"\1", text)

@@ -1,5 +1,5 @@
 /* Unit tests for ir/util.c on bad input: mkdir_p on any path, read_file_max
- * on files over the limit, devices and pipes. */
+ * on files over the limit, devices and pipes; strbuf_put_wrapped's breaks. */
 #define _POSIX_C_SOURCE 200809L
 
 #include <errno.h>
@@ -70,6 +70,19 @@ int main(void)
 	errno = 0;
 	s = read_file_max(tmp, &len, 100000);
 	check(!s && errno == EISDIR, "read_file_max on a directory: EISDIR");
+
+	/* Lines of at most 12 columns, continued at 2; an item longer than
+	 * the width stands on a line of its own, never an empty line. */
+	strbuf sb;
+	strbuf_init(&sb);
+	strbuf_puts(&sb, "list:");
+	size_t col = 5;
+	const char *items[] = {"aa,", "bb,", "cc,", "a-very-long-item,", "d"};
+	for (int i = 0; i < 5; i++)
+		strbuf_put_wrapped(&sb, &col, items[i], 2, 12);
+	check(!strcmp(sb.data, "list: aa,\n   bb, cc,\n   a-very-long-item,\n   d") && col == 4,
+	      "strbuf_put_wrapped breaks before the column, one item a line at least");
+	strbuf_finish(&sb);
 
 	snprintf(p, sizeof p, "rm -rf '%s'", tmp);
 	if (system(p) != 0)
