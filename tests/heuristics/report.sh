@@ -1,7 +1,8 @@
 #!/bin/sh
 # aotc report on the committed H200 databases: the aotc tree beats the best
 # single variant, nearest neighbour and the Helion-style tree on held-out
-# shapes, stays within --max-variants, and is deterministic.
+# shapes and stays within --max-variants. (That the report is deterministic,
+# report-formats.sh checks.)
 # Usage: report.sh AOTC REPO_ROOT
 aotc=$1
 root=$2
@@ -14,8 +15,6 @@ for k in sgemm softmax; do
 	if ! "$aotc" report "$db" >"$tmp/a" 2>&1; then
 		echo "FAIL $k: aotc report exited non-zero"; sed 's/^/    /' "$tmp/a"; fail=$((fail + 1)); continue
 	fi
-	"$aotc" report "$db" >"$tmp/b" 2>&1
-	if cmp -s "$tmp/a" "$tmp/b"; then pass=$((pass + 1)); else echo "FAIL $k: two reports differ"; fail=$((fail + 1)); fi
 	# held-out geomean: the number three before the misses ("0/0") on each
 	# selector's line (measured held-out figures may follow)
 	held() { grep "^$1" "$tmp/a" | awk '{for (i = 1; i <= NF; i++) if ($i ~ /^[0-9]+\/[0-9]+$/) print $(i - 3)}'; }
@@ -34,6 +33,9 @@ for k in sgemm softmax; do
 	n=$(sed -n 's/.* variants; \([0-9]*\) chosen for the dispatch/\1/p' "$tmp/c")
 	if [ "$n" = 2 ]; then pass=$((pass + 1)); else echo "FAIL $k: --max-variants 2 chose $n"; fail=$((fail + 1)); fi
 	grep -q "^  if (" "$tmp/a" && pass=$((pass + 1)) || { echo "FAIL $k: no tree printed"; fail=$((fail + 1)); }
+	# lists wrap: no line over 100 columns but the selector table's
+	long=$(sed '/^slowdown vs oracle/,/^$/d' "$tmp/a" | awk 'length($0) > 100' | wc -l)
+	[ "$long" -eq 0 ] && pass=$((pass + 1)) || { echo "FAIL $k: $long lines over 100 columns"; fail=$((fail + 1)); }
 	# aotc eval without a GPU evaluates the committed held-out measurements.
 	"$aotc" eval "$root/templates/$k.cu" --arch sm90 --db "$root/templates" \
 		--shapes "$root/templates/$k.heldout.json" >"$tmp/e" 2>&1
