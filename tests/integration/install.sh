@@ -10,6 +10,8 @@
 # The programs run everywhere: without a GPU they check the dispatch only,
 # the host one computes and checks a matmul.
 # Usage: install.sh BUILD_DIR REPO_ROOT
+# With AOTC_KEEP_PROGRAMS=DIR the programs built are copied there, cmake_app
+# and meson_app and so on (tools/device-integration.sh runs them on a GPU).
 build=$1
 root=$2
 case $build in /*) ;; *) build=$(pwd)/$build ;; esac
@@ -26,6 +28,13 @@ bad() {
 	fail=$((fail + 1))
 }
 finish() {
+	if [ -n "${AOTC_KEEP_PROGRAMS:-}" ]; then
+		mkdir -p "$AOTC_KEEP_PROGRAMS"
+		for app in app app_multi app_host; do
+			[ -x "$tmp/cmake-project/build/$app" ] && cp "$tmp/cmake-project/build/$app" "$AOTC_KEEP_PROGRAMS/cmake_$app"
+			[ -x "$tmp/meson-project/build/$app" ] && cp "$tmp/meson-project/build/$app" "$AOTC_KEEP_PROGRAMS/meson_$app"
+		done
+	fi
 	echo "$pass passed, $fail failed"
 	[ "$fail" -eq 0 ]
 	exit
