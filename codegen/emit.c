@@ -383,6 +383,8 @@ typedef struct ctx {
 	char *include;            /* the kernel source as the launcher's #include names it */
 	char *source;             /* the kernel source as comments name it (source_name) */
 	char **names;             /* per emitted variant, made from the IR and its values */
+	const extern_fn **ext;    /* per emitted variant: its AOTC_EXTERN routine, or NULL */
+	bool any_ext;             /* some emitted variant is a routine */
 } ctx;
 
 static int cmp_int(const void *a, const void *b) { return *(const int *)a - *(const int *)b; }
@@ -414,9 +416,25 @@ static void provenance(out *o, const ctx *c, const char *what)
 	              r->train[SEL_TREE].geomean, r->train[SEL_TREE].worst, r->folds,
 	              r->lovo ? ", each fold one value or range of one shape argument" : "",
 	              r->heldout[SEL_TREE].geomean, r->heldout[SEL_TREE].worst);
+	if (r->weighted)
+		strbuf_printf(sb, " * Weighted by the shapes' recorded calls (AOTC_RECORD), what the tree minimises:\n"
+		              " * training geomean %.3f, held-out geomean %.3f.\n",
+		              r->train_w[SEL_TREE], r->heldout_w[SEL_TREE]);
 	if (in->eval)
 		strbuf_printf(sb, " * Measured on %d held-out shapes (aotc eval database): geomean %.3f, worst %.3f.\n",
 		              in->neval, in->eval->geomean, in->eval->worst);
+	if (c->k->nexterns) {
+		/* The launcher includes the kernel file, routines and all. */
+		bool any = false;
+		for (int i = 0; i < c->k->nexterns; i++)
+			for (int l = 0; l < c->k->externs[i].nlibs; l++) {
+				strbuf_puts(sb, any ? " -l" : " * Link with: -l");
+				put_comment_text(sb, c->k->externs[i].libs[l]);
+				any = true;
+			}
+		if (any)
+			strbuf_puts(sb, " (the kernel file's AOTC_EXTERN routines call them).\n");
+	}
 	strbuf_printf(sb, " * Regenerate with: aotc emit ");
 	put_comment_text(sb, c->source);
 	strbuf_printf(sb, " --arch %s --db DIR", in->arch);
@@ -425,6 +443,14 @@ static void provenance(out *o, const ctx *c, const char *what)
 		put_comment_text(sb, in->include_as);
 	}
 	strbuf_puts(sb, "\n */\n");
+}
+
+static int shape_count(const kernel *k)
+{
+	int n = 0;
+	for (int i = 0; i < k->nparams; i++)
+		n += k->params[i].shape >= 0;
+	return n;
 }
 
 /* The integer parameters, in parameter order: launch_dims' arguments. */
@@ -442,9 +468,10 @@ static void int_params(out *o, const kernel *k, bool shapes_only)
 		strbuf_puts(&o->sb, "void");
 }
 
-/* p[] from the parameters: the integer ones, then (for select, whose
- * arguments are the shape arguments only) the AOTC_VALUEs over them. */
-static void fill_params(out *o, const kernel *k, bool shapes_only)
+/* p[] from the parameters: the integer ones, then (for select and
+ * variant_valid, whose arguments are the shape arguments only) the
+ * AOTC_VALUEs over them; a VALUE that cannot be evaluated returns fail. */
+static void fill_params(out *o, const kernel *k, bool shapes_only, const char *fail)
 {
 	strbuf_printf(&o->sb, "\tint64_t aot_p[%d] = {", k->nparams ? k->nparams : 1);
 	for (int i = 0; i < (k->nparams ? k->nparams : 1); i++) {
@@ -459,7 +486,7 @@ static void fill_params(out *o, const kernel *k, bool shapes_only)
 		if (k->values[i].is_float || !ir_param_is_integer(&k->params[k->values[i].param]))
 			continue;
 		out_line(o, "if (aot_value%d(aot_p, NULL, &aot_p[%d]))", i, k->values[i].param);
-		out_line(o, "\treturn -1;");
+		out_line(o, "\treturn %s;", fail);
 	}
 }
 
@@ -610,6 +637,24 @@ static char *dispatch_c(const ctx *c)
 		strbuf_printf(&o.sb, "%d: ", v);
 		put_comment_text(&o.sb, c->names[v]);
 		strbuf_puts(&o.sb, " */\n\n");
+		if (c->ext[v]) {
+			/* A library routine: no launch of its own, valid everywhere. */
+			if (k->is_global) {
+				out_line(&o, "static int aot_dims%d(const int64_t *p, uint32_t grid[3], uint32_t block[3], uint32_t *smem)", v);
+				out_line(&o, "{");
+				out_line(&o, "\t(void)p, (void)grid, (void)block, (void)smem;");
+				out_line(&o, "\treturn 1;");
+				out_line(&o, "}");
+				out_raw(&o, "\n");
+			}
+			out_line(&o, "static int aot_valid%d(const int64_t *p)", v);
+			out_line(&o, "{");
+			out_line(&o, "\t(void)p;");
+			out_line(&o, "\treturn 1;");
+			out_line(&o, "}");
+			out_raw(&o, "\n");
+			continue;
+		}
 		for (int i = 0; i < k->nvalid_ifs; i++) {
 			char name[48];
 			snprintf(name, sizeof name, "aot_valid_if%d_%d", i, v);
@@ -698,6 +743,11 @@ static char *dispatch_c(const ctx *c)
 		out_line(&o, "}");
 		out_raw(&o, "\n");
 	}
+	out_line(&o, "static int (*const aot_valid_of[AOT_NV])(const int64_t *) = {");
+	for (int v = 0; v < c->nvars; v++)
+		out_line(&o, "\taot_valid%d,", v);
+	out_line(&o, "};");
+	out_raw(&o, "\n");
 	if (k->is_global) {
 		out_line(&o, "static int (*const aot_dims_of[AOT_NV])(const int64_t *, uint32_t *, uint32_t *, uint32_t *) = {");
 		for (int v = 0; v < c->nvars; v++)
@@ -711,7 +761,7 @@ static char *dispatch_c(const ctx *c)
 	int_params(&o, k, true);
 	strbuf_puts(&o.sb, ")\n{\n");
 	o.indent = 1;
-	fill_params(&o, k, true);
+	fill_params(&o, k, true, "-1");
 	int nf = k->nfeatures ? k->nfeatures : c->in->hm->nfeatures;
 	out_line(&o, "int64_t aot_f[%d];", nf ? nf : 1);
 	if (k->nfeatures) {
@@ -751,6 +801,16 @@ static char *dispatch_c(const ctx *c)
 	out_line(&o, "{");
 	out_line(&o, "\treturn v >= 0 && v < AOT_NV ? aot_params[v] : NULL;");
 	out_line(&o, "}");
+	out_raw(&o, "\n");
+	strbuf_printf(&o.sb, "int %s_variant_valid(int aot_v%s", c->prefix, shape_count(k) ? ", " : "");
+	if (shape_count(k))
+		int_params(&o, k, true);
+	strbuf_puts(&o.sb, ")\n{\n");
+	o.indent = 1;
+	fill_params(&o, k, true, "0");
+	out_line(&o, "return aot_v >= 0 && aot_v < AOT_NV && aot_valid_of[aot_v](aot_p);");
+	o.indent = 0;
+	out_line(&o, "}");
 
 	if (k->is_global) {
 		out_raw(&o, "\n");
@@ -758,7 +818,7 @@ static char *dispatch_c(const ctx *c)
 		int_params(&o, k, false);
 		strbuf_puts(&o.sb, ", uint32_t aot_grid[3], uint32_t aot_block[3], uint32_t *aot_smem)\n{\n");
 		o.indent = 1;
-		fill_params(&o, k, false);
+		fill_params(&o, k, false, "-1");
 		out_line(&o, "if (aot_v < 0 || aot_v >= AOT_NV)");
 		out_line(&o, "\treturn -1;");
 		out_line(&o, "return aot_dims_of[aot_v](aot_p, aot_grid, aot_block, aot_smem) ? -1 : 0;");
@@ -824,6 +884,12 @@ static char *header(const ctx *c)
 	out_line(&o, "const char *%s_variant_name(int v);", c->prefix);
 	out_line(&o, "/* Tunable values in declaration order; NULL for an index out of range. */");
 	out_line(&o, "const int64_t *%s_variant_params(int v);", c->prefix);
+	out_line(&o, "/* Whether variant v may run on the shape (what select() asks of each; the");
+	out_line(&o, " * launcher asks it of a variant AOTC_VARIANT forces). */");
+	strbuf_printf(&o.sb, "int %s_variant_valid(int v%s", c->prefix, shape_count(k) ? ", " : "");
+	if (shape_count(k))
+		int_params(&o, k, true);
+	strbuf_puts(&o.sb, ");\n");
 	if (k->is_global) {
 		out_line(&o, "/* Grid, block and dynamic shared memory of variant v: 0, or -1 if they");
 		out_line(&o, " * cannot be evaluated (overflow, division by zero, out of range) or exceed");
@@ -912,6 +978,47 @@ static void call_args(strbuf *sb, const kernel *k)
 		strbuf_printf(sb, "%s%s", i ? ", " : "", k->params[i].name);
 }
 
+/* The shape arguments as int64_t, comma-separated: select()'s arguments. */
+static void shape_args(strbuf *sb, const kernel *k)
+{
+	bool first = true;
+	for (int i = 0; i < k->nparams; i++)
+		if (k->params[i].shape >= 0) {
+			strbuf_printf(sb, "%s(int64_t)%s", first ? "" : ", ", k->params[i].name);
+			first = false;
+		}
+}
+
+extern const char launcher_env_text[];
+extern const size_t launcher_env_text_len;
+
+/* What the launcher tells codegen/launcher_env.hpp about its kernel. */
+static void launcher_info(out *o, const ctx *c)
+{
+	const kernel *k = c->k;
+	int n = shape_count(k);
+	strbuf_printf(&o->sb, "static const char *const %s_args[%d] = {", c->prefix, n ? n : 1);
+	bool first = true;
+	for (int i = 0; i < k->nparams; i++)
+		if (k->params[i].shape >= 0) {
+			strbuf_printf(&o->sb, "%s\"%s\"", first ? "" : ", ", k->params[i].name);
+			first = false;
+		}
+	strbuf_puts(&o->sb, n ? "};\n" : "NULL};\n");
+	out_line(o, "static int %s_valid_at(int v, const int64_t *s)", c->prefix);
+	out_line(o, "{");
+	strbuf_printf(&o->sb, "\t(void)s;\n\treturn %s_variant_valid(v", c->prefix);
+	for (int a = 0; a < n; a++)
+		strbuf_printf(&o->sb, ", s[%d]", a);
+	strbuf_puts(&o->sb, ");\n}\n");
+	char tag[64];
+	emit_arch_tag(c->in->arch, tag, sizeof tag);
+	out_line(o, "static const aot_kernel_info %s_info = {", c->prefix);
+	out_line(o, "\t\"%s\", \"%s\", %d, %s_args,", k->name, tag, n, c->prefix);
+	out_line(o, "\t%s_num_variants, %s_variant_name, %s_valid_at};", c->prefix, c->prefix, c->prefix);
+	out_raw(o, "\n");
+}
+
 static char *launcher(const ctx *c)
 {
 	const kernel *k = c->k;
@@ -926,18 +1033,40 @@ static char *launcher(const ctx *c)
 	out_line(&o, "#include \"%s\"", c->include);
 	out_line(&o, "#endif");
 	out_raw(&o, "\n");
+	strbuf_putn(&o.sb, launcher_env_text, launcher_env_text_len);
+	out_raw(&o, "\n");
+	launcher_info(&o, c);
 	strbuf_printf(&o.sb, "extern \"C\" %s %s_launch(", k->is_global ? "cudaError_t" : "int", c->prefix);
 	launcher_params(&o.sb, k);
 	strbuf_puts(&o.sb, k->is_global ? ", cudaStream_t aot_stream)\n{\n" : ")\n{\n");
 	o.indent = 1;
+	out_line(&o, "static aot_env aot_state(&%s_info);", c->prefix);
 	strbuf_printf(&o.sb, "\tint aot_v = %s_select(", c->prefix);
-	bool first = true;
-	for (int i = 0; i < k->nparams; i++)
-		if (k->params[i].shape >= 0) {
-			strbuf_printf(&o.sb, "%s(int64_t)%s", first ? "" : ", ", k->params[i].name);
-			first = false;
-		}
+	shape_args(&o.sb, k);
 	strbuf_puts(&o.sb, ");\n");
+	out_line(&o, "if (aot_state.active()) {");
+	strbuf_printf(&o.sb, "\t\tconst int64_t aot_s[%d] = {", shape_count(k) ? shape_count(k) : 1);
+	if (shape_count(k))
+		shape_args(&o.sb, k);
+	else
+		strbuf_puts(&o.sb, "0");
+	strbuf_puts(&o.sb, "};\n");
+	out_line(&o, "\taot_v = aot_state.observe(aot_s, aot_v);");
+	out_line(&o, "}");
+	if (c->any_ext) {
+		/* AOTC_EXTERN routines: called, not launched. */
+		out_line(&o, "switch (aot_v) {");
+		for (int i = 0; i < c->nvars; i++) {
+			if (!c->ext[i])
+				continue;
+			strbuf_printf(&o.sb, "\tcase %d:\n\t\t%s%s(", i, k->is_global ? "return " : "", c->ext[i]->name);
+			call_args(&o.sb, k);
+			strbuf_puts(&o.sb, k->is_global ? ", aot_stream);\n" : ");\n\t\treturn 0;\n");
+		}
+		out_line(&o, "default:");
+		out_line(&o, "\tbreak;");
+		out_line(&o, "}");
+	}
 	if (k->is_global) {
 		out_line(&o, "uint32_t aot_g[3], aot_b[3], aot_smem;");
 		out_line(&o, "if (aot_v < 0)");
@@ -951,6 +1080,8 @@ static char *launcher(const ctx *c)
 	}
 	out_line(&o, "switch (aot_v) {");
 	for (int i = 0; i < c->nvars; i++) {
+		if (c->ext[i])
+			continue;
 		const char *name = c->names[i];
 		const char *br = strchr(name, '[');
 		int n = br ? (int)(br - name) : (int)strlen(name);
@@ -1065,7 +1196,23 @@ int emit_files(const emit_input *in, diags *d)
 	arena a;
 	arena_init(&a);
 	c.names = arena_alloc(&a, (size_t)c.nvars * sizeof *c.names + 1);
+	c.ext = arena_alloc(&a, (size_t)c.nvars * sizeof *c.ext + 1);
 	for (int i = 0; i < c.nvars && !status; i++) {
+		const db_entry *cf = &in->db->configs[c.vars[i]];
+		c.ext[i] = NULL;
+		if (cf->is_extern) {
+			for (int e = 0; e < k->nexterns; e++)
+				if (!strcmp(k->externs[e].name, cf->name))
+					c.ext[i] = &k->externs[e];
+			if (!c.ext[i]) {
+				diag_plain_error(d, "%s: routine '%s' is not an AOTC_EXTERN of '%s': the database is not this kernel's",
+				                 in->db->path, cf->name, k->name);
+				status = 3;
+			}
+			c.names[i] = arena_printf(&a, "%s", cf->name);
+			c.any_ext = true;
+			continue;
+		}
 		c.names[i] = ir_variant_name(&a, k, in->db->configs[c.vars[i]].values);
 		if (strcmp(c.names[i], in->db->configs[c.vars[i]].name) != 0) {
 			diag_plain_error(d, "%s: configuration '%s' does not match its values (%s): the database is not this kernel's",

@@ -51,6 +51,7 @@ typedef struct entry {
 	char *include;  /* the header relative to the output's directory */
 	char *dir_rel;  /* DIR relative to the output's directory */
 	char *hw;       /* the hardware id it was tuned on, or NULL */
+	char *libs;     /* "-lcublas": what its kernel file's AOTC_EXTERNs link with, or NULL */
 	char *source;   /* the kernel source as its .cu includes it (found through the include path) */
 	sig select, launch;
 } entry;
@@ -72,6 +73,7 @@ static void entry_finish(entry *e)
 	free(e->dir_rel);
 	free(e->source);
 	free(e->hw);
+	free(e->libs);
 	sig_finish(&e->select);
 	sig_finish(&e->launch);
 }
@@ -230,6 +232,9 @@ static bool read_header(entry *e, diags *d)
 			have_nv = true;
 		} else if (!strncmp(ln, vn, strlen(vn))) {
 			have_vn = true;
+		} else if (!e->libs && n > 15 && !strncmp(ln, " * Link with: ", 14)) {
+			const char *paren = memchr(ln + 14, '(', n - 14);
+			e->libs = trim_dup(ln + 14, (size_t)((paren ? paren : ln + n) - ln - 14));
 		} else if (!e->hw && n > 12 && !strncmp(ln, " * tuned on ", 12)) {
 			const char *colon = memchr(ln + 12, ':', n - 12);
 			if (colon)
@@ -516,6 +521,20 @@ static void provenance(out *o, const gen *g, const char *what)
 	              " * with nvcc and one -gencode per linked architecture (it includes every\n"
 	              " * architecture's launcher, so do not compile the per-architecture .cu files too);\n"
 	              " * then link them together.\n", g->base, g->base);
+	for (int i = 0; i < es->n; i++)
+		if (es->v[i].libs) {
+			/* each kernel file's once: a kernel's entries share the file */
+			bool seen = false;
+			for (int j = 0; j < i; j++)
+				seen |= es->v[j].libs && !strcmp(es->v[j].libs, es->v[i].libs);
+			if (seen)
+				continue;
+			strbuf_puts(sb, " * Link with: ");
+			put_comment_text(sb, es->v[i].libs);
+			strbuf_puts(sb, " (");
+			put_comment_text(sb, es->v[i].kernel);
+			strbuf_puts(sb, "'s AOTC_EXTERN routines call them).\n");
+		}
 	strbuf_puts(sb, " * On a device older than every linked architecture the lowest is chosen and\n"
 	                " * its launch fails (no kernel image): tune for that architecture to support it.\n"
 	                " *\n * Regenerate with, from this file's directory: aotc link");

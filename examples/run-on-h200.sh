@@ -37,13 +37,13 @@ build_without_make() {
 	mkdir -p gen
 	for k in sgemm softmax; do
 		../build/aotc compile ../templates/$k.cu --arch sm90 --db ../templates \
-			--shapes ../templates/$k.shapes.json -o gen --budget 60s
+			-o gen --budget 60s
 		cc -std=c99 -O2 -Wall -Wextra -I gen -c gen/_aot_${k}_cuda_sm90.c -o gen/_aot_${k}_cuda_sm90.c.o
 		nvcc -arch=sm_90 -O2 -std=c++17 -I ../templates -I gen -c gen/_aot_${k}_cuda_sm90.cu \
 			-o gen/_aot_${k}_cuda_sm90.cu.o
 	done
 	nvcc -arch=sm_90 -O2 -std=c++17 -I gen -c demo.cu -o demo.o
-	nvcc -arch=sm_90 demo.o gen/*.o -o demo
+	nvcc -arch=sm_90 demo.o gen/*.o -lcublas -o demo
 }
 if [ -z "${NO_MAKE:-}" ] && command -v make >/dev/null; then
 	build() { make AOTC=../build/aotc AOTC_FLAGS="--budget 60s" gen demo; }

@@ -530,6 +530,8 @@ typedef struct fn {
 	const char **param_names;
 	int nparams;
 	size_t params_cap, spellings_cap, names_cap;
+	const char *result_type;  /* canonical, for AOTC_EXTERN's cudaError_t */
+	const char *result_spelling; /* as declared, for messages */
 	bool used_as_reference;
 } fn;
 
@@ -729,6 +731,9 @@ static void collect_fn(walk *w, CXCursor c, bool is_template)
 	f.loc = cursor_loc(w, c);
 	f.in_main = clang_File_isEqual(file, w->main_file);
 	f.in_namespace = clang_getCursorKind(clang_getCursorSemanticParent(c)) == CXCursor_Namespace;
+	CXType result = clang_getCursorResultType(c);
+	f.result_type = parameter_type_key(&w->m->arena, result);
+	f.result_spelling = take(&w->m->arena, clang_getTypeSpelling(result));
 	void *ctx[2] = {w, &f};
 	clang_visitChildren(c, visit_fn_child, ctx);
 	/* A redeclaration repeats (or inherits) the annotations of the first
@@ -916,6 +921,33 @@ static bool only_launch_annotations(const fn *f)
 	return true;
 }
 
+/* Whether g's first parameters have the types of kernel k's (kf is its
+ * declaration), position by position: names may differ, types up to const
+ * and restrict on pointers. Diagnoses the first that differs at loc (the
+ * annotation naming g), with a note at g. */
+static bool same_params(walk *w, const kernel *k, const fn *kf, const fn *g, const char *macro,
+                        aotc_loc loc)
+{
+	for (int i = 0; i < kf->nparams && i < g->nparams; i++) {
+		/* A dependent type (T *) cannot be compared by spelling; its
+		 * element kind must then agree. */
+		const param *p = &k->params[i];
+		bool same;
+		if (strstr(kf->param_types[i], "type-parameter"))
+			same = p->is_pointer == (strchr(g->param_types[i], '*') != NULL);
+		else
+			same = strcmp(g->param_types[i], kf->param_types[i]) == 0;
+		if (!same) {
+			diag_error(w->d, loc, "%s: parameter %d ('%s') of '%s' is '%s', '%s' takes '%s'",
+			           macro, i + 1, g->param_names[i], g->name, g->param_spellings[i],
+			           k->name, kf->param_spellings[i]);
+			diag_note(w->d, g->loc, "'%s' declared here", g->name);
+			return false;
+		}
+	}
+	return true;
+}
+
 /* Checks the reference named by k and copies its launch geometry. */
 static void attach_reference(walk *w, kernel *k)
 {
@@ -950,23 +982,8 @@ static void attach_reference(walk *w, kernel *k)
 		diag_note(w->d, r->loc, "'%s' declared here", k->reference);
 		return;
 	}
-	for (int i = 0; kf && i < r->nparams; i++) {
-		/* A dependent type (T *) cannot be compared by spelling; its
-		 * element kind must then agree. */
-		const param *p = &k->params[i];
-		bool same;
-		if (strstr(kf->param_types[i], "type-parameter"))
-			same = p->is_pointer == (strchr(r->param_types[i], '*') != NULL);
-		else
-			same = strcmp(r->param_types[i], kf->param_types[i]) == 0;
-		if (!same) {
-			diag_error(w->d, k->reference_loc, "AOTC_REFERENCE: parameter %d ('%s') of '%s' is '%s', '%s' takes '%s'",
-			           i + 1, r->param_names[i], k->reference, r->param_spellings[i],
-			           k->name, kf->param_spellings[i]);
-			diag_note(w->d, r->loc, "'%s' declared here", k->reference);
-			return;
-		}
-	}
+	if (kf && !same_params(w, k, kf, r, "AOTC_REFERENCE", k->reference_loc))
+		return;
 	/* The reference's own AOTC_GRID/BLOCK/SMEM, over its own parameter
 	 * names (by position the kernel's parameters). */
 	for (int i = 0; kf && i < r->nparams; i++)
@@ -993,6 +1010,62 @@ static void attach_reference(walk *w, kernel *k)
 	k->ref_smem = scratch.smem;
 }
 
+/* Checks each AOTC_EXTERN routine: a plain host function of the file at
+ * global scope (the generated caller names it unqualified) taking the
+ * kernel's parameters (as the reference does) and, for a __global__ kernel,
+ * a trailing cudaStream_t and returning cudaError_t (docs/annotations.md). */
+static void check_externs(walk *w, kernel *k)
+{
+	fn *kf = find_fn(w, k->name);
+	for (int i = 0; i < k->nexterns; i++) {
+		const extern_fn *e = &k->externs[i];
+		bool repeated = !strcmp(e->name, k->name) || (k->reference && !strcmp(e->name, k->reference));
+		for (int j = 0; j < i; j++)
+			repeated |= !strcmp(e->name, k->externs[j].name);
+		if (repeated)
+			continue; /* ir_check says so */
+		fn *g = find_fn(w, e->name);
+		if (!g) {
+			diag_error(w->d, e->loc, "AOTC_EXTERN: no function '%s' in this file", e->name);
+			continue;
+		}
+		const char *why = g->in_namespace ? "is inside a namespace; the routine must be at global scope"
+		                : g->is_template ? "is a template; name a plain function (one that calls the instance you mean)"
+		                : g->is_global ? "is a __global__ kernel; name a host function that launches it (or calls the library) on the stream it is given"
+		                : NULL;
+		if (why) {
+			diag_error(w->d, e->loc, "AOTC_EXTERN: '%s' %s", e->name, why);
+			diag_note(w->d, g->loc, "'%s' declared here", e->name);
+			continue;
+		}
+		if (!kf)
+			continue;
+		int want = kf->nparams + (k->is_global ? 1 : 0);
+		if (g->nparams != want) {
+			if (k->is_global)
+				diag_error(w->d, e->loc, "AOTC_EXTERN: '%s' takes %d parameter%s; it needs the %d of '%s' and a trailing cudaStream_t",
+				           e->name, g->nparams, g->nparams == 1 ? "" : "s", kf->nparams, k->name);
+			else
+				diag_error(w->d, e->loc, "AOTC_EXTERN: '%s' takes %d parameter%s, '%s' takes %d",
+				           e->name, g->nparams, g->nparams == 1 ? "" : "s", k->name, kf->nparams);
+			diag_note(w->d, g->loc, "'%s' declared here", e->name);
+			continue;
+		}
+		if (!same_params(w, k, kf, g, "AOTC_EXTERN", e->loc) || !k->is_global)
+			continue;
+		int last = kf->nparams;
+		if (strcmp(g->param_types[last], "CUstream_st *") != 0) {
+			diag_error(w->d, e->loc, "AOTC_EXTERN: parameter %d ('%s') of '%s' is '%s'; the last must be a cudaStream_t",
+			           last + 1, g->param_names[last], e->name, g->param_spellings[last]);
+			diag_note(w->d, g->loc, "'%s' declared here", e->name);
+		} else if (strcmp(g->result_type, "cudaError") != 0) {
+			diag_error(w->d, e->loc, "AOTC_EXTERN: '%s' returns '%s'; it must return cudaError_t",
+			           e->name, g->result_spelling);
+			diag_note(w->d, g->loc, "'%s' declared here", e->name);
+		}
+	}
+}
+
 static void build_kernel(walk *w, fn *f)
 {
 	kernel *k = ir_add_kernel(w->m, f->name, f->loc);
@@ -1007,6 +1080,7 @@ static void build_kernel(walk *w, fn *f)
 	}
 	if (k->reference)
 		attach_reference(w, k);
+	check_externs(w, k);
 	ir_check(w->m, k, w->d);
 }
 

@@ -50,7 +50,8 @@ int eval_selectors(const hresult *r, const hmatrix *mt, const hmatrix *me, hstat
 	return n;
 }
 
-bool eval_matrix_for(const char *db_path, const kernel *k, tune_db **db, hmatrix *me)
+bool eval_matrix_for(const char *db_path, const char *source_hash, const kernel *k, tune_db **db,
+                     hmatrix *me)
 {
 	strbuf p;
 	strbuf_init(&p);
@@ -64,7 +65,7 @@ bool eval_matrix_for(const char *db_path, const kernel *k, tune_db **db, hmatrix
 		diags quiet;
 		diags_init_buffered(&quiet);
 		*db = db_load(p.data, &quiet);
-		if (*db && !hmatrix_from_db(me, *db, k, &quiet)) {
+		if (*db && (strcmp((*db)->source_hash, source_hash) != 0 || !hmatrix_from_db(me, *db, k, &quiet))) {
 			db_close(*db);
 			*db = NULL;
 		}

@@ -23,7 +23,10 @@ int eval_selectors(const hresult *r, const hmatrix *mt, const hmatrix *me, hstat
 
 /* The aotc eval database for the training database at db_path
  * (<its folder>/eval/<its name>) as a matrix with kernel k, if there is
- * one that fits; false (nothing to finish) otherwise. */
-bool eval_matrix_for(const char *db_path, const kernel *k, tune_db **db, hmatrix *me);
+ * one that fits and was measured from the source with source_hash (a
+ * held-out database of another version of the kernel says nothing about
+ * this one); false (nothing to finish) otherwise. */
+bool eval_matrix_for(const char *db_path, const char *source_hash, const kernel *k, tune_db **db,
+                     hmatrix *me);
 
 #endif

@@ -30,7 +30,8 @@ static bool valid_at(void *ctx, const int64_t *row, int v)
 {
 	const row_ctx *c = ctx;
 	int64_t params[c->k->nparams + 1];
-	return row_params(c, row, params) && ir_dispatchable(c->k, c->db->configs[v].values, params);
+	return row_params(c, row, params) &&
+	       (c->db->configs[v].is_extern || ir_dispatchable(c->k, c->db->configs[v].values, params));
 }
 
 static bool row_info(void *ctx, const int64_t *row, double *feat, bool *valid);
@@ -63,7 +64,7 @@ static bool row_info(void *ctx, const int64_t *row, double *feat, bool *valid)
 	for (int f = 0; f < nf; f++)
 		feat[f] = (double)fv[f];
 	for (int v = 0; v < nv; v++)
-		valid[v] = ir_dispatchable(c->k, c->db->configs[v].values, params);
+		valid[v] = c->db->configs[v].is_extern || ir_dispatchable(c->k, c->db->configs[v].values, params);
 	return true;
 }
 
@@ -151,6 +152,15 @@ bool hmatrix_from_db(hmatrix *m, const tune_db *db, const kernel *k, diags *d)
 			if (!k)
 				m->valid[cell] = !me || me->status != MS_INVALID;
 		}
+	}
+	/* Recorded calls weight the objective: a shape called 1000 times
+	 * matters 1000 times as much as one called once; shapes without a
+	 * count (from AOTC_SHAPES) count as called once. */
+	if (db_has_calls(db)) {
+		m->weight = xmalloc((size_t)db->nshapes * sizeof *m->weight + 1);
+		for (int s = 0; s < db->nshapes; s++)
+			m->weight[s] = db->shape_calls[s] ? (double)db->shape_calls[s] : 1.0;
+		h_normalise_weights(m->weight, db->nshapes);
 	}
 	m->nargs = db->nshape_args;
 	m->rows = xmalloc((size_t)db->nshapes * (size_t)db->nshape_args * sizeof *m->rows + 1);

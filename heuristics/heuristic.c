@@ -48,6 +48,7 @@ void hmatrix_finish(hmatrix *m)
 	free(m->oracle);
 	free(m->rows);
 	free(m->lsd);
+	free(m->weight);
 	free(m->order);
 	free(m->order_mark);
 	memset(m, 0, sizeof *m);
@@ -89,6 +90,27 @@ static double lsd(const hmatrix *m, int s, int v)
 	return log(h_slowdown(m, s, v));
 }
 
+/* What the subset, the trees and the single variant minimise: the log
+ * slowdown weighted by the shape's weight. */
+static double wlsd(const hmatrix *m, int s, int v) { return h_weight(m, s) * lsd(m, s, v); }
+
+static double weight_sum(const hmatrix *m, const int *shapes, int n)
+{
+	double w = 0;
+	for (int i = 0; i < n; i++)
+		w += h_weight(m, shapes[i]);
+	return w;
+}
+
+void h_normalise_weights(double *w, int n)
+{
+	double sum = 0;
+	for (int i = 0; i < n; i++)
+		sum += w[i];
+	for (int i = 0; sum > 0 && i < n; i++)
+		w[i] *= n / sum;
+}
+
 /* ---- Subset ---------------------------------------------------------------- */
 
 int h_select_subset(const hmatrix *m, const int *shapes, int nshapes, int max_variants,
@@ -99,8 +121,9 @@ int h_select_subset(const hmatrix *m, const int *shapes, int nshapes, int max_va
 	double *best = xmalloc((size_t)nshapes * sizeof *best);
 	bool *taken = xcalloc((size_t)m->nvariants, sizeof *taken);
 	for (int i = 0; i < nshapes; i++)
-		best[i] = log(H_MISS_SLOWDOWN);
-	double current = nshapes * log(H_MISS_SLOWDOWN);
+		best[i] = h_weight(m, shapes[i]) * log(H_MISS_SLOWDOWN);
+	double wsum = weight_sum(m, shapes, nshapes);
+	double current = wsum * log(H_MISS_SLOWDOWN);
 	int n = 0;
 	while (n < max_variants) {
 		int pick = -1;
@@ -110,7 +133,7 @@ int h_select_subset(const hmatrix *m, const int *shapes, int nshapes, int max_va
 				continue;
 			double score = 0;
 			for (int i = 0; i < nshapes; i++) {
-				double l = lsd(m, shapes[i], v);
+				double l = wlsd(m, shapes[i], v);
 				score += l < best[i] ? l : best[i];
 			}
 			if (score < pick_score - 1e-12) {
@@ -123,12 +146,12 @@ int h_select_subset(const hmatrix *m, const int *shapes, int nshapes, int max_va
 		taken[pick] = true;
 		out[n++] = pick;
 		for (int i = 0; i < nshapes; i++) {
-			double l = lsd(m, shapes[i], pick);
+			double l = wlsd(m, shapes[i], pick);
 			if (l < best[i])
 				best[i] = l;
 		}
 		current = pick_score;
-		if (exp(current / nshapes) <= goal)
+		if (exp(current / wsum) <= goal)
 			break;
 	}
 	free(best);
@@ -205,7 +228,7 @@ int h_cover(const hmatrix *m, const int *shapes, int nshapes, int *subset, int *
 				continue;
 			double cost = 0;
 			for (int i = 0; i < nshapes; i++)
-				cost += lsd(m, shapes[i], v);
+				cost += wlsd(m, shapes[i], v);
 			if (count > pick_count || cost < pick_cost) {
 				pick = v;
 				pick_count = count;
@@ -298,15 +321,16 @@ static void find_classes(fit_ctx *c, const int *shapes, int n)
 	}
 }
 
-/* Cost of a set of shapes given sum[k * V + i] (variant i's summed log
- * slowdown over the set's shapes of class k) and count[k]: per class the
- * cheapest valid variant; a class with none is charged as missed. */
-static double class_cost(const fit_ctx *c, const double *sum, const int *count)
+/* Cost of a set of shapes given sum[k * V + i] (variant i's summed
+ * weighted log slowdown over the set's shapes of class k) and count[k]
+ * (their summed weight): per class the cheapest valid variant; a class
+ * with none is charged as missed. */
+static double class_cost(const fit_ctx *c, const double *sum, const double *count)
 {
 	int V = c->nsubset;
 	double total = 0;
 	for (int k = 0; k < c->ncls; k++) {
-		if (!count[k])
+		if (count[k] <= 0)
 			continue;
 		double best = count[k] * log(H_MISS_SLOWDOWN);
 		for (int i = 0; i < V; i++)
@@ -328,12 +352,12 @@ static void make_leaf(fit_ctx *c, int node, const int *shapes, int n)
 	const hmatrix *m = c->m;
 	int V = c->nsubset, K = c->ncls;
 	double *sum = xcalloc((size_t)K * V + 1, sizeof *sum);
-	int *count = xcalloc((size_t)K + 1, sizeof *count);
+	double *count = xcalloc((size_t)K + 1, sizeof *count); /* weights */
 	for (int j = 0; j < n; j++) {
 		int k = c->cls[shapes[j]];
-		count[k]++;
+		count[k] += h_weight(m, shapes[j]);
 		for (int i = 0; i < V; i++)
-			sum[(size_t)k * V + i] += lsd(m, shapes[j], c->subset[i]);
+			sum[(size_t)k * V + i] += wlsd(m, shapes[j], c->subset[i]);
 	}
 	int *best = xmalloc((size_t)K * sizeof *best + 1);
 	for (int k = 0; k < K; k++) {
@@ -351,16 +375,17 @@ static void make_leaf(fit_ctx *c, int node, const int *shapes, int n)
 	for (;;) {
 		/* among the open classes' best variants: one that takes no open
 		 * class whose best is another, serving most shapes */
-		int pick = -1, pick_shapes = -1;
+		int pick = -1;
+		double pick_shapes = -1;
 		bool pick_clean = false;
 		for (int k = 0; k < K; k++) {
 			int b = best[k];
-			if (served[k] || !count[k] || b < 0 || placed[b])
+			if (served[k] || count[k] <= 0 || b < 0 || placed[b])
 				continue;
 			bool clean = true;
-			int takes = 0;
+			double takes = 0;
 			for (int q = 0; q < K; q++)
-				if (!served[q] && count[q] && c->cls_valid[(size_t)q * V + b]) {
+				if (!served[q] && count[q] > 0 && c->cls_valid[(size_t)q * V + b]) {
 					takes += count[q];
 					clean &= best[q] == b;
 				}
@@ -382,14 +407,13 @@ static void make_leaf(fit_ctx *c, int node, const int *shapes, int n)
 	for (int i = 0; i < V; i++) {
 		if (placed[i])
 			continue;
-		double tot = 0;
-		int valid = 0;
+		double tot = 0, valid = 0;
 		for (int k = 0; k < K; k++)
 			if (c->cls_valid[(size_t)k * V + i]) {
 				tot += sum[(size_t)k * V + i];
 				valid += count[k];
 			}
-		r[nr++] = (ranked){c->subset[i], valid ? tot / valid : 2 * log(H_MISS_SLOWDOWN) + (n ? 0 : i)};
+		r[nr++] = (ranked){c->subset[i], valid > 0 ? tot / valid : 2 * log(H_MISS_SLOWDOWN) + (n ? 0 : i)};
 	}
 	qsort(r, (size_t)nr, sizeof *r, cmp_ranked);
 	for (int i = 0; i < nr; i++)
@@ -400,7 +424,7 @@ static void make_leaf(fit_ctx *c, int node, const int *shapes, int n)
 		for (int i = 0; i < nd->norder && v < 0; i++)
 			if (h_valid(m, shapes[j], nd->order[i]))
 				v = nd->order[i];
-		nd->cost += lsd(m, shapes[j], v);
+		nd->cost += wlsd(m, shapes[j], v);
 	}
 	free(r);
 	free(placed);
@@ -491,27 +515,28 @@ static void grow(fit_ctx *c, int node, int *shapes, int n, int depth)
 	size_t cells = (size_t)K * V;
 	double *total = xcalloc(cells + 1, sizeof *total), *prefix = xmalloc((cells + 1) * sizeof *prefix);
 	double *rest = xmalloc((cells + 1) * sizeof *rest);
-	int *count = xcalloc((size_t)K + 1, sizeof *count), *lcount = xmalloc(((size_t)K + 1) * sizeof *lcount);
-	int *rcount = xmalloc(((size_t)K + 1) * sizeof *rcount);
+	/* class weights: all, left of the cut, right of it */
+	double *count = xcalloc((size_t)K + 1, sizeof *count), *lcount = xmalloc(((size_t)K + 1) * sizeof *lcount);
+	double *rcount = xmalloc(((size_t)K + 1) * sizeof *rcount);
 	for (int j = 0; j < n; j++) {
 		int k = c->cls[shapes[j]];
-		count[k]++;
+		count[k] += h_weight(m, shapes[j]);
 		for (int i = 0; i < V; i++)
-			total[(size_t)k * V + i] += lsd(m, shapes[j], c->subset[i]);
+			total[(size_t)k * V + i] += wlsd(m, shapes[j], c->subset[i]);
 	}
 	double parent = class_cost(c, total, count);
 	int *sorted = xmalloc((size_t)n * sizeof *sorted);
 	int best_f = -1, best_pos = -1;
-	double best_cost = parent - n * log(c->p->min_gain), best_t = 0;
+	double best_cost = parent - weight_sum(m, shapes, n) * log(c->p->min_gain), best_t = 0;
 	for (int f = 0; f < m->nfeatures; f++) {
 		sort_by_feature(m, sorted, shapes, n, f);
 		memset(prefix, 0, cells * sizeof *prefix);
 		memset(lcount, 0, (size_t)K * sizeof *lcount);
 		for (int pos = 1; pos < n; pos++) {
 			int s = sorted[pos - 1], k = c->cls[s];
-			lcount[k]++;
+			lcount[k] += h_weight(m, s);
 			for (int i = 0; i < V; i++)
-				prefix[(size_t)k * V + i] += lsd(m, s, c->subset[i]);
+				prefix[(size_t)k * V + i] += wlsd(m, s, c->subset[i]);
 			double a = h_feat(m, s, f), b = h_feat(m, sorted[pos], f);
 			if (a == b || pos < c->p->min_leaf || n - pos < c->p->min_leaf)
 				continue;
@@ -674,7 +699,7 @@ static int single_fit(const hmatrix *m, const int *shapes, int n, int *order)
 		r[v].v = v;
 		r[v].cost = 0;
 		for (int j = 0; j < n; j++)
-			r[v].cost += lsd(m, shapes[j], v);
+			r[v].cost += wlsd(m, shapes[j], v);
 	}
 	qsort(r, (size_t)m->nvariants, sizeof *r, cmp_ranked);
 	for (int v = 0; v < m->nvariants; v++)
@@ -922,6 +947,17 @@ hstats h_stats(double *sd, int n)
 	st.p90 = sd[at < 0 ? 0 : at];
 	st.worst = sd[k - 1];
 	return st;
+}
+
+double h_wgeomean(const double *sd, const double *w, int n)
+{
+	double sum = 0, wsum = 0;
+	for (int i = 0; i < n; i++)
+		if (sd[i] < H_MISS_SLOWDOWN) {
+			sum += w[i] * log(sd[i]);
+			wsum += w[i];
+		}
+	return wsum > 0 ? exp(sum / wsum) : 1;
 }
 
 /* ---- Helion's heuristic, as the baseline to beat ----------------------- */
@@ -1344,6 +1380,36 @@ typedef struct dense_set {
 	cost_model cm;
 } dense_set;
 
+/* With weights: each dense shape weighs what the nearest measured
+ * training shape (in log shape space) does, so that the predicted shapes
+ * around a hot shape matter as it does; the measured ones keep theirs.
+ * Scaled to mean 1. */
+static void dense_weights(hmatrix *dm, const hmatrix *m, const int *train, int n, int nd)
+{
+	int d = m->nargs;
+	dm->weight = xmalloc(((size_t)nd + (size_t)n) * sizeof *dm->weight + 1);
+	for (int i = 0; i < nd; i++) {
+		const int64_t *r = dm->rows + (size_t)i * d;
+		double best = INFINITY, w = 1;
+		for (int j = 0; j < n; j++) {
+			const int64_t *q = m->rows + (size_t)train[j] * d;
+			double dist = 0;
+			for (int a = 0; a < d; a++) {
+				double x = squash((double)r[a]) - squash((double)q[a]);
+				dist += x * x;
+			}
+			if (dist < best) {
+				best = dist;
+				w = h_weight(m, train[j]);
+			}
+		}
+		dm->weight[i] = w;
+	}
+	for (int j = 0; j < n; j++)
+		dm->weight[nd + j] = h_weight(m, train[j]);
+	h_normalise_weights(dm->weight, nd + n);
+}
+
 static void distill_matrix(dense_set *ds, const hmatrix *m, const int *train, int n, int nd, uint64_t seed)
 {
 	cost_model *cm = &ds->cm;
@@ -1372,6 +1438,8 @@ static void distill_matrix(dense_set *ds, const hmatrix *m, const int *train, in
 		memcpy(&dm->time[(size_t)t * m->nvariants], &m->time[(size_t)s * m->nvariants], (size_t)m->nvariants * sizeof *dm->time);
 	}
 	free(row);
+	if (m->weight)
+		dense_weights(dm, m, train, n, nd);
 	hmatrix_update_oracle(dm);
 	ds->shapes = xmalloc((size_t)total * sizeof *ds->shapes + 1);
 	ds->n = 0;
@@ -1706,22 +1774,24 @@ static void cv_trees(const hmatrix *m, const int *shapes, int n, const folds *F,
 	free(pair0);
 }
 
-/* The size with the lowest held-out cost (sd from cv_trees), and that
- * cost's geomean. */
-static int best_size(const double *sd, int ns, int npairs, double *geomean)
+/* The size with the lowest held-out cost (sd from cv_trees; pw: each
+ * pair's weight, or NULL), and that cost's geomean. */
+static int best_size(const double *sd, int ns, int npairs, const double *pw, double *geomean)
 {
 	int best = 0;
-	double best_score = INFINITY;
+	double best_score = INFINITY, wsum = 0;
+	for (int i = 0; i < npairs; i++)
+		wsum += pw ? pw[i] : 1.0;
 	for (int z = 0; z < ns; z++) {
 		double sum = 0;
 		for (int i = 0; i < npairs; i++)
-			sum += log(sd[(size_t)z * npairs + i]);
-		if (sum < best_score - npairs * log(1.001)) {
+			sum += (pw ? pw[i] : 1.0) * log(sd[(size_t)z * npairs + i]);
+		if (sum < best_score - wsum * log(1.001)) {
 			best_score = sum;
 			best = z;
 		}
 	}
-	*geomean = npairs ? exp(best_score / npairs) : 1;
+	*geomean = npairs ? exp(best_score / wsum) : 1;
 	return best;
 }
 
@@ -1831,16 +1901,26 @@ void h_build(hresult *r, const hmatrix *m, const hoptions *o)
 		sd[i] = xmalloc(((size_t)F.npairs > (size_t)n ? (size_t)F.npairs : (size_t)n) * sizeof *sd[i] + 1);
 	int zm = 0, zd = 0;
 	double gm = 1, gd = 1;
+	/* Each held-out pair's weight, in the pairs' order (fold, then shape). */
+	double *pw = NULL;
+	r->weighted = m->weight != NULL;
+	if (m->weight) {
+		pw = xmalloc((size_t)F.npairs * sizeof *pw + 1);
+		for (int f = 0, pair = 0; f < F.k; f++)
+			for (int i = 0; i < ncv; i++)
+				if (F.held[(size_t)f * ncv + i])
+					pw[pair++] = m->weight[cv_shapes[i]];
+	}
 	if (F.k > 0) {
 		double *tsd = xmalloc((size_t)nsizes(false) * F.npairs * sizeof *tsd + 1);
 		cv_trees(m, cv_shapes, ncv, &F, o, false, tsd);
-		zm = best_size(tsd, nsizes(false), F.npairs, &gm);
+		zm = best_size(tsd, nsizes(false), F.npairs, pw, &gm);
 		memcpy(sd[SEL_MEASURED], tsd + (size_t)zm * F.npairs, (size_t)F.npairs * sizeof *tsd);
 		free(tsd);
 		if (dense) {
 			tsd = xmalloc((size_t)nsizes(true) * F.npairs * sizeof *tsd + 1);
 			cv_trees(m, cv_shapes, ncv, &F, o, true, tsd);
-			zd = best_size(tsd, nsizes(true), F.npairs, &gd);
+			zd = best_size(tsd, nsizes(true), F.npairs, pw, &gd);
 			memcpy(sd[SEL_TREE], tsd + (size_t)zd * F.npairs, (size_t)F.npairs * sizeof *tsd);
 			free(tsd);
 		} else {
@@ -1855,8 +1935,13 @@ void h_build(hresult *r, const hmatrix *m, const hoptions *o)
 	 * sets it won where cross-validation once said otherwise (softmax with
 	 * 8 variants: 1.070 against 1.126; see docs/PERFORMANCE.md). */
 	r->cv_geomean = dense ? gd : gm;
-	for (int sel = 0; sel < SEL_COUNT; sel++)
+	for (int sel = 0; sel < SEL_COUNT; sel++) {
+		r->heldout_w[sel] = pw ? h_wgeomean(sd[sel], pw, F.npairs) : 0;
 		r->heldout[sel] = h_stats(sd[sel], F.npairs);
+		if (!pw)
+			r->heldout_w[sel] = r->heldout[sel].geomean;
+	}
+	free(pw);
 	free(F.held);
 	free(cv_shapes);
 
@@ -1886,7 +1971,16 @@ void h_build(hresult *r, const hmatrix *m, const hoptions *o)
 		for (int i = 0; i < n; i++)
 			sd[sel][i] = h_slowdown(m, shapes[i], h_choose(r, m, (hselector)sel, feat_of(m, shapes[i]),
 			                                                valid_of(m, shapes[i])));
+		if (m->weight) {
+			double *tw = xmalloc((size_t)n * sizeof *tw + 1);
+			for (int i = 0; i < n; i++)
+				tw[i] = m->weight[shapes[i]];
+			r->train_w[sel] = h_wgeomean(sd[sel], tw, n);
+			free(tw);
+		}
 		r->train[sel] = h_stats(sd[sel], n);
+		if (!m->weight)
+			r->train_w[sel] = r->train[sel].geomean;
 	}
 	r->single_order = xmalloc((size_t)m->nvariants * sizeof *r->single_order + 1);
 	memcpy(r->single_order, md->single_order, (size_t)m->nvariants * sizeof *r->single_order);
@@ -1952,6 +2046,15 @@ void h_print_report(strbuf *sb, const hresult *r, const hmatrix *m, const hstats
 			strbuf_printf(sb, "%*s   %8.3f %8.3f %8.3f %d", 4, "", eval[sel].geomean, eval[sel].p90,
 			              eval[sel].worst, eval[sel].misses);
 		strbuf_putc(sb, '\n');
+	}
+	if (r->weighted) {
+		strbuf_puts(sb, "\nweighted by each shape's recorded calls (AOTC_RECORD; a shape without a count\n"
+		                "  weighs one call), what the dispatch was fitted to minimise:\n");
+		strbuf_printf(sb, "%-22s %8s   %8s\n", "selector", "training", "held-out");
+		for (int sel = 0; sel < SEL_COUNT; sel++)
+			if (sel != SEL_MEASURED || r->distilled)
+				strbuf_printf(sb, "%-22s %8.3f   %8.3f\n", h_selector_names[sel], r->train_w[sel],
+				              r->heldout_w[sel]);
 	}
 	strbuf_printf(sb, "\nbest single variant: %s\nchosen variants:", r->single >= 0 ? m->variant_names[r->single] : "none");
 	size_t col = strlen("chosen variants:");

@@ -52,6 +52,10 @@ typedef struct hmatrix {
 	void (*cost_row)(void *ctx, const int64_t *row, const int *vars, int nvars, double *out);
 	const bool *cost_linear; /* ncost: features of the per-variant linear part */
 	double *lsd;            /* [s * nvariants + v]: log h_slowdown, by hmatrix_update_oracle */
+	/* Optional, per shape: how much it matters (recorded calls, scaled to
+	 * mean 1), weighting every log slowdown the heuristic minimises; NULL:
+	 * every shape 1. */
+	double *weight;
 	/* Every feature's order over the shapes ([f * nshapes + i]) and a mark
 	 * per shape, by hmatrix_update_oracle: tree fitting takes a node's
 	 * sorted lists from them. Scratch, not part of the value. */
@@ -69,6 +73,10 @@ void hmatrix_update_oracle(hmatrix *m);
 static inline double h_time(const hmatrix *m, int s, int v) { return m->time[(size_t)s * m->nvariants + v]; }
 static inline bool h_valid(const hmatrix *m, int s, int v) { return m->valid[(size_t)s * m->nvariants + v]; }
 static inline double h_feat(const hmatrix *m, int s, int f) { return m->feat[(size_t)s * m->nfeatures + f]; }
+static inline double h_weight(const hmatrix *m, int s) { return m->weight ? m->weight[s] : 1.0; }
+
+/* Scales w[0..n) to mean 1 (the unweighted objective's scale). */
+void h_normalise_weights(double *w, int n);
 
 /* Slowdown of variant v at shape s against the oracle, capped at
  * H_MISS_SLOWDOWN (also for an invalid or failed variant). */
@@ -156,6 +164,9 @@ typedef struct hstats {
  * and how many are not (misses); sd is reordered. */
 hstats h_stats(double *sd, int n);
 
+/* The geometric mean of sd[0..n) below H_MISS_SLOWDOWN weighted by w[]. */
+double h_wgeomean(const double *sd, const double *w, int n);
+
 typedef struct hoptions {
 	int max_variants;       /* default 12 */
 	double goal;            /* default 1.02 */
@@ -182,6 +193,10 @@ typedef struct hresult {
 	int single;             /* the best single variant */
 	int *single_order;      /* its fallback order: all variants by cost */
 	hstats train[SEL_COUNT], heldout[SEL_COUNT];
+	/* With m->weight: each selector's geomeans weighted by the shapes'
+	 * weights (the objective); otherwise equal to the plain ones. */
+	bool weighted;
+	double train_w[SEL_COUNT], heldout_w[SEL_COUNT];
 	int uncovered;          /* shapes where no variant at all ran correctly */
 	double cv_geomean;      /* held-out geomean of the chosen tree size */
 	int cv_shapes;          /* shapes the cross-validation used (at most H_CV_SHAPES) */

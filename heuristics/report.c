@@ -382,6 +382,10 @@ static json_t *jselectors(const report_ctx *c)
 		                      "train", jstats(&c->r->train[sel]), "heldout", jstats(&c->r->heldout[sel]));
 		if (c->eval)
 			json_object_set_new(o, "measured_heldout", jstats(&c->eval[sel]));
+		if (c->r->weighted) {
+			json_object_set_new(o, "train_weighted_geomean", jreal(c->r->train_w[sel]));
+			json_object_set_new(o, "heldout_weighted_geomean", jreal(c->r->heldout_w[sel]));
+		}
 		json_array_append_new(a, o);
 	}
 	return a;
@@ -541,6 +545,14 @@ static void md_selectors(strbuf *sb, const report_ctx *c)
 		if (c->eval)
 			md_stats(sb, &c->eval[sel]);
 		strbuf_putc(sb, '\n');
+	}
+	if (c->r->weighted) {
+		strbuf_puts(sb, "\nWeighted by each shape's recorded calls (`AOTC_RECORD`; a shape without a count weighs "
+		                "one call), what the dispatch was fitted to minimise:\n\n| selector | train weighted geomean "
+		                "| held-out weighted geomean |\n|:--|--:|--:|\n");
+		for (int sel = 0; sel < SEL_COUNT; sel++)
+			strbuf_printf(sb, "| %s | %.3f | %.3f |\n", h_selector_names[sel], c->r->train_w[sel],
+			              c->r->heldout_w[sel]);
 	}
 	strbuf_puts(sb, "\n*Held-out*: cross-validation over the measured shapes; *eval*: the shapes `aotc eval` "
 	                "measured.\n\n");
@@ -766,6 +778,16 @@ static void html_selectors(strbuf *sb, const report_ctx *c)
 		strbuf_puts(sb, "</tr>\n");
 	}
 	strbuf_puts(sb, "</table>\n");
+	if (c->r->weighted) {
+		strbuf_puts(sb, "<p>Weighted by each shape's recorded calls (AOTC_RECORD; a shape without a count weighs "
+		                "one call), what the dispatch was fitted to minimise:</p>\n<table>\n<tr><th class=\"l\">"
+		                "selector</th><th>training geomean</th><th>held-out geomean</th></tr>\n");
+		for (int sel = 0; sel < SEL_COUNT; sel++)
+			strbuf_printf(sb, "<tr%s><td class=\"l\">%s</td><td>%.3f</td><td>%.3f</td></tr>\n",
+			              sel == SEL_TREE ? " class=\"ours\"" : "", h_selector_names[sel], c->r->train_w[sel],
+			              c->r->heldout_w[sel]);
+		strbuf_puts(sb, "</table>\n");
+	}
 }
 
 static void html_variants(strbuf *sb, const report_ctx *c)

@@ -604,6 +604,26 @@ static void parse_reference(aparser *p)
 	}
 }
 
+/* extern -> NAME (',' NAME)*: the routine, then the libraries it links with */
+static void parse_extern(aparser *p)
+{
+	extern_fn e = {.loc = p->l.tok.loc};
+	e.name = parse_ident(p, "a function name");
+	if (!e.name)
+		return;
+	size_t cap = 0;
+	while (lexer_accept(&p->l, ",")) {
+		const char *lib = parse_ident(p, "a library name (cublas links -lcublas)");
+		if (!lib)
+			return;
+		ARENA_PUSH(&p->m->arena, e.libs, e.nlibs, cap, lib);
+	}
+	if (!expect_end(p))
+		return;
+	size_t ecap = (size_t)p->k->nexterns;
+	ARENA_PUSH(&p->m->arena, p->k->externs, p->k->nexterns, ecap, e);
+}
+
 static void parse_tolerance(aparser *p)
 {
 	aotc_loc loc = p->l.tok.loc;
@@ -631,6 +651,7 @@ int ir_annotate(aotc_module *m, kernel *k, const char *kind, const char *text,
 		{"buffer", "AOTC_BUFFER"},     {"value", "AOTC_VALUE"},
 		{"shapes", "AOTC_SHAPES"},     {"features", "AOTC_FEATURES"},
 		{"reference", "AOTC_REFERENCE"}, {"tolerance", "AOTC_TOLERANCE"},
+		{"extern", "AOTC_EXTERN"},
 	};
 	size_t i = 0;
 	while (i < COUNTOF(kinds) && strcmp(kinds[i].kind, kind) != 0)
@@ -659,6 +680,7 @@ int ir_annotate(aotc_module *m, kernel *k, const char *kind, const char *text,
 	case 9: parse_features(&p); break;
 	case 10: parse_reference(&p); break;
 	case 11: parse_tolerance(&p); break;
+	case 12: parse_extern(&p); break;
 	}
 	if (nerrors(&p))
 		claim(m, k, arena_printf(&m->arena, "#%s", kind));
@@ -819,6 +841,35 @@ static int check_launch(aotc_module *m, kernel *k, diags *d, launch *g, const ch
 	return errors;
 }
 
+/* An extern's name is a C identifier (it reaches the database and
+ * generated callers), once per kernel, and neither the kernel nor the
+ * reference: each is a separate contender, checked against the reference. */
+static int check_externs(const kernel *k, diags *d)
+{
+	int errors = 0;
+	for (int i = 0; i < k->nexterns; i++) {
+		const extern_fn *e = &k->externs[i];
+		const char *why = NULL;
+		if (!ir_is_identifier(e->name))
+			why = "is not a C identifier";
+		else if (strcmp(e->name, k->name) == 0)
+			why = "is the kernel itself; name a routine that computes the same";
+		else if (k->reference && strcmp(e->name, k->reference) == 0)
+			why = "is the reference; an extern is checked against the reference, so it must be another function";
+		for (int j = 0; j < i && !why; j++)
+			if (strcmp(k->externs[j].name, e->name) == 0)
+				why = "is given twice";
+		for (int l = 0; l < e->nlibs && !why; l++)
+			if (!ir_is_identifier(e->libs[l]))
+				why = "has a library that is not a C identifier";
+		if (why) {
+			diag_error(d, e->loc, "AOTC_EXTERN: '%s' %s", e->name, why);
+			errors++;
+		}
+	}
+	return errors;
+}
+
 int ir_check(aotc_module *m, kernel *k, diags *d)
 {
 	int errors = 0;
@@ -868,6 +919,7 @@ int ir_check(aotc_module *m, kernel *k, diags *d)
 		errors += resolve(m, k, d, &k->values[i].iexpr, "AOTC_VALUE", false, true, true, false);
 	for (int i = 0; i < k->nfeatures; i++)
 		errors += resolve(m, k, d, &k->features[i], "AOTC_FEATURES", false, true, true, false);
+	errors += check_externs(k, d);
 
 	/* A launch-only tunable nothing launches with is almost always a
 	 * misspelt template parameter. */

@@ -123,6 +123,16 @@ typedef struct launch {
 	aotc_loc loc;
 } launch;
 
+/* AOTC_EXTERN(fn [, lib, ...]): a library routine with the kernel's
+ * parameters (CUDA: and a trailing cudaStream_t, returning cudaError_t),
+ * measured and checked beside the variants, named fn in the database. */
+typedef struct extern_fn {
+	const char *name;      /* a C identifier, neither the kernel's nor the reference's */
+	aotc_loc loc;          /* of the name in the annotation */
+	const char **libs;     /* C identifiers: libraries it links with ("cublas": -lcublas) */
+	int nlibs;
+} extern_fn;
+
 typedef struct kernel {
 	const char *name;
 	aotc_loc loc;
@@ -155,6 +165,8 @@ typedef struct kernel {
 	 * them, position by position), or NULL where they are the kernel's. */
 	const char **ref_param_names;
 	aexpr ref_smem;
+	extern_fn *externs;    /* in annotation order */
+	int nexterns;
 	bool has_tolerance;
 	double tolerance;
 	/* Names, and annotation kinds as "#grid", that a failed annotation was

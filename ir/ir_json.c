@@ -160,6 +160,19 @@ static json_t *jkernel(const kernel *k)
 		json_object_set_new(o, "reference", ref);
 	} else
 		json_object_set_new(o, "reference", json_null());
+	/* Only where there are some: IR without externs reads and writes as before. */
+	if (k->nexterns) {
+		json_t *es = json_array();
+		for (int i = 0; i < k->nexterns; i++) {
+			const extern_fn *e = &k->externs[i];
+			json_t *libs = json_array();
+			for (int l = 0; l < e->nlibs; l++)
+				json_array_append_new(libs, json_string(e->libs[l]));
+			json_array_append_new(es, json_pack("{s:s, s:o, s:o}", "name", e->name,
+			                                    "loc", jloc(e->loc), "libs", libs));
+		}
+		json_object_set_new(o, "externs", es);
+	}
 	json_object_set_new(o, "tolerance", k->has_tolerance ? json_real(k->tolerance) : json_null());
 	return o;
 }
@@ -620,6 +633,35 @@ static void rkernel(reader *r, const json_t *o)
 			k->ref_param_names[i] = arena_strdup(a, json_string_value(n));
 			check_text(r, arena_printf(a, "reference.param_names[%d]", i), k->ref_param_names[i],
 			           ir_is_identifier(k->ref_param_names[i]), "a C identifier");
+		}
+	}
+	const json_t *es = json_object_get(o, "externs");
+	if (es && !json_is_array(es))
+		mistyped(r, "externs");
+	k->nexterns = es && json_is_array(es) ? (int)json_array_size(es) : 0;
+	k->externs = arena_alloc(a, (size_t)k->nexterns * sizeof *k->externs + 1);
+	for (int i = 0; i < k->nexterns && !r->errors; i++) {
+		const json_t *t = json_array_get(es, (size_t)i);
+		extern_fn *e = &k->externs[i];
+		const char *at = arena_printf(a, "externs[%d]", i);
+		if (!json_is_object(t)) {
+			bad(r, arena_printf(a, "%s must be an object", at));
+			break;
+		}
+		e->name = str(r, t, "name", false);
+		e->loc = rloc(r, t, "loc");
+		check_text(r, arena_printf(a, "%s.name", at), e->name,
+		           e->name && ir_is_identifier(e->name), "a C identifier");
+		const json_t *libs = field(r, t, "libs", JSON_ARRAY, false);
+		e->nlibs = libs ? (int)json_array_size(libs) : 0;
+		e->libs = arena_alloc(a, (size_t)e->nlibs * sizeof *e->libs + 1);
+		for (int l = 0; l < e->nlibs && !r->errors; l++) {
+			const json_t *lib = json_array_get(libs, (size_t)l);
+			e->libs[l] = json_is_string(lib) ? arena_strdup(a, json_string_value(lib)) : NULL;
+			if (!e->libs[l])
+				bad(r, arena_printf(a, "%s.libs must be strings", at));
+			check_text(r, arena_printf(a, "%s.libs[%d]", at, l), e->libs[l],
+			           e->libs[l] && ir_is_identifier(e->libs[l]), "a C identifier");
 		}
 	}
 	const json_t *tol = json_object_get(o, "tolerance");

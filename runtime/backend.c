@@ -13,6 +13,7 @@ const char *rt_status_name(rt_status s)
 		[RT_ERR_ENV] = "environment",
 		[RT_ERR_OTHER] = "error",
 		[RT_ERR_NO_DEVICE] = "no_device",
+		[RT_ERR_RETURNED] = "returned_error",
 	};
 	return (unsigned)s < COUNTOF(names) ? names[s] : "error";
 }

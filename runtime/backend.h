@@ -28,6 +28,8 @@ typedef enum rt_status {
 	                     the one environment error `aotc compile` answers
 	                     by emitting from the database */
 	RT_ERR_OTHER,
+	RT_ERR_RETURNED,  /* an AOTC_EXTERN routine returned an error (err: which);
+	                     the device is fine */
 } rt_status;
 
 const char *rt_status_name(rt_status s); /* "ok", "compile_error", ... */
@@ -62,6 +64,21 @@ typedef struct rt_compile_request {
 	const char *const *defines;
 	int ndefines;
 	const char *compiler;      /* what compiler_for() chose for this file */
+	/* An AOTC_EXTERN routine instead of an instantiation (instance is then
+	 * unused): the backend builds a caller taking the same void **args as
+	 * launch() (host: fn(args...); CUDA: fn(args..., stream), returning
+	 * cudaError_t), checked at compile time to take extern_nparams
+	 * arguments (the kernel's parameters; CUDA: and the stream). Its
+	 * argument types are fn's own, which the frontend checked against the
+	 * kernel's. */
+	const char *extern_fn;     /* NULL: an instantiation */
+	int extern_nparams;
+	/* The libraries the file's AOTC_EXTERNs name, all of them (C
+	 * identifiers): the whole file is compiled into every extern's caller,
+	 * and on the host into every variant too, so each links them all
+	 * (-l<lib>). CUBINs link nothing. */
+	const char *const *libs;
+	int nlibs;
 } rt_compile_request;
 
 /* A compiled variant: bytes to hand to load() (a CUBIN; the host backend's
@@ -129,7 +146,8 @@ typedef struct rt_ops {
 	 * takes them. If ms is non-NULL the launch is timed with device events
 	 * (host: a monotonic clock) and waited for; otherwise it is only
 	 * queued. Opting in to more than the default shared memory is the
-	 * backend's business. */
+	 * backend's business. An extern's caller is run the same way (dims
+	 * unused), on the stream launches use, and timed alike. */
 	rt_status (*launch)(rt_device *d, rt_function *f, const rt_launch *dims, void **args,
 	                    double *ms, strbuf *err);
 	/* Sets bytes bytes at dst to value (poisoning outputs, filling guard

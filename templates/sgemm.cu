@@ -77,6 +77,44 @@ __device__ __forceinline__ void load_frag(float (&r)[N], const float *s)
 
 } // namespace sgemm_detail
 
+// cuBLAS competes with the template (AOTC_EXTERN below): the tuner measures
+// and checks it like a variant, and the dispatch calls it for the shapes where
+// it wins (deep, thin products such as 512 x 512 x 8192). Host code, so
+// NVRTC, which compiles the variants, does not see it; nvcc builds the
+// tuner's caller of it and the emitted launcher (link with -lcublas).
+#ifndef __CUDACC_RTC__
+#include <cublas_v2.h>
+
+cudaError_t sgemm_cublas(int M, int N, int K, float alpha, const float *A, const float *B,
+                         float beta, float *C, cudaStream_t stream)
+{
+    // A handle belongs to the device current when it was made, and is not for
+    // two threads at once: one per thread and device, made on first use.
+    constexpr int MAX_DEVICES = 64;
+    thread_local cublasHandle_t handles[MAX_DEVICES] = {};
+    int dev = 0;
+    cudaError_t e = cudaGetDevice(&dev);
+    if (e != cudaSuccess)
+        return e;
+    if (dev < 0 || dev >= MAX_DEVICES)
+        return cudaErrorInvalidDevice;
+    if (!handles[dev] && cublasCreate(&handles[dev]) != CUBLAS_STATUS_SUCCESS) {
+        handles[dev] = nullptr;
+        return cudaErrorInitializationError;
+    }
+    if (cublasSetStream(handles[dev], stream) != CUBLAS_STATUS_SUCCESS)
+        return cudaErrorInvalidResourceHandle;
+    // Row-major C = alpha A B + beta C is column-major C' = alpha B' A' + beta C'.
+    cublasStatus_t s = cublasSgemm(handles[dev], CUBLAS_OP_N, CUBLAS_OP_N, N, M, K, &alpha,
+                                   B, N, A, K, &beta, C, N);
+    if (s == CUBLAS_STATUS_INVALID_VALUE)
+        return cudaErrorInvalidValue;
+    if (s != CUBLAS_STATUS_SUCCESS)
+        return cudaErrorLaunchFailure;
+    return cudaGetLastError();
+}
+#endif
+
 // Constraints:
 //  - threads per block in [32, 1024];
 //  - each thread loads a whole number of VEC-vectors of both slabs (no
@@ -106,6 +144,7 @@ AOTC_VALUE(alpha, 1)
 AOTC_VALUE(beta, 0.5)
 AOTC_SHAPES(M = geom(100, 4000, 5), N = geom(124, 5000, 5), K = geom(160, 4000, 4))
 AOTC_REFERENCE(sgemm_naive)
+AOTC_EXTERN(sgemm_cublas, cublas)
 __global__ void __launch_bounds__((BM * BN) / (TM * TN))
 sgemm(int M, int N, int K, float alpha, const float *__restrict__ A,
       const float *__restrict__ B, float beta, float *__restrict__ C)

@@ -426,7 +426,7 @@ static int emit_kernel(options *o, const aotc_module *m, const kernel *k, diags 
 		int neval = 0;
 		tune_db *edb = NULL;
 		hmatrix em;
-		if (eval_matrix_for(db->path, k, &edb, &em)) {
+		if (eval_matrix_for(db->path, db->source_hash, k, &edb, &em)) {
 			neval = eval_selectors(&r, &hm, &em, est);
 			hmatrix_from_db_finish(&em);
 			db_close(edb);
@@ -519,7 +519,8 @@ static int dispatch_check(options *o, const aotc_module *m, const kernel *k, dia
 			               .params = params, .nparams = k->nparams};
 			int64_t dims[7];
 			int which;
-			bool ok = ir_launch_dims(&k->grid, &k->block, &k->smem, &le, dims, &which) == EVAL_OK &&
+			bool ok = !db->configs[vars[i]].is_extern && /* a routine launches nothing */
+			          ir_launch_dims(&k->grid, &k->block, &k->smem, &le, dims, &which) == EVAL_OK &&
 			          ir_dims_launchable(dims);
 			printf("dims %d", i);
 			for (int j = 0; j < k->nparams; j++)
@@ -636,7 +637,7 @@ static int cmd_report(options *o, diags *d)
 	int neval = 0;
 	tune_db *edb = NULL;
 	hmatrix em;
-	if (k && eval_matrix_for(o->file, k, &edb, &em)) {
+	if (k && eval_matrix_for(o->file, db->source_hash, k, &edb, &em)) {
 		neval = eval_selectors(&r, &m, &em, est);
 		hmatrix_from_db_finish(&em);
 		db_close(edb);

@@ -25,12 +25,16 @@ char *cache_dir(void)
 }
 
 /* The key covers everything the bytes depend on. */
-static void cache_key(const pool *p, const char *instance, char out[33])
+static void cache_key(const pool *p, const job *j, char out[33])
 {
 	strbuf sb;
 	strbuf_init(&sb);
 	strbuf_printf(&sb, "aotc-cache-1\n%s\n%s\n%s\n%s\n%s\n", AOTC_VERSION_STRING,
-	              p->compiler_id, p->req.arch, p->source_hash, instance);
+	              p->compiler_id, p->req.arch, p->source_hash, j->instance);
+	if (j->ext)
+		strbuf_printf(&sb, "extern %d\n", j->ext_nparams);
+	for (int i = 0; i < p->req.nlibs; i++)
+		strbuf_printf(&sb, "-l%s\n", p->req.libs[i]);
 	for (int i = 0; i < p->req.ninclude_dirs; i++)
 		strbuf_printf(&sb, "-I%s\n", p->req.include_dirs[i]);
 	for (int i = 0; i < p->req.ndefines; i++)
@@ -43,7 +47,7 @@ static void run_job(pool *p, job *j)
 {
 	double t0 = monotonic_s();
 	char key[33];
-	cache_key(p, j->instance, key);
+	cache_key(p, j, key);
 	strbuf bin, sym;
 	strbuf_init(&bin);
 	strbuf_init(&sym);
@@ -64,6 +68,10 @@ static void run_job(pool *p, job *j)
 	free(symbol);
 	rt_compile_request req = p->req;
 	req.instance = j->instance;
+	if (j->ext) {
+		req.extern_fn = j->ext->name;
+		req.extern_nparams = j->ext_nparams;
+	}
 	rt_blob blob = {0};
 	strbuf err;
 	strbuf_init(&err);
@@ -128,16 +136,23 @@ static void *pool_thread(void *arg)
 	return NULL;
 }
 
-int pool_add(pool *p, const char *instance)
+static int add_job(pool *p, const char *instance, const extern_fn *ext, int nparams)
 {
 	for (int i = 0; i < p->njobs; i++)
-		if (!strcmp(p->jobs[i].instance, instance))
+		if (!strcmp(p->jobs[i].instance, instance) && !p->jobs[i].ext == !ext)
 			return i;
 	p->jobs = xrealloc(p->jobs, (size_t)(p->njobs + 1) * sizeof *p->jobs);
 	p->urgent = xrealloc(p->urgent, (size_t)(p->njobs + 1) * sizeof *p->urgent);
 	p->wanted = xrealloc(p->wanted, (size_t)(p->njobs + 1) * sizeof *p->wanted);
-	p->jobs[p->njobs] = (job){.instance = xstrdup(instance)};
+	p->jobs[p->njobs] = (job){.instance = xstrdup(instance), .ext = ext, .ext_nparams = nparams};
 	return p->njobs++;
+}
+
+int pool_add(pool *p, const char *instance) { return add_job(p, instance, NULL, 0); }
+
+int pool_add_extern(pool *p, const extern_fn *e, int nparams)
+{
+	return add_job(p, e->name, e, nparams);
 }
 
 void pool_start(pool *p, int nthreads, bool on_demand)

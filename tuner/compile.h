@@ -16,7 +16,9 @@
 typedef enum { JOB_PENDING, JOB_RUNNING, JOB_DONE } job_state;
 
 typedef struct job {
-	char *instance;
+	char *instance;       /* for an extern: its name */
+	const extern_fn *ext; /* an AOTC_EXTERN routine (borrowed), or NULL */
+	int ext_nparams;      /* what its caller passes it (rt_compile_request) */
 	job_state state;
 	rt_status rs;
 	char *path, *symbol;  /* the cached blob */
@@ -49,6 +51,9 @@ char *cache_dir(void);
 
 /* The job for instance (added unless there); its index. Before pool_start. */
 int pool_add(pool *p, const char *instance);
+/* The job for extern routine e, called with nparams arguments (added unless
+ * there; e is borrowed); its index. Before pool_start. */
+int pool_add_extern(pool *p, const extern_fn *e, int nparams);
 void pool_start(pool *p, int nthreads, bool on_demand);
 /* Asks for job j (on demand: to be compiled in the order asked). */
 void pool_want(pool *p, int j);

@@ -1,5 +1,7 @@
 #include "db.h"
 
+#include "ir.h"
+
 #include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
@@ -21,7 +23,7 @@ static const char *status_names[MS_COUNT] = {
 	[MS_FAULT] = "fault",     [MS_TIMEOUT] = "timeout",
 	[MS_RESOURCES] = "resources", [MS_COMPILE_ERROR] = "compile_error",
 	[MS_INVALID] = "invalid", [MS_SKIPPED] = "skipped",
-	[MS_OUT_OF_BOUNDS] = "out_of_bounds",
+	[MS_OUT_OF_BOUNDS] = "out_of_bounds", [MS_ERROR] = "error",
 };
 
 const char *meas_status_name(meas_status s) { return status_names[s]; }
@@ -61,6 +63,7 @@ static void grow_cells(tune_db *db, int configs_cap, int shapes_cap)
 	db->configs = xrealloc(db->configs, (size_t)configs_cap * sizeof *db->configs);
 	db->shapes = xrealloc(db->shapes, (size_t)shapes_cap * (size_t)(db->nshape_args + 1) *
 	                                      sizeof *db->shapes);
+	db->shape_calls = xrealloc(db->shape_calls, (size_t)shapes_cap * sizeof *db->shape_calls + 1);
 	size_t cells = (size_t)configs_cap * (size_t)shapes_cap;
 	int *cell = xmalloc(cells * sizeof *cell);
 	for (size_t i = 0; i < cells; i++)
@@ -146,10 +149,20 @@ int db_config(tune_db *db, const char *name, const int64_t *values)
 	c->name = xstrdup(name);
 	c->values = xmalloc((size_t)db->ntunables * sizeof *c->values + 1);
 	memcpy(c->values, values, (size_t)db->ntunables * sizeof *values);
+	c->is_extern = false;
 	db->config_map[slot] = db->nconfigs++;
 	if (2 * (size_t)db->nconfigs + 2 > db->config_map_cap)
 		rehash(db);
 	return db->nconfigs - 1;
+}
+
+int db_extern(tune_db *db, const char *name)
+{
+	int64_t *zeros = xcalloc((size_t)db->ntunables + 1, sizeof *zeros);
+	int c = db_config(db, name, zeros);
+	free(zeros);
+	db->configs[c].is_extern = true;
+	return c;
 }
 
 int db_find_shape(const tune_db *db, const int64_t *row)
@@ -167,10 +180,19 @@ int db_shape(tune_db *db, const int64_t *row)
 	}
 	memcpy(db->shapes + (size_t)db->nshapes * (size_t)db->nshape_args, row,
 	       (size_t)db->nshape_args * sizeof *row);
+	db->shape_calls[db->nshapes] = 0;
 	db->shape_map[slot] = db->nshapes++;
 	if (2 * (size_t)db->nshapes + 2 > db->shape_map_cap)
 		rehash(db);
 	return db->nshapes - 1;
+}
+
+bool db_has_calls(const tune_db *db)
+{
+	for (int s = 0; s < db->nshapes; s++)
+		if (db->shape_calls[s])
+			return true;
+	return false;
 }
 
 const measurement *db_get(const tune_db *db, int config, int shape)
@@ -234,8 +256,11 @@ static json_t *jmeas(const tune_db *db, const measurement *m, bool self_containe
 	json_t *o = json_object();
 	if (self_contained) {
 		json_object_set_new(o, "source_hash", json_string(db->source_hash));
-		json_object_set_new(o, "config", json_string(db->configs[m->config].name));
-		json_object_set_new(o, "values", jints(db->configs[m->config].values, db->ntunables));
+		const db_entry *c = &db->configs[m->config];
+		json_object_set_new(o, "config", json_string(c->name));
+		if (c->is_extern)
+			json_object_set_new(o, "extern", json_true());
+		json_object_set_new(o, "values", c->is_extern ? json_array() : jints(c->values, db->ntunables));
 		json_object_set_new(o, "shape", jints(db->shapes + (size_t)m->shape * db->nshape_args,
 		                                      db->nshape_args));
 	} else {
@@ -374,6 +399,28 @@ static bool read_meas(reader *r, const json_t *o, measurement *m)
 	return true;
 }
 
+/* A configuration's "extern" (document entry or journal line): 0 when
+ * absent or false, 1 when true (an AOTC_EXTERN routine: its name a C
+ * identifier, its values []), -1 after bad(). */
+static int read_extern(reader *r, const json_t *o, const char *name)
+{
+	const json_t *x = json_object_get(o, "extern");
+	if (!x || json_is_false(x))
+		return 0;
+	strbuf sb;
+	strbuf_init(&sb);
+	put_plain(&sb, name);
+	const json_t *v = json_object_get(o, "values");
+	if (!json_is_true(x))
+		bad(r, "config '%s': \"extern\" must be true or false", sb.data);
+	else if (!ir_is_identifier(name))
+		bad(r, "extern config '%s': the name is not a C identifier", sb.data);
+	else if (!json_is_array(v) || json_array_size(v) != 0)
+		bad(r, "extern config '%s' must have \"values\": []", sb.data);
+	strbuf_finish(&sb);
+	return r->failed ? -1 : 1;
+}
+
 static char **read_names(reader *r, const json_t *a, int *n)
 {
 	if (!json_is_array(a)) {
@@ -485,11 +532,14 @@ static int load_document(tune_db *db, bool *not_db, diags *d)
 			break;
 		}
 		int seen = db_find_config(db, name);
+		int ext = seen >= 0 ? 0 : read_extern(&r, c, name);
 		if (seen >= 0) {
 			char *what = cell_name(db, seen, -1);
 			bad(&r, "configs[%zu] repeats %s", i, what);
 			free(what);
-		} else if (read_ints(&r, json_object_get(c, "values"), row, db->ntunables)) {
+		} else if (ext > 0) {
+			db_extern(db, name);
+		} else if (ext == 0 && read_ints(&r, json_object_get(c, "values"), row, db->ntunables)) {
 			db_config(db, name, row);
 		}
 	}
@@ -502,6 +552,19 @@ static int load_document(tune_db *db, bool *not_db, diags *d)
 				db_shape(db, row);
 		}
 	free(row);
+	/* Optional: the calls an AOTC_RECORD file counted, one per shape. */
+	const json_t *calls = json_object_get(root, "shape_calls");
+	if (calls && !r.failed) {
+		if (!json_is_array(calls) || (int)json_array_size(calls) != db->nshapes)
+			bad(&r, "shape_calls must have one count per shape");
+		for (int i = 0; !r.failed && i < db->nshapes; i++) {
+			const json_t *c = json_array_get(calls, (size_t)i);
+			if (!json_is_integer(c) || json_integer_value(c) < 0)
+				bad(&r, "shape_calls[%d] is not a count", i);
+			else
+				db->shape_calls[i] = (uint64_t)json_integer_value(c);
+		}
+	}
 	for (size_t i = 0; i < json_array_size(meas) && !r.failed; i++) {
 		const json_t *o = json_array_get(meas, i);
 		const json_t *c = json_object_get(o, "config"), *s = json_object_get(o, "shape");
@@ -571,16 +634,25 @@ static int replay_journal(tune_db *db, const char *hash, strbuf *keep, bool *dro
 		const json_t *jh = json_object_get(o, "source_hash");
 		const char *name = json_string_value(json_object_get(o, "config"));
 		measurement m;
+		int ext;
 		if (jh && !(json_is_string(jh) && db_hash_valid(json_string_value(jh)))) {
 			bad(&r, "source_hash is not %d lowercase hex digits", AOTC_HASH_LEN);
 		} else if (!jh || strcmp(json_string_value(jh), hash) != 0) {
 			db->journal_ignored++;
 			if (dropped)
 				*dropped = true;
-		} else if (!name || !read_ints(&r, json_object_get(o, "values"), row, db->ntunables)) {
+		} else if (!name) {
 			bad(&r, "journal entry without a config");
+		} else if ((ext = read_extern(&r, o, name)) < 0) {
+			/* diagnosed */
+		} else if (!ext && !read_ints(&r, json_object_get(o, "values"), row, db->ntunables)) {
+			bad(&r, "journal entry without a config");
+		} else if (db_find_config(db, name) >= 0 &&
+		           db->configs[db_find_config(db, name)].is_extern != (ext > 0)) {
+			bad(&r, "config %d is %san extern here and not in the document",
+			    db_find_config(db, name), ext ? "" : "not ");
 		} else {
-			int c = db_config(db, name, row);
+			int c = ext ? db_extern(db, name) : db_config(db, name, row);
 			if (read_ints(&r, json_object_get(o, "shape"), row, db->nshape_args)) {
 				int s = db_shape(db, row);
 				if (read_meas(&r, o, &m)) {
@@ -865,6 +937,7 @@ void db_close(tune_db *db)
 	clear_contents(db);
 	free(db->configs);
 	free(db->shapes);
+	free(db->shape_calls);
 	free(db->meas);
 	free(db->cell);
 	free(db->config_map);
@@ -943,7 +1016,8 @@ int db_merge(tune_db *db, const tune_db *from)
 	int added = 0;
 	for (int i = 0; i < from->nmeas; i++) {
 		const measurement *m = &from->meas[i];
-		int c = db_config(db, from->configs[m->config].name, from->configs[m->config].values);
+		const db_entry *fc = &from->configs[m->config];
+		int c = fc->is_extern ? db_extern(db, fc->name) : db_config(db, fc->name, fc->values);
 		int s = db_shape(db, from->shapes + (size_t)m->shape * from->nshape_args);
 		if (db_get(db, c, s))
 			continue;
@@ -953,6 +1027,12 @@ int db_merge(tune_db *db, const tune_db *from)
 		put(db, &copy);
 		added++;
 	}
+	for (int i = 0; i < from->nshapes; i++)
+		if (from->shape_calls[i]) {
+			int s = db_shape(db, from->shapes + (size_t)i * from->nshape_args);
+			if (from->shape_calls[i] > db->shape_calls[s])
+				db->shape_calls[s] = from->shape_calls[i];
+		}
 	return added;
 }
 
@@ -960,8 +1040,10 @@ int db_save(tune_db *db)
 {
 	json_t *configs = json_array();
 	for (int i = 0; i < db->nconfigs; i++)
-		json_array_append_new(configs, json_pack("{s:s, s:o}", "name", db->configs[i].name,
-			"values", jints(db->configs[i].values, db->ntunables)));
+		json_array_append_new(configs, db->configs[i].is_extern
+			? json_pack("{s:s, s:b, s:[]}", "name", db->configs[i].name, "extern", 1, "values")
+			: json_pack("{s:s, s:o}", "name", db->configs[i].name,
+			            "values", jints(db->configs[i].values, db->ntunables)));
 	json_t *shapes = json_array();
 	for (int i = 0; i < db->nshapes; i++)
 		json_array_append_new(shapes, jints(db->shapes + (size_t)i * db->nshape_args,
@@ -991,6 +1073,13 @@ int db_save(tune_db *db)
 	put_field(&sb, "shape_args", jstrings(db->shape_args, db->nshape_args), false);
 	put_field(&sb, "configs", configs, true);
 	put_field(&sb, "shapes", shapes, true);
+	if (db_has_calls(db)) {
+		json_t *calls = json_array();
+		for (int i = 0; i < db->nshapes; i++)
+			json_array_append_new(calls, json_integer(db->shape_calls[i] > INT64_MAX ? INT64_MAX
+			                                                              : (json_int_t)db->shape_calls[i]));
+		put_field(&sb, "shape_calls", calls, false);
+	}
 	put_field(&sb, "measurements", meas, true);
 	sb.len -= 2; /* the last ",\n" */
 	strbuf_puts(&sb, "\n}\n");

@@ -32,6 +32,7 @@ typedef enum meas_status {
 	MS_INVALID,       /* AOTC_VALID_IF false, or a launch expression failed */
 	MS_SKIPPED,       /* exceeds the device's limits, decided before launching */
 	MS_OUT_OF_BOUNDS, /* wrote outside a buffer (a guard zone changed) */
+	MS_ERROR,         /* an AOTC_EXTERN routine returned an error (note: which) */
 	MS_COUNT,
 } meas_status;
 
@@ -50,8 +51,9 @@ typedef struct measurement {
 } measurement;
 
 typedef struct db_entry {
-	char *name;            /* "sgemm<64, 128, 8, 8, 4>" */
-	int64_t *values;       /* ntunables */
+	char *name;            /* "sgemm<64, 128, 8, 8, 4>"; an extern's: "sgemm_cublas" */
+	int64_t *values;       /* ntunables (an extern's: zeros; the file has []) */
+	bool is_extern;        /* an AOTC_EXTERN routine: a C identifier, no tunables */
 } db_entry;
 
 typedef struct tune_db {
@@ -68,6 +70,7 @@ typedef struct tune_db {
 	db_entry *configs;
 	int nconfigs;
 	int64_t *shapes;       /* nshapes rows of nshape_args */
+	uint64_t *shape_calls; /* per shape: calls an AOTC_RECORD file counted, 0: none */
 	int nshapes;
 	measurement *meas;
 	int nmeas;
@@ -120,9 +123,14 @@ void db_close(tune_db *db); /* accepts NULL; does not save; releases the lock */
 bool db_hash_valid(const char *h);
 
 int db_config(tune_db *db, const char *name, const int64_t *values); /* find or add */
+/* The AOTC_EXTERN routine name (a C identifier) as a configuration: found
+ * or added, and marked is_extern. */
+int db_extern(tune_db *db, const char *name);
 int db_shape(tune_db *db, const int64_t *row);                         /* find or add */
 int db_find_config(const tune_db *db, const char *name);               /* -1 if none */
 int db_find_shape(const tune_db *db, const int64_t *row);              /* -1 if none */
+/* Whether any shape has recorded calls (the heuristic then weights by them). */
+bool db_has_calls(const tune_db *db);
 const measurement *db_get(const tune_db *db, int config, int shape);  /* NULL if none */
 
 /* Records m (copied; config and shape must exist) in memory and appends it
@@ -131,7 +139,9 @@ int db_record(tune_db *db, const measurement *m);
 
 /* Adds to db every measurement of from (another shard or machine of the
  * same kernel, same tunables and shape arguments) for a cell db does not
- * have; returns how many. */
+ * have, and from's recorded calls (the larger count where both have one:
+ * shards tuned from one record file must not add up); returns how many
+ * measurements. */
 int db_merge(tune_db *db, const tune_db *from);
 
 /* Writes the whole document atomically and removes the journal. */

@@ -214,6 +214,8 @@ static void from_reply(const json_t *r, measurement *m)
 		m->status = MS_RESOURCES;
 	else if (st && !strcmp(st, "invalid"))
 		m->status = MS_INVALID;
+	else if (st && !strcmp(st, "returned_error"))
+		m->status = MS_ERROR;
 	m->note = note ? xstrdup(note) : (m->status == MS_FAULT && st && strcmp(st, "fault")
 	                                          ? xstrdup(st) : NULL);
 	const json_t *e = json_object_get(r, "error");
@@ -233,11 +235,13 @@ bool measurer_run(measurer *ms, const job *j, json_t *ldims, const int64_t *valu
                   int ntunables, double best, measurement *mm, strbuf *why)
 {
 	json_t *jv = json_array();
-	for (int i = 0; i < ntunables; i++)
+	for (int i = 0; values && i < ntunables; i++)
 		json_array_append_new(jv, json_integer(values[i]));
 	json_t *req = json_pack("{s:s, s:s, s:s, s:o, s:o, s:o}", "op", "measure", "blob", j->path,
 	                        "symbol", j->symbol, "launch", ldims, "values", jv, "best_ms",
 	                        isfinite(best) ? json_real(best) : json_null());
+	if (!values)
+		json_object_set_new(req, "extern", json_true());
 	json_t *r;
 	double timeout = measure_timeout_ms();
 	if (isfinite(best))

@@ -44,10 +44,11 @@ typedef enum { SHAPE_OK, SHAPE_REFERENCE_FAILED, SHAPE_WORKER_LOST } shape_resul
 shape_result measurer_shape(measurer *ms, const int64_t *row, int nargs, json_t *ref,
                             strbuf *why);
 
-/* Measures compiled variant j (launch ldims, taken; tunable values) at the
- * current shape into *mm (status, samples, note), given the best time there
- * so far (screening; INFINITY if none). False when the worker died and
- * cannot be restarted (why). */
+/* Measures compiled variant j (launch ldims, taken; tunable values, or
+ * NULL for an AOTC_EXTERN routine, whose buffers are sized as the
+ * reference's) at the current shape into *mm (status, samples, note),
+ * given the best time there so far (screening; INFINITY if none). False
+ * when the worker died and cannot be restarted (why). */
 bool measurer_run(measurer *ms, const job *j, json_t *ldims, const int64_t *values,
                   int ntunables, double best, measurement *mm, strbuf *why);
 

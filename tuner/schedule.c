@@ -70,6 +70,9 @@ static uint64_t hash_values(const int64_t *v, int n)
 	return h ^ (h >> 29);
 }
 
+static bool is_always(const schedule_params *p, int c) { return p->always && p->always[c]; }
+
+/* The space of the configurations the search ranks: those not always. */
 static void space_init(space *sp, const schedule_params *p, const unsigned char *mine)
 {
 	int nt = p->ntunables, nc = p->nconfigs;
@@ -79,17 +82,21 @@ static void space_init(space *sp, const schedule_params *p, const unsigned char 
 	sp->rank = xcalloc((size_t)nc * (size_t)nt + 1, sizeof *sp->rank);
 	int64_t *col = xmalloc((size_t)nc * sizeof *col + 1);
 	for (int t = 0; t < nt; t++) {
+		int m = 0;
 		for (int c = 0; c < nc; c++)
-			col[c] = p->values[(size_t)c * nt + t];
-		qsort(col, (size_t)nc, sizeof *col, cmp_i64);
+			if (!is_always(p, c))
+				col[m++] = p->values[(size_t)c * nt + t];
+		qsort(col, (size_t)m, sizeof *col, cmp_i64);
 		int n = 0;
-		for (int c = 0; c < nc; c++)
+		for (int c = 0; c < m; c++)
 			if (n == 0 || col[c] != col[n - 1])
 				col[n++] = col[c];
 		sp->vals[t] = xmalloc((size_t)n * sizeof **sp->vals + 1);
 		memcpy(sp->vals[t], col, (size_t)n * sizeof *col);
 		sp->nvals[t] = n;
 		for (int c = 0; c < nc; c++) {
+			if (is_always(p, c))
+				continue; /* rank 0, never read */
 			int64_t v = p->values[(size_t)c * nt + t];
 			const int64_t *at = bsearch(&v, sp->vals[t], (size_t)n, sizeof v, cmp_i64);
 			sp->rank[(size_t)c * nt + t] = (int)(at - sp->vals[t]);
@@ -103,7 +110,7 @@ static void space_init(space *sp, const schedule_params *p, const unsigned char 
 	for (size_t i = 0; i < sp->mapcap; i++)
 		sp->map[i] = -1;
 	for (int c = 0; c < nc; c++) {
-		if (!mine[c])
+		if (!mine[c] || is_always(p, c))
 			continue;
 		size_t h = hash_values(p->values + (size_t)c * nt, nt) & (sp->mapcap - 1);
 		while (sp->map[h] >= 0)
@@ -131,10 +138,11 @@ static void space_finish(space *sp)
 	free(sp->map);
 }
 
-/* The order: farthest-point sampling over the tunable ranks (each scaled to
- * [0, 1]) for the first nsample, from a seeded start; then the rest in a
- * seeded shuffle. */
-static void sample_order(schedule *sc, const space *sp, const int *mine, int nmine)
+/* The order: the always configurations, then farthest-point sampling over
+ * the tunable ranks (each scaled to [0, 1]) for the first nsample, from a
+ * seeded start; then the rest in a seeded shuffle. mine holds the others. */
+static void sample_order(schedule *sc, const space *sp, const int *mine, int nmine,
+                         const int *always, int nalways)
 {
 	uint64_t rng = sc->p.seed * 0x2545f4914f6cdd1dull + 17;
 	keyed *k = xmalloc((size_t)nmine * sizeof *k + 1);
@@ -152,7 +160,9 @@ static void sample_order(schedule *sc, const space *sp, const int *mine, int nmi
 	for (int i = 0; i < nmine; i++)
 		mind[i] = INFINITY;
 	int n = 0, at = 0;
-	while (n < sc->nsample) {
+	for (int i = 0; i < nalways; i++)
+		sc->order[n++] = always[i];
+	while (n < sc->nsample && nmine > 0) {
 		taken[at] = true;
 		sc->order[n++] = k[at].index;
 		int next = -1;
@@ -207,12 +217,16 @@ void schedule_init(schedule *sc, const schedule_params *p)
 	qsort(k, (size_t)nc, sizeof *k, cmp_keyed);
 	unsigned char *mine = xcalloc((size_t)nc + 1, 1);
 	int *list = xmalloc((size_t)nc * sizeof *list + 1), nmine = 0;
+	int *always = xmalloc((size_t)nc * sizeof *always + 1), nalways = 0;
 	for (int r = 0; r < nc; r++)
 		if (r % sc->p.nshards == sc->p.shard - 1)
 			mine[k[r].index] = 1;
-	for (int c = 0; c < nc; c++)
-		if (mine[c])
+	for (int c = 0; c < nc; c++) {
+		if (mine[c] && is_always(p, c))
+			always[nalways++] = c;
+		else if (mine[c])
 			list[nmine++] = c;
+	}
 	free(k);
 	sc->kind = p->kind != SEARCH_AUTO ? p->kind
 	         : nmine > SEARCH_MODEL_ABOVE ? SEARCH_MODEL : SEARCH_EXHAUSTIVE;
@@ -225,13 +239,14 @@ void schedule_init(schedule *sc, const schedule_params *p)
 			sc->state[i] = mine[c] ? CELL_PENDING : CELL_OTHER;
 			sc->time[i] = sc->pred[i] = NAN;
 		}
-	sc->order = xmalloc((size_t)nmine * sizeof *sc->order + 1);
-	sc->norder = nmine;
+	sc->order = xmalloc((size_t)(nmine + nalways) * sizeof *sc->order + 1);
+	sc->norder = nmine + nalways;
 	int per32 = nmine / 32;
-	sc->nsample = nmine <= 64 ? nmine : per32 < 32 ? 32 : per32 > 96 ? 96 : per32;
+	sc->nsample = nalways + (nmine <= 64 ? nmine : per32 < 32 ? 32 : per32 > 96 ? 96 : per32);
 	space_init(&sc->priv->sp, p, mine);
-	sample_order(sc, &sc->priv->sp, list, nmine);
+	sample_order(sc, &sc->priv->sp, list, nmine, always, nalways);
 	free(list);
+	free(always);
 	free(mine);
 	sc->fails = xcalloc((size_t)nc + 1, sizeof *sc->fails);
 	sc->best = xmalloc((size_t)ns * sizeof *sc->best + 1);
@@ -285,7 +300,7 @@ void schedule_mark(schedule *sc, int c, int s, meas_status st, double time_ms)
 		if (time_ms < sc->best[s])
 			sc->best[s] = time_ms;
 	}
-	if (is_failure(st))
+	if (is_failure(st) && !is_always(&sc->p, c))
 		sc->fails[c]++;
 }
 
@@ -293,7 +308,7 @@ void schedule_close_shape(schedule *sc, int s) { sc->closed[s] = sc->dead[s] = t
 
 bool schedule_deprioritised(const schedule *sc, int c)
 {
-	return sc->kind == SEARCH_MODEL && sc->fails[c] >= SEARCH_FAIL_LIMIT;
+	return sc->kind == SEARCH_MODEL && sc->fails[c] >= SEARCH_FAIL_LIMIT && !is_always(&sc->p, c);
 }
 
 static bool open_cell(const schedule *sc, int c, int s)
@@ -350,7 +365,7 @@ static void refit(schedule *sc)
 	int nc = p->nconfigs, ns = p->nshapes, nf = sc->priv->nfeat;
 	int nok = 0;
 	for (size_t i = 0; i < (size_t)nc * ns; i++)
-		nok += !isnan(sc->time[i]);
+		nok += !isnan(sc->time[i]) && !is_always(p, (int)(i % (size_t)nc));
 	if (nok < MODEL_MIN_ROWS || nok == sc->model_rows)
 		return;
 	int stride = nok > MODEL_MAX_ROWS ? (nok + MODEL_MAX_ROWS - 1) / MODEL_MAX_ROWS : 1;
@@ -362,7 +377,7 @@ static void refit(schedule *sc)
 		int m = 0;
 		for (int c = 0; c < nc; c++) {
 			double t = sc->time[schedule_cell(sc, c, s)];
-			if (!isnan(t) && seen++ % stride == 0 && n + m < cap)
+			if (!isnan(t) && !is_always(p, c) && seen++ % stride == 0 && n + m < cap)
 				cs[m++] = c;
 		}
 		features_of(sc, s, cs, m, fx);
@@ -386,7 +401,7 @@ static void refit(schedule *sc)
 			continue;
 		int m = 0;
 		for (int c = 0; c < nc; c++)
-			if (open_cell(sc, c, s))
+			if (open_cell(sc, c, s) && !is_always(p, c))
 				cs[m++] = c;
 		features_of(sc, s, cs, m, fx);
 		for (int i = 0; i < m; i++)
@@ -452,7 +467,7 @@ static int best_neighbour(const picker *pk)
 	int top[TOP], ntop = 0;
 	for (int c = 0; c < nc; c++) {
 		double t = sc->time[schedule_cell(sc, c, pk->s)];
-		if (isnan(t))
+		if (isnan(t) || is_always(&sc->p, c))
 			continue;
 		int at = ntop < TOP ? ntop++ : TOP;
 		while (at > 0 && sc->time[schedule_cell(sc, top[at - 1], pk->s)] > t) {
@@ -502,7 +517,7 @@ static int contender_round(schedule *sc, int *out)
 	for (int s = 0; s < ns; s++) {
 		int m = 0;
 		for (int c = 0; c < nc; c++)
-			if (!isnan(sc->time[schedule_cell(sc, c, s)]))
+			if (!isnan(sc->time[schedule_cell(sc, c, s)]) && !is_always(&sc->p, c))
 				rank[m++] = c;
 		/* insertion sort by time: m is small (what the search measured) */
 		for (int i = 1; i < m; i++)

@@ -24,6 +24,12 @@
  * SEARCH_FAIL_LIMIT shapes is deprioritised by the model search: it is not
  * scheduled again (the driver records its other cells as skipped).
  *
+ * Configurations marked always (AOTC_EXTERN routines: no tunables, nothing
+ * for the model to learn from) stand outside the search: they come first in
+ * the sample, so every shape measures them in its first round, whatever
+ * the search; the model neither fits nor predicts them, they are nobody's
+ * neighbour, and they are never deprioritised.
+ *
  * Shards: configurations are ranked by a hash of their names and shard
  * I of N takes every Nth, so N tuners given the same configurations split
  * them exactly, whatever their order or --seed; each searches its part on
@@ -68,6 +74,7 @@ typedef struct schedule_params {
 	int nconfigs, nshapes, ntunables;
 	const int64_t *values;   /* nconfigs rows of ntunables (borrowed) */
 	const char *const *names; /* configuration names: the shard hash (borrowed) */
+	const bool *always;      /* per configuration: outside the search (borrowed; NULL: none) */
 	int shard, nshards;      /* part shard (1-based) of nshards; 1 of 1 */
 	bool budgeted;           /* small first rounds, so a budget spreads */
 	uint64_t seed;

@@ -22,6 +22,7 @@ void shape_set_finish(shape_set *s)
 {
 	free(s->params);
 	free(s->values);
+	free(s->calls);
 	memset(s, 0, sizeof *s);
 }
 
@@ -33,7 +34,11 @@ static int push_row(shape_set *s, const int64_t *row)
 	if ((size_t)s->count == s->cap) {
 		s->cap = s->cap ? s->cap * 2 : 64;
 		s->values = xrealloc(s->values, s->cap * (w ? w : 1) * sizeof *row);
+		if (s->calls)
+			s->calls = xrealloc(s->calls, s->cap * sizeof *s->calls);
 	}
+	if (s->calls)
+		s->calls[s->count] = 0;
 	memcpy(s->values + (size_t)s->count * w, row, w * sizeof *row);
 	return s->count++;
 }
@@ -208,6 +213,86 @@ bool shapes_from_ir(const kernel *k, shape_set *s, uint64_t seed, diags *d)
 	return ok;
 }
 
+/* Reads one shape object into row: exactly the shape arguments, integers.
+ * what names it in messages ("shape 3", "kernels.sgemm[3].shape"). */
+static bool read_shape(const kernel *k, const shape_set *s, json_t *o, aotc_loc at, const char *what,
+                       int64_t *row, diags *d)
+{
+	if (!json_is_object(o)) {
+		diag_error(d, at, "%s is not an object", what);
+		return false;
+	}
+	for (int a = 0; a < s->nargs; a++) {
+		const char *name = k->params[s->params[a]].name;
+		json_t *v = json_object_get(o, name);
+		if (!json_is_integer(v)) {
+			diag_error(d, at, "%s: '%s' is %s", what, name, v ? "not an integer" : "missing");
+			return false;
+		}
+		row[a] = json_integer_value(v);
+	}
+	if (json_object_size(o) != (size_t)s->nargs) {
+		const char *key;
+		json_t *v;
+		json_object_foreach(o, key, v) {
+			int p = ir_find_param(k, key);
+			if (p < 0 || k->params[p].shape < 0) {
+				diag_error(d, at, "%s: '%s' is not a shape argument of '%s'", what, key, k->name);
+				return false;
+			}
+		}
+	}
+	return true;
+}
+
+/* The rows of kernel k in a record file (see shapes_from_file), each
+ * shape once with its calls summed. */
+static bool read_record(const kernel *k, json_t *root, aotc_loc at, shape_set *s, int64_t *row, diags *d)
+{
+	json_t *version = json_object_get(root, "aotc_record");
+	json_t *kernels = json_object_get(root, "kernels");
+	if (!json_is_integer(version) || json_integer_value(version) != 1) {
+		diag_error(d, at, "record file: \"aotc_record\" must be 1 (this aotc reads version 1)");
+		return false;
+	}
+	if (!json_is_object(kernels)) {
+		diag_error(d, at, "record file: \"kernels\" must be an object of kernel names");
+		return false;
+	}
+	json_t *rows = json_object_get(kernels, k->name);
+	if (!json_is_array(rows) || json_array_size(rows) == 0) {
+		strbuf names;
+		strbuf_init(&names);
+		const char *key;
+		json_t *v;
+		json_object_foreach(kernels, key, v)
+			strbuf_printf(&names, "%s%s", names.len ? ", " : "", key);
+		diag_error(d, at, "record file: no shapes of kernel '%s' (it records %s)", k->name,
+		           names.len ? names.data : "none");
+		strbuf_finish(&names);
+		return false;
+	}
+	if (!s->calls)
+		s->calls = xcalloc(s->cap ? s->cap : 1, sizeof *s->calls);
+	for (size_t i = 0; i < json_array_size(rows); i++) {
+		json_t *r = json_array_get(rows, i);
+		char what[96];
+		snprintf(what, sizeof what, "kernels.%s[%zu]", k->name, i);
+		json_t *calls = json_object_get(r, "calls");
+		if (!json_is_object(r) || !json_is_integer(calls) || json_integer_value(calls) < 1) {
+			diag_error(d, at, "%s must be {\"shape\": {...}, \"calls\": N} with N >= 1", what);
+			return false;
+		}
+		snprintf(what, sizeof what, "kernels.%s[%zu].shape", k->name, i);
+		if (!read_shape(k, s, json_object_get(r, "shape"), at, what, row, d))
+			return false;
+		int at_row = shape_set_add(s, row);
+		uint64_t c = (uint64_t)json_integer_value(calls);
+		s->calls[at_row] = s->calls[at_row] > UINT64_MAX - c ? UINT64_MAX : s->calls[at_row] + c;
+	}
+	return true;
+}
+
 bool shapes_from_file(const kernel *k, const char *path, shape_set *s, diags *d)
 {
 	json_error_t err;
@@ -231,38 +316,19 @@ bool shapes_from_file(const kernel *k, const char *path, shape_set *s, diags *d)
 	}
 	bool ok = false;
 	int64_t *row = xcalloc((size_t)s->nargs + 1, sizeof *row);
+	if (json_is_object(root) && json_object_get(root, "aotc_record")) {
+		ok = read_record(k, root, at, s, row, d);
+		goto done;
+	}
 	if (!json_is_array(root) || json_array_size(root) == 0) {
-		diag_error(d, at, "shapes file must be a non-empty JSON array of objects");
+		diag_error(d, at, "shapes file must be a non-empty JSON array of objects, or a record file (AOTC_RECORD)");
 		goto done;
 	}
 	for (size_t i = 0; i < json_array_size(root); i++) {
-		json_t *o = json_array_get(root, i);
-		if (!json_is_object(o)) {
-			diag_error(d, at, "shape %zu is not an object", i);
+		char what[32];
+		snprintf(what, sizeof what, "shape %zu", i);
+		if (!read_shape(k, s, json_array_get(root, i), at, what, row, d))
 			goto done;
-		}
-		for (int a = 0; a < s->nargs; a++) {
-			const char *name = k->params[s->params[a]].name;
-			json_t *v = json_object_get(o, name);
-			if (!json_is_integer(v)) {
-				diag_error(d, at, "shape %zu: '%s' is %s", i, name,
-				           v ? "not an integer" : "missing");
-				goto done;
-			}
-			row[a] = json_integer_value(v);
-		}
-		if (json_object_size(o) != (size_t)s->nargs) {
-			const char *key;
-			json_t *v;
-			json_object_foreach(o, key, v) {
-				int p = ir_find_param(k, key);
-				if (p < 0 || k->params[p].shape < 0) {
-					diag_error(d, at, "shape %zu: '%s' is not a shape argument of '%s'", i,
-					           key, k->name);
-					goto done;
-				}
-			}
-		}
 		shape_set_add(s, row);
 	}
 	ok = true;

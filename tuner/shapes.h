@@ -10,6 +10,7 @@ typedef struct shape_set {
 	int nargs;
 	int *params;       /* parameter index of each shape argument */
 	int64_t *values;   /* count rows of nargs */
+	uint64_t *calls;   /* per row: calls a record file counted (0: none), or NULL */
 	int count;
 	size_t cap;
 } shape_set;
@@ -32,7 +33,10 @@ const int64_t *shape_row(const shape_set *s, int i);
 bool shapes_from_ir(const kernel *k, shape_set *s, uint64_t seed, diags *d);
 
 /* Reads a JSON array of objects ({"M": 128, ...}, each with exactly the
- * shape arguments). Returns false after diagnosing the file. */
+ * shape arguments), or a record file an emitted launcher wrote under
+ * AOTC_RECORD ({"aotc_record": 1, "kernels": {"K": [{"shape": {...},
+ * "calls": N}, ...]}}), whose rows of kernel k give the shapes and their
+ * calls (s->calls). Returns false after diagnosing the file. */
 bool shapes_from_file(const kernel *k, const char *path, shape_set *s, diags *d);
 
 /* "M=128 N=256 K=64" into sb. */

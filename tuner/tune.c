@@ -25,13 +25,17 @@
 
 /* ---- Configurations ---------------------------------------------------- */
 
+/* The enumerated configurations, then (from nvariants on) the kernel's
+ * AOTC_EXTERN routines in annotation order: named as the routine, their
+ * value rows zeros (they have no tunables), always measured. */
 typedef struct configs {
 	const kernel *k;
 	arena a;
 	int64_t *values;     /* n rows of k->ntunables */
 	char **names;
 	int *job;            /* compile job per config */
-	int n;
+	bool *always;        /* per config: an extern, outside the search */
+	int n, nvariants;
 	size_t cap;
 } configs;
 
@@ -48,6 +52,32 @@ static bool add_config(void *ctx, const int64_t *values)
 	c->names[c->n++] = ir_variant_name(&c->a, c->k, values);
 	return true;
 }
+
+/* The extern configuration i is, or NULL for a variant. */
+static const extern_fn *config_extern(const configs *c, int i)
+{
+	return i >= c->nvariants ? &c->k->externs[i - c->nvariants] : NULL;
+}
+
+/* After the enumeration: the externs as configurations. */
+static void add_externs(configs *c)
+{
+	const kernel *k = c->k;
+	int64_t *zeros = xcalloc((size_t)k->ntunables + 1, sizeof *zeros);
+	c->nvariants = c->n;
+	for (int e = 0; e < k->nexterns; e++) {
+		add_config(c, zeros);
+		c->names[c->n - 1] = arena_strdup(&c->a, k->externs[e].name);
+	}
+	free(zeros);
+	c->always = xcalloc((size_t)c->n + 1, sizeof *c->always);
+	for (int i = c->nvariants; i < c->n; i++)
+		c->always[i] = true;
+}
+
+/* What an extern's caller takes: the kernel's parameters, and for a
+ * __global__ kernel the stream. */
+static int extern_nparams(const kernel *k) { return k->nparams + (k->is_global ? 1 : 0); }
 
 /* The C++ expression that names the instantiation: the variant name
  * without its launch-only tunables. */
@@ -95,10 +125,34 @@ static int backend_for_kernel(const kernel *k, const tune_options *o, const rt_o
 	return 0;
 }
 
+/* Every library an AOTC_EXTERN of m names, once, in order of appearance
+ * (malloc'd; the names are m's). */
+static const char **module_libs(const aotc_module *m, int *n)
+{
+	int cap = 0;
+	for (int i = 0; i < m->nkernels; i++)
+		for (int e = 0; e < m->kernels[i].nexterns; e++)
+			cap += m->kernels[i].externs[e].nlibs;
+	const char **libs = xcalloc((size_t)cap + 1, sizeof *libs);
+	*n = 0;
+	for (int i = 0; i < m->nkernels; i++)
+		for (int e = 0; e < m->kernels[i].nexterns; e++)
+			for (int l = 0; l < m->kernels[i].externs[e].nlibs; l++) {
+				const char *lib = m->kernels[i].externs[e].libs[l];
+				bool seen = false;
+				for (int j = 0; j < *n && !seen; j++)
+					seen = !strcmp(libs[j], lib);
+				if (!seen)
+					libs[(*n)++] = lib;
+			}
+	return libs;
+}
+
 /* The compile request for m's file with the compiler the backend chooses
- * for it (saying why when that is worth saying). *abs gets the file's
- * absolute path, which the request borrows. False when no compiler can take
- * the file (diagnosed). */
+ * for it (saying why when that is worth saying), linking the libraries of
+ * every AOTC_EXTERN of the file (the caller frees req->libs). *abs gets the
+ * file's absolute path, which the request borrows. False when no compiler
+ * can take the file (diagnosed). */
 static bool choose_compiler(const rt_ops *ops, const aotc_module *m, const tune_options *o,
                             rt_compile_request *req, char **abs, diags *d)
 {
@@ -108,6 +162,7 @@ static bool choose_compiler(const rt_ops *ops, const aotc_module *m, const tune_
 		.include_dirs = o->include_dirs, .ninclude_dirs = o->ninclude_dirs,
 		.defines = o->defines, .ndefines = o->ndefines,
 	};
+	req->libs = module_libs(m, &req->nlibs);
 	strbuf note, why;
 	strbuf_init(&note);
 	strbuf_init(&why);
@@ -172,12 +227,14 @@ static void run_finish(tune_run *r)
 	measurer_finish(&r->ms);
 	schedule_finish(&r->sc);
 	free(r->abs);
+	free((void *)r->req.libs);
 	db_close(r->db);
 	free(r->dbc);
 	free(r->dbs);
 	free(r->cf.values);
 	free(r->cf.names);
 	free(r->cf.job);
+	free(r->cf.always);
 	arena_finish(&r->cf.a);
 	shape_set_finish(&r->ss);
 	free(r->params);
@@ -210,6 +267,7 @@ static int enumerate_stage(tune_run *r)
 		diag_error(r->d, k->loc, "no configuration of '%s' satisfies its AOTC_REQUIREs", k->name);
 		return 1;
 	}
+	add_externs(&r->cf);
 	r->params = xcalloc((size_t)r->ss.count * (k->nparams + 1), sizeof *r->params);
 	r->params_ok = xcalloc((size_t)r->ss.count + 1, sizeof *r->params_ok);
 	for (int s = 0; s < r->ss.count; s++) {
@@ -238,7 +296,7 @@ static void schedule_stage_init(tune_run *r, double sm_count)
 	schedule_params sp = {
 		.kind = r->o->search, .nconfigs = r->cf.n, .nshapes = r->ss.count,
 		.ntunables = k->ntunables, .values = r->cf.values,
-		.names = (const char *const *)r->cf.names,
+		.names = (const char *const *)r->cf.names, .always = r->cf.always,
 		.shard = r->o->shard, .nshards = r->o->nshards, .budgeted = r->o->budget_s > 0,
 		.seed = r->o->seed, .features = &r->feat, .rows = r->ss.values,
 	};
@@ -253,12 +311,14 @@ static void dump_configs(const tune_run *r)
 	for (int i = 0; i < sc->norder; i++) {
 		int c = sc->order[i];
 		json_t *v = json_array();
-		for (int t = 0; t < r->k->ntunables; t++)
+		for (int t = 0; t < r->k->ntunables && !config_extern(&r->cf, c); t++)
 			json_array_append_new(v, json_integer(r->cf.values[(size_t)c * r->k->ntunables + t]));
 		json_t *o = json_pack("{s:s, s:s, s:i, s:s, s:o, s:b, s:[i,i]}", "stage", "configs",
 		                      "kernel", r->k->name, "order", i, "name", r->cf.names[c],
 		                      "values", v, "sample", i < sc->nsample, "shard", sc->p.shard,
 		                      sc->p.nshards);
+		if (config_extern(&r->cf, c))
+			json_object_set_new(o, "extern", json_true());
 		char *line = json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER);
 		printf("%s\n", line);
 		free(line);
@@ -335,9 +395,15 @@ static int open_stage(tune_run *r, bool *no_device)
 	r->dbc = xcalloc((size_t)r->cf.n, sizeof *r->dbc);
 	r->dbs = xcalloc((size_t)r->ss.count, sizeof *r->dbs);
 	for (int c = 0; c < r->cf.n; c++)
-		r->dbc[c] = db_config(db, r->cf.names[c], r->cf.values + (size_t)c * k->ntunables);
-	for (int i = 0; i < r->ss.count; i++)
+		r->dbc[c] = config_extern(&r->cf, c)
+		            ? db_extern(db, r->cf.names[c])
+		            : db_config(db, r->cf.names[c], r->cf.values + (size_t)c * k->ntunables);
+	for (int i = 0; i < r->ss.count; i++) {
 		r->dbs[i] = db_shape(db, shape_row(&r->ss, i));
+		/* A record file's counts replace older ones: the file accumulates. */
+		if (r->ss.calls && r->ss.calls[i])
+			db->shape_calls[r->dbs[i]] = r->ss.calls[i];
+	}
 out:
 	json_decref(method);
 	strbuf_finish(&why);
@@ -374,6 +440,12 @@ static int record_status(tune_run *r, int c, int s, meas_status st, const char *
 static meas_status static_status(const tune_run *r, int c, int s, json_t **dims, strbuf *why)
 {
 	const kernel *k = r->k;
+	if (config_extern(&r->cf, c)) {
+		/* A routine handles any shape and launches its own work. */
+		*dims = json_pack("{s:[i,i,i], s:[i,i,i], s:i}", "grid", 1, 1, 1, "block", 1, 1, 1,
+		                  "smem", 0);
+		return MS_OK;
+	}
 	const int64_t *values = r->cf.values + (size_t)c * k->ntunables;
 	eval_status vst;
 	int bad = ir_first_invalid(k, values, shape_params(r, s), &vst);
@@ -531,6 +603,10 @@ static int compile_stage(tune_run *r)
 			open = sc->state[schedule_cell(sc, c, s)] == CELL_PENDING;
 		if (!open)
 			continue;
+		if (config_extern(&r->cf, c)) {
+			r->cf.job[c] = pool_add_extern(&r->p, config_extern(&r->cf, c), extern_nparams(k));
+			continue;
+		}
 		char *inst = instance_of(r->cf.names[c]);
 		r->cf.job[c] = pool_add(&r->p, inst);
 		free(inst);
@@ -714,7 +790,8 @@ static int measure_cell(tune_run *r, int c, int s)
 	if (mm.status != MS_OK) {
 		json_decref(dims);
 		mm.note = xstrdup(why.data);
-	} else if (!measurer_run(&r->ms, j, dims, r->cf.values + (size_t)c * k->ntunables,
+	} else if (!measurer_run(&r->ms, j, dims,
+	                         config_extern(&r->cf, c) ? NULL : r->cf.values + (size_t)c * k->ntunables,
 	                         k->ntunables, r->sc.best[s], &mm, &why)) {
 		diag_plain_error(r->d, "the worker cannot be restarted: %s", why.data);
 		status = 3;
@@ -987,6 +1064,7 @@ int tune_compile_only(const aotc_module *m, const kernel *k, const tune_options 
 	configs cf = {.k = k};
 	arena_init(&cf.a);
 	pool p = {0};
+	rt_compile_request req = {0};
 	char *abs = NULL;
 	bool started = false;
 	ir_enumerate(k, add_config, &cf);
@@ -995,7 +1073,7 @@ int tune_compile_only(const aotc_module *m, const kernel *k, const tune_options 
 		status = 1;
 		goto out;
 	}
-	rt_compile_request req;
+	add_externs(&cf);
 	if (!choose_compiler(ops, m, o, &req, &abs, d)) {
 		status = 3;
 		goto out;
@@ -1013,6 +1091,10 @@ int tune_compile_only(const aotc_module *m, const kernel *k, const tune_options 
 	int ref_job = k->reference ? pool_add(&p, k->reference) : -1;
 	cf.job = xcalloc((size_t)cf.n, sizeof *cf.job);
 	for (int c = 0; c < cf.n; c++) {
+		if (config_extern(&cf, c)) {
+			cf.job[c] = pool_add_extern(&p, config_extern(&cf, c), extern_nparams(k));
+			continue;
+		}
 		char *inst = instance_of(cf.names[c]);
 		cf.job[c] = pool_add(&p, inst);
 		free(inst);
@@ -1021,9 +1103,9 @@ int tune_compile_only(const aotc_module *m, const kernel *k, const tune_options 
 	pool_start(&p, o->jobs > 0 ? o->jobs : (int)(cores > 0 ? cores : 1), false);
 	started = true;
 	if (!o->quiet)
-		fprintf(stderr, "aotc: compiling %s for %s with %s: %d configurations%s on %d thread%s\n",
-		        k->name, o->arch, req.compiler, cf.n, k->reference ? " and the reference" : "",
-		        p.nthreads, p.nthreads == 1 ? "" : "s");
+		fprintf(stderr, "aotc: compiling %s for %s with %s: %d configurations%s%s on %d thread%s\n",
+		        k->name, o->arch, req.compiler, cf.nvariants, k->reference ? " and the reference" : "",
+		        k->nexterns ? ", the externs" : "", p.nthreads, p.nthreads == 1 ? "" : "s");
 	bool ref_ok = true;
 	if (ref_job >= 0) {
 		const job *j = pool_wait(&p, ref_job);
@@ -1034,13 +1116,16 @@ int tune_compile_only(const aotc_module *m, const kernel *k, const tune_options 
 			status = 1;
 		}
 	}
-	int ok = 0, cached = 0;
+	int ok = 0, cached = 0, ext_ok = 0;
 	bool env = false;
 	for (int c = 0; c < cf.n; c++) {
 		const job *j = pool_wait(&p, cf.job[c]);
 		cached += j->cached;
 		if (j->rs == RT_OK) {
-			ok++;
+			if (config_extern(&cf, c))
+				ext_ok++;
+			else
+				ok++;
 			continue;
 		}
 		env |= j->rs == RT_ERR_ENV;
@@ -1050,9 +1135,12 @@ int tune_compile_only(const aotc_module *m, const kernel *k, const tune_options 
 		}
 	}
 	double wall = p.finished_at - p.started_at;
-	printf("%s: %d of %d configurations compiled for %s with %s (%d from cache) in %.1f s on %d thread%s; reference %s\n",
-	       k->name, ok, cf.n, o->arch, req.compiler, cached, wall, p.nthreads, p.nthreads == 1 ? "" : "s",
+	printf("%s: %d of %d configurations compiled for %s with %s (%d from cache) in %.1f s on %d thread%s; reference %s",
+	       k->name, ok, cf.nvariants, o->arch, req.compiler, cached, wall, p.nthreads, p.nthreads == 1 ? "" : "s",
 	       !k->reference ? "none" : ref_ok ? "compiled" : "failed");
+	if (k->nexterns)
+		printf("; externs: %d of %d compiled", ext_ok, k->nexterns);
+	putchar('\n');
 	if (status == 0 && ok == 0) {
 		diag_plain_error(d, "no configuration of '%s' compiles", k->name);
 		status = env ? 3 : 4;
@@ -1063,9 +1151,11 @@ out:
 	else
 		free(p.cache_dir);
 	free(abs);
+	free((void *)req.libs);
 	free(cf.values);
 	free(cf.names);
 	free(cf.job);
+	free(cf.always);
 	arena_finish(&cf.a);
 	return status;
 }

@@ -409,6 +409,7 @@ static const char *rs_status(rt_status rs)
 	case RT_ERR_ENV: return "environment";
 	case RT_ERR_NO_DEVICE: return "no_device";
 	case RT_ERR_COMPILE: return "compile_error";
+	case RT_ERR_RETURNED: return "returned_error";
 	default: return "error";
 	}
 }
@@ -633,14 +634,15 @@ static json_t *do_measure(wstate *w, const json_t *req)
 	const char *blob = json_string_value(json_object_get(req, "blob"));
 	const char *symbol = json_string_value(json_object_get(req, "symbol"));
 	const json_t *jv = json_object_get(req, "values");
+	bool is_extern = json_is_true(json_object_get(req, "extern"));
 	rt_launch dims;
 	if (!blob || !symbol || !json_is_array(jv) ||
-	    (int)json_array_size(jv) != w->k->ntunables ||
+	    (int)json_array_size(jv) != (is_extern ? 0 : w->k->ntunables) ||
 	    !parse_launch(json_object_get(req, "launch"), &dims))
 		return status_reply("error", "malformed measure request");
 	double began = now_ms();
 	int64_t *values = xcalloc((size_t)w->k->ntunables + 1, sizeof *values);
-	for (int i = 0; i < w->k->ntunables; i++)
+	for (int i = 0; i < (int)json_array_size(jv); i++)
 		values[i] = json_integer_value(json_array_get(jv, (size_t)i));
 	const json_t *jbest = json_object_get(req, "best_ms");
 	double best = json_is_number(jbest) ? json_number_value(jbest) : 0;
@@ -656,7 +658,8 @@ static json_t *do_measure(wstate *w, const json_t *req)
 	rt_function *f = load_blob(w, blob, symbol, &rs);
 	if (!f)
 		goto fail;
-	if ((rs = ensure_buffers(w, values, &why)) != RT_OK)
+	/* An extern has no tunables: its buffers are the reference's. */
+	if ((rs = ensure_buffers(w, is_extern ? NULL : values, &why)) != RT_OK)
 		goto fail;
 
 	/* The first checked launch, on input set 0. */

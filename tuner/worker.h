@@ -6,9 +6,12 @@
  *   {"op": "init", "arch", "ir", "kernel", "seed", "method"} -> {"status", "device"}
  *   {"op": "shape", "row", "reference": {"blob", "symbol", "launch"} | null}
  *                                                         -> {"status", "note"}
- *   {"op": "measure", "blob", "symbol", "launch", "values", "best_ms"}
+ *   {"op": "measure", "blob", "symbol", "launch", "values", "best_ms", "extern"?}
  *       -> {"status", "samples", "error", "screened", "note", "became_reference"}
  *
+ * where "extern": true (values then []) runs an AOTC_EXTERN routine's caller,
+ * its buffers sized as the reference's; a "returned_error" status says the
+ * routine returned an error (note: which), the device being fine.
  * where launch is {"grid": [x, y, z], "block": [x, y, z], "smem": n}. After a
  * "fault" reply the worker exits (the device context is lost). */
 #ifndef AOTC_WORKER_H

@@ -87,7 +87,8 @@ const char *cuda_compiler_for(const rt_compile_request *file, strbuf *note, strb
 
 rt_status cuda_compile(const rt_compile_request *req, rt_blob *out, strbuf *err)
 {
-	if (req->compiler && strncmp(req->compiler, "nvcc", 4) == 0)
+	/* An extern's caller is host code: nvcc whatever compiles the variants. */
+	if (req->extern_fn || (req->compiler && strncmp(req->compiler, "nvcc", 4) == 0))
 		return cuda_nvcc_compile(req, out, err);
 	return cuda_nvrtc_compile(req, out, err);
 }

@@ -3,6 +3,7 @@
  * included, so that they are ordered after queued launches), two events for
  * timing and a buffer that evicts L2. Used from the worker's one thread. */
 #include "cuda_internal.h"
+#include "proc.h"
 
 #include <dlfcn.h>
 #include <errno.h>
@@ -139,6 +140,10 @@ struct rt_function {
 	int max_threads;      /* what registers and __launch_bounds__ allow */
 	int static_smem;
 	uint32_t dyn_smem_ok; /* dynamic shared memory opted in to so far */
+	/* An AOTC_EXTERN routine's caller instead (mod NULL): a dlopen'ed
+	 * shared object and its entry point. */
+	void *so;
+	cuda_extern_entry *entry;
 };
 
 /* What a failed call means for the tuner. Launch configuration errors
@@ -419,10 +424,70 @@ void cuda_close(rt_device *d)
 
 void cuda_describe(rt_device *d, rt_device_info *info) { *info = d->info; }
 
+/* An extern's caller: the shared object is written to a fresh file (so
+ * dlopen never hands back an earlier one) and opened. The CUDA runtime it
+ * links binds to the context current on this thread, the primary context
+ * open_device made current, so it works in the worker's context, on its
+ * stream, and sees its allocations. */
+static rt_status load_extern(const rt_blob *blob, rt_function **out, strbuf *err)
+{
+	strbuf path;
+	strbuf_init(&path);
+	strbuf_printf(&path, "%s/aotc-extern-XXXXXX.so", proc_tmp_root());
+	int fd = mkstemps(path.data, 3);
+	if (fd < 0) {
+		strbuf_printf(err, "mkstemps %s: %s", path.data, strerror(errno));
+		strbuf_finish(&path);
+		return RT_ERR_ENV;
+	}
+	const char *p = blob->data;
+	size_t left = blob->size;
+	while (left > 0) {
+		ssize_t w = write(fd, p, left);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w < 0) {
+			strbuf_printf(err, "%s: %s", path.data, strerror(errno));
+			close(fd);
+			unlink(path.data);
+			strbuf_finish(&path);
+			return RT_ERR_ENV;
+		}
+		p += w;
+		left -= (size_t)w;
+	}
+	close(fd);
+	/* Lazily bound: the file's other host code (a main() calling a
+	 * library no AOTC_EXTERN names) need not resolve unless called. */
+	void *so = dlopen(path.data, RTLD_LAZY | RTLD_LOCAL);
+	unlink(path.data);
+	strbuf_finish(&path);
+	if (!so) {
+		const char *m = dlerror();
+		strbuf_printf(err, "dlopen: %s", m ? m : "failed");
+		return RT_ERR_OTHER;
+	}
+	dlerror();
+	void *sym = dlsym(so, CUDA_EXTERN_ENTRY);
+	if (!sym) {
+		const char *m = dlerror();
+		strbuf_printf(err, "dlsym " CUDA_EXTERN_ENTRY ": %s", m ? m : "not found");
+		dlclose(so);
+		return RT_ERR_OTHER;
+	}
+	rt_function *f = xcalloc(1, sizeof *f);
+	f->so = so;
+	f->entry = (cuda_extern_entry *)sym;
+	*out = f;
+	return RT_OK;
+}
+
 rt_status cuda_load(rt_device *d, const rt_blob *blob, rt_function **out, strbuf *err)
 {
 	(void)d;
 	*out = NULL;
+	if (blob->symbol && strcmp(blob->symbol, CUDA_EXTERN_ENTRY) == 0)
+		return load_extern(blob, out, err);
 	CUmodule mod;
 	CU_TRY(cu.ModuleLoadData(&mod, blob->data), false);
 	rt_function *f = xcalloc(1, sizeof *f);
@@ -449,7 +514,11 @@ void cuda_unload(rt_device *d, rt_function *f)
 		return;
 	/* Unloading code that a queued launch still runs is undefined. */
 	cu.StreamSynchronize(d->stream);
-	cu.ModuleUnload(f->mod);
+	/* An extern's library stays loaded: the runtime and libraries such as
+	 * cuBLAS keep state (handles, registered kernels) until the worker
+	 * exits, and unloading them earlier buys nothing. */
+	if (f->mod)
+		cu.ModuleUnload(f->mod);
 	free(f);
 }
 
@@ -502,9 +571,44 @@ rt_status cuda_copy(rt_device *d, rt_ptr dst, rt_ptr src, size_t bytes, strbuf *
 	return RT_OK;
 }
 
+/* An extern's caller, on the worker's stream, timed with the same events
+ * as a kernel (so around whatever the routine queues; a routine that
+ * synchronises inside is timed with that too). A routine that returns an
+ * error leaves the device usable (RT_ERR_RETURNED) unless the context is
+ * broken, which the stream then says (a fault). */
+static rt_status launch_extern(rt_device *d, rt_function *f, void **args, double *ms,
+                               strbuf *err)
+{
+	if (ms)
+		CU_TRY(cu.EventRecord(d->start, d->stream), false);
+	const char *name = NULL, *text = NULL;
+	int e = f->entry(args, (void *)d->stream, &name, &text);
+	if (e != 0) {
+		strbuf_printf(err, "the routine returned %s (%s)", name ? name : "an error",
+		              text ? text : "no description");
+		CUresult r = cu.StreamSynchronize(d->stream);
+		if (r != CUDA_SUCCESS) {
+			strbuf_puts(err, "; then ");
+			return cu_fail(r, "cuStreamSynchronize", false, err);
+		}
+		return RT_ERR_RETURNED;
+	}
+	if (!ms)
+		return RT_OK;
+	CU_TRY(cu.EventRecord(d->stop, d->stream), false);
+	/* A fault in what the routine queued surfaces here. */
+	CU_TRY(cu.EventSynchronize(d->stop), false);
+	float t = 0;
+	CU_TRY(cu.EventElapsedTime(&t, d->start, d->stop), false);
+	*ms = t;
+	return RT_OK;
+}
+
 rt_status cuda_launch(rt_device *d, rt_function *f, const rt_launch *dims, void **args,
                       double *ms, strbuf *err)
 {
+	if (f->entry)
+		return launch_extern(d, f, args, ms, err);
 	const rt_device_info *in = &d->info;
 	uint64_t threads = (uint64_t)dims->block[0] * dims->block[1] * dims->block[2];
 	/* Said here in words; cuLaunchKernel would only say "invalid value"

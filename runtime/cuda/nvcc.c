@@ -94,6 +94,26 @@ static void nvcc_load(void)
 	strbuf_finish(&tried);
 }
 
+/* The toolkit's library directory, beside nvcc's bin/ (lib64, else lib),
+ * malloc'd; NULL for an nvcc found on PATH. */
+static char *toolkit_lib_dir(void)
+{
+	const char *slash = strrchr(nvcc.path, '/');
+	if (!slash || slash == nvcc.path)
+		return NULL;
+	static const char *const dirs[] = {"lib64", "lib"};
+	for (size_t i = 0; i < COUNTOF(dirs); i++) {
+		strbuf sb;
+		strbuf_init(&sb);
+		strbuf_printf(&sb, "%.*s/../%s", (int)(slash - nvcc.path), nvcc.path, dirs[i]);
+		char *real = realpath(sb.data, NULL);
+		strbuf_finish(&sb);
+		if (real)
+			return real;
+	}
+	return NULL;
+}
+
 const char *cuda_nvcc_id(strbuf *err)
 {
 	pthread_once(&nvcc.once, nvcc_load);
@@ -241,6 +261,50 @@ static char *find_symbol(const unsigned char *elf, size_t size, const char *inst
 
 /* ---- Compiling ---------------------------------------------------------- */
 
+/* An AOTC_EXTERN routine's caller (docs/annotations.md): host code, so a
+ * shared object rather than a CUBIN, with an entry point of C linkage that
+ * takes the launch's void **args (each an rt_ptr or the scalar, by memcpy:
+ * nothing promises their alignment), passes them to the routine in its own
+ * parameter types (the frontend compared them with the kernel's) and the
+ * stream last, and returns the routine's cudaError_t with its name and
+ * text. */
+static const char extern_caller[] =
+	"\n"
+	"#include <cstddef>\n"
+	"#include <cstdint>\n"
+	"#include <cstring>\n"
+	"#include <tuple>\n"
+	"#include <type_traits>\n"
+	"#include <utility>\n"
+	"#include <cuda_runtime.h>\n"
+	"template <class T> static T aotc_arg(void *p)\n"
+	"{\n"
+	"\tusing U = std::remove_cv_t<T>;\n"
+	"\tif constexpr (std::is_pointer_v<U>) {\n"
+	"\t\tstd::uint64_t v;\n"
+	"\t\tstd::memcpy(&v, p, sizeof v);\n"
+	"\t\treturn reinterpret_cast<U>(static_cast<std::uintptr_t>(v));\n"
+	"\t} else {\n"
+	"\t\tU v;\n"
+	"\t\tstd::memcpy(&v, p, sizeof v);\n"
+	"\t\treturn v;\n"
+	"\t}\n"
+	"}\n"
+	"template <class... P, std::size_t... I>\n"
+	"static cudaError_t aotc_call(cudaError_t (*f)(P...), void **a, cudaStream_t s,\n"
+	"                             std::index_sequence<I...>)\n"
+	"{\n"
+	"\t(void)a;\n"
+	"\treturn f(aotc_arg<std::tuple_element_t<I, std::tuple<P...>>>(a[I])..., s);\n"
+	"}\n"
+	"template <std::size_t N, class... P>\n"
+	"static cudaError_t aotc_call(cudaError_t (*f)(P...), void **a, cudaStream_t s)\n"
+	"{\n"
+	"\tstatic_assert(sizeof...(P) == N, \"AOTC_EXTERN: the routine takes the kernel's parameters and a cudaStream_t\");\n"
+	"\treturn aotc_call(f, a, s, std::make_index_sequence<N - 1>{});\n"
+	"}\n";
+
+
 rt_status cuda_nvcc_compile(const rt_compile_request *req, rt_blob *out, strbuf *err)
 {
 	memset(out, 0, sizeof *out);
@@ -255,6 +319,14 @@ rt_status cuda_nvcc_compile(const rt_compile_request *req, rt_blob *out, strbuf 
 	if (strpbrk(req->source_path, "\"\n")) {
 		strbuf_printf(err, "%s: cannot #include a path with '\"' or a newline",
 		              req->source_path);
+		return RT_ERR_COMPILE;
+	}
+	/* Names pasted into the generated file and the command line. */
+	bool names_ok = !req->extern_fn || ir_is_identifier(req->extern_fn);
+	for (int i = 0; req->extern_fn && i < req->nlibs; i++)
+		names_ok &= ir_is_identifier(req->libs[i]);
+	if (!names_ok) {
+		strbuf_puts(err, "AOTC_EXTERN: a routine or library name that is not a C identifier");
 		return RT_ERR_COMPILE;
 	}
 	strbuf dir, path, gen, log, bin;
@@ -279,8 +351,19 @@ rt_status cuda_nvcc_compile(const rt_compile_request *req, rt_blob *out, strbuf 
 	/* Taking the address instantiates the template for the device, as
 	 * NVRTC's name expression does. */
 	strbuf_printf(&gen, "#include \"%s\"\n", req->source_path);
-	strbuf_printf(&gen, "[[maybe_unused]] static auto *const aotc_instance_ = &%s;\n",
-	              req->instance);
+	if (req->extern_fn)
+		strbuf_printf(&gen, "%s"
+		              "extern \"C\" int " CUDA_EXTERN_ENTRY "(void **a, void *stream, const char **name,\n"
+		              "                                 const char **text)\n"
+		              "{\n"
+		              "\tcudaError_t e = aotc_call<%d>(&%s, a, static_cast<cudaStream_t>(stream));\n"
+		              "\t*name = cudaGetErrorName(e);\n"
+		              "\t*text = cudaGetErrorString(e);\n"
+		              "\treturn static_cast<int>(e);\n"
+		              "}\n", extern_caller, req->extern_nparams, req->extern_fn);
+	else
+		strbuf_printf(&gen, "[[maybe_unused]] static auto *const aotc_instance_ = &%s;\n",
+		              req->instance);
 	path.len = 0;
 	strbuf_printf(&path, "%s/variant.cu", dir.data);
 	if (proc_write_new(path.data, gen.data, gen.len) < 0) {
@@ -288,14 +371,22 @@ rt_status cuda_nvcc_compile(const rt_compile_request *req, rt_blob *out, strbuf 
 		st = RT_ERR_ENV;
 		goto done;
 	}
-	strbuf_printf(&bin, "%s/variant.cubin", dir.data);
+	strbuf_printf(&bin, "%s/variant.%s", dir.data, req->extern_fn ? "so" : "cubin");
 	strbuf_printf(&log, "%s/log", dir.data);
 
 	/* nvcc -cubin -arch=sm_90 -std=c++17 -I tmp -I srcdir -I... -D...
-	 * variant.cu -o variant.cubin */
-	argv = xcalloc((size_t)(12 + req->ninclude_dirs + req->ndefines), sizeof *argv);
+	 * variant.cu -o variant.cubin; an extern's caller: nvcc -shared
+	 * -Xcompiler -fPIC -cudart shared ... -l<lib>... -o variant.so, run
+	 * where it is built, so with the toolkit's libraries on its rpath. */
+	argv = xcalloc((size_t)(20 + req->ninclude_dirs + req->ndefines + req->nlibs), sizeof *argv);
 	argv[n++] = xstrdup(nvcc.path);
-	argv[n++] = xstrdup("-cubin");
+	if (req->extern_fn) {
+		const char *shared[] = {"-shared", "-Xcompiler", "-fPIC", "-cudart", "shared"};
+		for (size_t i = 0; i < COUNTOF(shared); i++)
+			argv[n++] = xstrdup(shared[i]);
+	} else {
+		argv[n++] = xstrdup("-cubin");
+	}
 	strbuf a;
 	strbuf_init(&a);
 	strbuf_printf(&a, "-arch=%s", arch);
@@ -320,6 +411,19 @@ rt_status cuda_nvcc_compile(const rt_compile_request *req, rt_blob *out, strbuf 
 		argv[n++] = a.data;
 	}
 	argv[n++] = xstrdup(path.data);
+	for (int i = 0; req->extern_fn && i < req->nlibs; i++) {
+		strbuf_init(&a);
+		strbuf_printf(&a, "-l%s", req->libs[i]);
+		argv[n++] = a.data;
+	}
+	char *libdir = req->extern_fn ? toolkit_lib_dir() : NULL;
+	if (libdir) {
+		argv[n++] = xstrdup("-Xlinker");
+		strbuf_init(&a);
+		strbuf_printf(&a, "-rpath=%s", libdir);
+		argv[n++] = a.data;
+		free(libdir);
+	}
 	argv[n++] = xstrdup("-o");
 	argv[n++] = xstrdup(bin.data);
 	argv[n] = NULL;
@@ -340,7 +444,8 @@ rt_status cuda_nvcc_compile(const rt_compile_request *req, rt_blob *out, strbuf 
 		st = RT_ERR_COMPILE;
 		goto done;
 	}
-	char *symbol = find_symbol(cubin, size, req->instance, err);
+	char *symbol = req->extern_fn ? xstrdup(CUDA_EXTERN_ENTRY)
+	                              : find_symbol(cubin, size, req->instance, err);
 	if (!symbol) {
 		free(cubin);
 		st = RT_ERR_COMPILE;

@@ -187,6 +187,10 @@ static const char trampoline[] =
 	"template <class R, class... P> static void aotc_call(R (*f)(P...), void **a)\n"
 	"{\n"
 	"\taotc_call(f, a, std::index_sequence_for<P...>{});\n"
+	"}\n"
+	"template <class R, class... P> constexpr std::size_t aotc_arity(R (*)(P...))\n"
+	"{\n"
+	"\treturn sizeof...(P);\n"
 	"}\n";
 
 static rt_status host_compile(const rt_compile_request *req, rt_blob *out, strbuf *err)
@@ -220,6 +224,15 @@ static rt_status host_compile(const rt_compile_request *req, rt_blob *out, strbu
 	strbuf_init(&gen);
 	rt_status st = RT_ERR_OTHER;
 	char **argv = NULL;
+	/* Names pasted into the generated file and the command line. */
+	bool names_ok = !req->extern_fn || ir_is_identifier(req->extern_fn);
+	for (int i = 0; i < req->nlibs; i++)
+		names_ok &= ir_is_identifier(req->libs[i]);
+	if (!names_ok) {
+		strbuf_puts(err, "AOTC_EXTERN: a routine or library name that is not a C identifier");
+		st = RT_ERR_COMPILE;
+		goto done;
+	}
 	if (!proc_mkdtemp("aotc-host", &dir, err)) {
 		st = RT_ERR_ENV;
 		goto done;
@@ -231,8 +244,14 @@ static rt_status host_compile(const rt_compile_request *req, rt_blob *out, strbu
 		goto done;
 	}
 	strbuf_printf(&gen, "#include \"%s\"\n%s", src, trampoline);
+	/* An extern is called like an instance, its arguments of its own
+	 * types (the frontend compared them with the kernel's); its return
+	 * value, if any, is dropped. */
+	if (req->extern_fn)
+		strbuf_printf(&gen, "static_assert(aotc_arity(&%s) == %d, \"AOTC_EXTERN(%s) takes the kernel's %d parameters\");\n",
+		              req->extern_fn, req->extern_nparams, req->extern_fn, req->extern_nparams);
 	strbuf_printf(&gen, "extern \"C\" void aotc_entry(void **a)\n{\n"
-	                    "\taotc_call(&%s, a);\n}\n", req->instance);
+	                    "\taotc_call(&%s, a);\n}\n", req->extern_fn ? req->extern_fn : req->instance);
 	path.len = 0;
 	strbuf_printf(&path, "%s/gen.cpp", dir.data);
 	if (proc_write_new(path.data, gen.data, gen.len) < 0) {
@@ -242,7 +261,7 @@ static rt_status host_compile(const rt_compile_request *req, rt_blob *out, strbu
 
 	/* cxx... -std=c++17 -O3 -march=native -fPIC -shared -w -I tmp -I srcdir
 	 * -I... -D... gen.cpp -o gen.so */
-	int nargs = cxx.nwords + 12 + req->ninclude_dirs + req->ndefines;
+	int nargs = cxx.nwords + 12 + req->ninclude_dirs + req->ndefines + req->nlibs;
 	argv = xcalloc((size_t)nargs + 1, sizeof *argv);
 	int n = 0;
 	for (int i = 0; i < cxx.nwords; i++)
@@ -268,6 +287,11 @@ static rt_status host_compile(const rt_compile_request *req, rt_blob *out, strbu
 		argv[n++] = a.data;
 	}
 	argv[n++] = xstrdup(path.data);
+	for (int i = 0; i < req->nlibs; i++) { /* after the source, for the linker */
+		strbuf_init(&a);
+		strbuf_printf(&a, "-l%s", req->libs[i]);
+		argv[n++] = a.data;
+	}
 	argv[n++] = xstrdup("-o");
 	path.len = 0;
 	strbuf_printf(&path, "%s/gen.so", dir.data);

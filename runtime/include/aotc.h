@@ -16,6 +16,8 @@
  *   AOTC_SHAPES(name = gen, ...) default tuning space: pow2(lo, hi), range(lo, hi, step), {a, ...}
  *   AOTC_FEATURES(expr, ...)     what the dispatch tree may split on
  *   AOTC_REFERENCE(fn)           kernel whose output is the truth
+ *   AOTC_EXTERN(fn [, lib, ...]) a library routine measured beside the variants;
+ *                                libs are linked with it (cublas: -lcublas)
  *   AOTC_TOLERANCE(tol)          accepted relative error per output buffer
  *
  * When __AOTC__ is defined (the aotc frontend defines it) each macro becomes
@@ -50,6 +52,7 @@
 #define AOTC_SHAPES(...)    AOTC__ANNOTATE("aotc.shapes:", __VA_ARGS__)
 #define AOTC_FEATURES(...)  AOTC__ANNOTATE("aotc.features:", __VA_ARGS__)
 #define AOTC_REFERENCE(...) AOTC__ANNOTATE("aotc.reference:", __VA_ARGS__)
+#define AOTC_EXTERN(...)    AOTC__ANNOTATE("aotc.extern:", __VA_ARGS__)
 #define AOTC_TOLERANCE(...) AOTC__ANNOTATE("aotc.tolerance:", __VA_ARGS__)
 
 #else /* !__AOTC__ */
@@ -65,6 +68,7 @@
 #define AOTC_SHAPES(...)
 #define AOTC_FEATURES(...)
 #define AOTC_REFERENCE(...)
+#define AOTC_EXTERN(...)
 #define AOTC_TOLERANCE(...)
 
 #endif /* __AOTC__ */

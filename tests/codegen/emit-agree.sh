@@ -86,7 +86,8 @@ static void problem(const char *what, int v)
 }
 
 /* The name "k<1, 2, 3>" holds the tunable values in declaration order:
- * exactly NT of them, equal to variant_params(v). */
+ * exactly NT of them, equal to variant_params(v); a routine's (sgemm_cublas)
+ * is an identifier and its params are 0. */
 static void check_variant(int v)
 {
 	const char *n = ${pfx}_variant_name(v), *s;
@@ -97,6 +98,15 @@ static void check_variant(int v)
 		return;
 	}
 	s = strchr(n, '<');
+	if (!s) {
+		/* an AOTC_EXTERN routine: named as its function, no tunables */
+		for (i = 0; i < NT; i++)
+			if (t[i] != 0)
+				problem("a routine with tunable values", v);
+		if (!*n || strspn(n, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ_0123456789") != strlen(n))
+			problem("a routine's name that is not an identifier", v);
+		return;
+	}
 	while (s && *s && *s != '>') {
 		char *end;
 		long long x = strtoll(s + 1, &end, 10);

@@ -185,7 +185,7 @@ p.feed(s)
 p.close()
 if p.stack:
     errs.append("unclosed: %s" % p.stack[-5:])
-need = {"plot-slowdown": ("rect",), "plot-tree": ("rect", "path"), "plot-times": ("path",),
+need = {"plot-slowdown": ("rect",), "plot-tree": ("rect",), "plot-times": ("path",),
         "plot-heatmap": ("rect",)}
 for id, tags in need.items():
     if id not in p.svgs:
@@ -194,14 +194,18 @@ for id, tags in need.items():
     for t in tags + ("text", "title"):
         if p.svgs[id].get(t, 0) == 0:
             errs.append("svg %s has no <%s>" % (id, t))
+# a node a box, and (a tree with splits) an edge a path: n nodes, n - 1 edges
+tree = p.svgs.get("plot-tree", {})
+if tree.get("path", 0) != tree.get("rect", 0) - 1:
+    errs.append("svg plot-tree: %d nodes, %d edges" % (tree.get("rect", 0), tree.get("path", 0)))
 for e in errs[:10]:
     print(e)
 sys.exit(1 if errs else 0)
 PY
 }
 
-# Every format of softmax's (81 variants x 45 shapes); sgemm's (340 x 100,
-# a larger heuristic) as HTML for Chromium below.
+# Every format of softmax's (81 variants x 45 shapes); sgemm's (341 x 100,
+# a larger heuristic; its tree one leaf, cuBLAS) as HTML for Chromium below.
 if report sgemm html "$tmp/sgemm.html" && check_html "$tmp/sgemm.html" strict >"$tmp/why" 2>&1; then ok; else bad "sgemm: html" "$tmp/why" "$tmp/sgemm.html.err"; fi
 k=softmax
 db=$root/templates/$k.cuda_NVIDIA_H200_13.0.json

@@ -112,7 +112,9 @@ grep -q '"shapes":' "$doc" && ! grep -q '\[8192\]' "$doc" && ok "journal without
 	bad "journal without source hash: in the document"
 
 # --- two tuners on one database: the second is refused, readers go on ----
-echo '[{"n": 262144}, {"n": 524288}, {"n": 1048576}, {"n": 2097152}, {"n": 3000000}]' >"$tmp/s3.json"
+# Enough work that the first tuner still holds the lock when the second
+# starts, however loaded the machine (with 5 shapes it could finish first).
+python3 -c 'import json; print(json.dumps([{"n": 1048576 + 16 * i} for i in range(60)]))' >"$tmp/s3.json"
 setsid "$aotc" tune "$k" --arch host --db "$db" --shapes "$tmp/s3.json" >"$tmp/first.log" 2>&1 &
 bg=$!
 wait_lines "$doc.journal" 1

@@ -85,6 +85,11 @@ static int aot_valid1(const int64_t *p)
 	return 1;
 }
 
+static int (*const aot_valid_of[AOT_NV])(const int64_t *) = {
+	aot_valid0,
+	aot_valid1,
+};
+
 int aot_matmul_host_host_select(int64_t M, int64_t N, int64_t K)
 {
 	int64_t aot_p[6] = {M, N, K, 0, 0, 0};
@@ -110,4 +115,10 @@ const char *aot_matmul_host_host_variant_name(int v)
 const int64_t *aot_matmul_host_host_variant_params(int v)
 {
 	return v >= 0 && v < AOT_NV ? aot_params[v] : NULL;
+}
+
+int aot_matmul_host_host_variant_valid(int aot_v, int64_t M, int64_t N, int64_t K)
+{
+	int64_t aot_p[6] = {M, N, K, 0, 0, 0};
+	return aot_v >= 0 && aot_v < AOT_NV && aot_valid_of[aot_v](aot_p);
 }

@@ -24,6 +24,9 @@ int aot_matmul_host_host_num_variants(void);
 const char *aot_matmul_host_host_variant_name(int v);
 /* Tunable values in declaration order; NULL for an index out of range. */
 const int64_t *aot_matmul_host_host_variant_params(int v);
+/* Whether variant v may run on the shape (what select() asks of each; the
+ * launcher asks it of a variant AOTC_VARIANT forces). */
+int aot_matmul_host_host_variant_valid(int v, int64_t M, int64_t N, int64_t K);
 /* Selects, then runs the variant: 0, or -1 when none is valid. */
 int aot_matmul_host_host_launch(int M, int N, int K, const float *A, const float *B, float *C);
 

@@ -834,6 +834,21 @@ static int aot_valid11(const int64_t *p)
 	return !aot_dims11(p, g, b, &s);
 }
 
+static int (*const aot_valid_of[AOT_NV])(const int64_t *) = {
+	aot_valid0,
+	aot_valid1,
+	aot_valid2,
+	aot_valid3,
+	aot_valid4,
+	aot_valid5,
+	aot_valid6,
+	aot_valid7,
+	aot_valid8,
+	aot_valid9,
+	aot_valid10,
+	aot_valid11,
+};
+
 static int (*const aot_dims_of[AOT_NV])(const int64_t *, uint32_t *, uint32_t *, uint32_t *) = {
 	aot_dims0,
 	aot_dims1,
@@ -1208,6 +1223,12 @@ const char *aot_softmax_cuda_sm90_variant_name(int v)
 const int64_t *aot_softmax_cuda_sm90_variant_params(int v)
 {
 	return v >= 0 && v < AOT_NV ? aot_params[v] : NULL;
+}
+
+int aot_softmax_cuda_sm90_variant_valid(int aot_v, int64_t rows, int64_t cols)
+{
+	int64_t aot_p[4] = {rows, cols, 0, 0};
+	return aot_v >= 0 && aot_v < AOT_NV && aot_valid_of[aot_v](aot_p);
 }
 
 int aot_softmax_cuda_sm90_launch_dims(int aot_v, int64_t rows, int64_t cols, uint32_t aot_grid[3], uint32_t aot_block[3], uint32_t *aot_smem)

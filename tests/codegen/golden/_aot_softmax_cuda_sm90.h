@@ -25,6 +25,9 @@ int aot_softmax_cuda_sm90_num_variants(void);
 const char *aot_softmax_cuda_sm90_variant_name(int v);
 /* Tunable values in declaration order; NULL for an index out of range. */
 const int64_t *aot_softmax_cuda_sm90_variant_params(int v);
+/* Whether variant v may run on the shape (what select() asks of each; the
+ * launcher asks it of a variant AOTC_VARIANT forces). */
+int aot_softmax_cuda_sm90_variant_valid(int v, int64_t rows, int64_t cols);
 /* Grid, block and dynamic shared memory of variant v: 0, or -1 if they
  * cannot be evaluated (overflow, division by zero, out of range) or exceed
  * what a CUDA device launches (grid.y, grid.z > 65535, grid.x >= 2^31,
