@@ -267,7 +267,7 @@ int main()
 }
 END
 	if "$nvcc" -arch=sm_90 -std=c++17 -Xcompiler -Wall,-Wextra,-Wshadow -I . -I cu -o cu_test cu.cu \
-		cu/_aot_sgemm_cuda_sm90.cu cu/_aot_sgemm_cuda_sm90.c >nvcc.log 2>&1; then
+		cu/_aot_sgemm_cuda_sm90.cu cu/_aot_sgemm_cuda_sm90.c -lcublas >nvcc.log 2>&1; then
 		ok "the CUDA launcher builds with nvcc"
 		# a VEC = 4 variant needs N % 4 == 0
 		v=$(grep -n '"sgemm<' cu/_aot_sgemm_cuda_sm90.c | grep -n ', 4>"' | head -1 | cut -d: -f1)
