@@ -1,7 +1,12 @@
 #include "backend.h"
 
+#include <dlfcn.h>
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
+
+#include "proc.h"
 
 const char *rt_status_name(rt_status s)
 {
@@ -36,4 +41,56 @@ const rt_ops *rt_backend_for(const char *arch)
 		return &rt_cuda_ops;
 #endif
 	return NULL;
+}
+
+rt_status rt_load_shared(const rt_blob *blob, const char *name, int dl_flags, const char *symbol,
+                         void **handle, void **sym, strbuf *err)
+{
+	*handle = *sym = NULL;
+	strbuf path;
+	strbuf_init(&path);
+	strbuf_printf(&path, "%s/aotc-%s-XXXXXX.so", proc_tmp_root(), name);
+	int fd = mkstemps(path.data, 3);
+	if (fd < 0) {
+		strbuf_printf(err, "mkstemps %s: %s", path.data, strerror(errno));
+		strbuf_finish(&path);
+		return RT_ERR_ENV;
+	}
+	const char *p = blob->data;
+	size_t left = blob->size;
+	while (left > 0) {
+		ssize_t w = write(fd, p, left);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w < 0) {
+			strbuf_printf(err, "%s: %s", path.data, strerror(errno));
+			close(fd);
+			unlink(path.data);
+			strbuf_finish(&path);
+			return RT_ERR_ENV;
+		}
+		p += w;
+		left -= (size_t)w;
+	}
+	close(fd);
+	/* The mapping keeps the inode alive once the name is gone. */
+	void *h = dlopen(path.data, dl_flags);
+	unlink(path.data);
+	strbuf_finish(&path);
+	if (!h) {
+		const char *m = dlerror();
+		strbuf_printf(err, "dlopen: %s", m ? m : "failed");
+		return RT_ERR_OTHER;
+	}
+	dlerror();
+	void *s = dlsym(h, symbol);
+	if (!s) {
+		const char *m = dlerror();
+		strbuf_printf(err, "dlsym %s: %s", symbol, m ? m : "not found");
+		dlclose(h);
+		return RT_ERR_OTHER;
+	}
+	*handle = h;
+	*sym = s;
+	return RT_OK;
 }

@@ -92,6 +92,15 @@ typedef struct rt_blob {
 
 void rt_blob_finish(rt_blob *b);
 
+/* A shared object in blob (a host variant, an AOTC_EXTERN caller) written
+ * to a fresh file in the process's temporary directory (so dlopen never
+ * hands back an earlier one), opened with dlopen flags dl_flags, the file
+ * unlinked, and symbol looked up: RT_OK with *handle and *sym (dlclose the
+ * handle), RT_ERR_ENV when the file cannot be written, RT_ERR_OTHER when it
+ * does not load or lacks the symbol (err says why). */
+rt_status rt_load_shared(const rt_blob *blob, const char *name, int dl_flags, const char *symbol,
+                         void **handle, void **sym, strbuf *err);
+
 typedef struct rt_launch {
 	uint32_t grid[3], block[3];
 	uint32_t smem;             /* dynamic shared memory bytes */

@@ -431,50 +431,12 @@ void cuda_describe(rt_device *d, rt_device_info *info) { *info = d->info; }
  * stream, and sees its allocations. */
 static rt_status load_extern(const rt_blob *blob, rt_function **out, strbuf *err)
 {
-	strbuf path;
-	strbuf_init(&path);
-	strbuf_printf(&path, "%s/aotc-extern-XXXXXX.so", proc_tmp_root());
-	int fd = mkstemps(path.data, 3);
-	if (fd < 0) {
-		strbuf_printf(err, "mkstemps %s: %s", path.data, strerror(errno));
-		strbuf_finish(&path);
-		return RT_ERR_ENV;
-	}
-	const char *p = blob->data;
-	size_t left = blob->size;
-	while (left > 0) {
-		ssize_t w = write(fd, p, left);
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w < 0) {
-			strbuf_printf(err, "%s: %s", path.data, strerror(errno));
-			close(fd);
-			unlink(path.data);
-			strbuf_finish(&path);
-			return RT_ERR_ENV;
-		}
-		p += w;
-		left -= (size_t)w;
-	}
-	close(fd);
 	/* Lazily bound: the file's other host code (a main() calling a
 	 * library no AOTC_EXTERN names) need not resolve unless called. */
-	void *so = dlopen(path.data, RTLD_LAZY | RTLD_LOCAL);
-	unlink(path.data);
-	strbuf_finish(&path);
-	if (!so) {
-		const char *m = dlerror();
-		strbuf_printf(err, "dlopen: %s", m ? m : "failed");
-		return RT_ERR_OTHER;
-	}
-	dlerror();
-	void *sym = dlsym(so, CUDA_EXTERN_ENTRY);
-	if (!sym) {
-		const char *m = dlerror();
-		strbuf_printf(err, "dlsym " CUDA_EXTERN_ENTRY ": %s", m ? m : "not found");
-		dlclose(so);
-		return RT_ERR_OTHER;
-	}
+	void *so, *sym;
+	rt_status st = rt_load_shared(blob, "extern", RTLD_LAZY | RTLD_LOCAL, CUDA_EXTERN_ENTRY, &so, &sym, err);
+	if (st != RT_OK)
+		return st;
 	rt_function *f = xcalloc(1, sizeof *f);
 	f->so = so;
 	f->entry = (cuda_extern_entry *)sym;

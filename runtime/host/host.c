@@ -531,50 +531,10 @@ static rt_status host_load(rt_device *d, const rt_blob *blob, rt_function **out,
 {
 	(void)d;
 	*out = NULL;
-	strbuf path;
-	strbuf_init(&path);
-	strbuf_printf(&path, "%s/aotc-host-XXXXXX.so", proc_tmp_root());
-	int fd = mkstemps(path.data, 3);
-	if (fd < 0) {
-		strbuf_printf(err, "mkstemps %s: %s", path.data, strerror(errno));
-		strbuf_finish(&path);
-		return RT_ERR_ENV;
-	}
-	const char *p = blob->data;
-	size_t left = blob->size;
-	while (left > 0) {
-		ssize_t w = write(fd, p, left);
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w < 0) {
-			strbuf_printf(err, "%s: %s", path.data, strerror(errno));
-			close(fd);
-			unlink(path.data);
-			strbuf_finish(&path);
-			return RT_ERR_ENV;
-		}
-		p += w;
-		left -= (size_t)w;
-	}
-	close(fd);
-	/* Each load is a fresh file, so dlopen never hands back an earlier
-	 * variant; the mapping keeps the inode alive once the name is gone. */
-	void *h = dlopen(path.data, RTLD_NOW | RTLD_LOCAL);
-	unlink(path.data);
-	strbuf_finish(&path);
-	if (!h) {
-		const char *m = dlerror();
-		strbuf_printf(err, "dlopen: %s", m ? m : "failed");
-		return RT_ERR_OTHER;
-	}
-	dlerror();
-	void *sym = dlsym(h, blob->symbol);
-	if (!sym) {
-		const char *m = dlerror();
-		strbuf_printf(err, "dlsym %s: %s", blob->symbol, m ? m : "not found");
-		dlclose(h);
-		return RT_ERR_OTHER;
-	}
+	void *h, *sym;
+	rt_status st = rt_load_shared(blob, "host", RTLD_NOW | RTLD_LOCAL, blob->symbol, &h, &sym, err);
+	if (st != RT_OK)
+		return st;
 	rt_function *f = xmalloc(sizeof *f);
 	f->handle = h;
 	f->entry = (void (*)(void **))sym;
