@@ -94,3 +94,23 @@ rt_status rt_load_shared(const rt_blob *blob, const char *name, int dl_flags, co
 	*sym = s;
 	return RT_OK;
 }
+
+const char rt_cpp_arg[] =
+	"#include <cstddef>\n"
+	"#include <cstdint>\n"
+	"#include <cstring>\n"
+	"#include <type_traits>\n"
+	"#include <utility>\n"
+	"template <class T> static T aotc_arg(void *p)\n"
+	"{\n"
+	"\tusing U = std::remove_cv_t<T>;\n"
+	"\tif constexpr (std::is_pointer_v<U>) {\n"
+	"\t\tstd::uint64_t v;\n"
+	"\t\tstd::memcpy(&v, p, sizeof v);\n"
+	"\t\treturn reinterpret_cast<U>(static_cast<std::uintptr_t>(v));\n"
+	"\t} else {\n"
+	"\t\tU v;\n"
+	"\t\tstd::memcpy(&v, p, sizeof v);\n"
+	"\t\treturn v;\n"
+	"\t}\n"
+	"}\n";

@@ -101,6 +101,14 @@ void rt_blob_finish(rt_blob *b);
 rt_status rt_load_shared(const rt_blob *blob, const char *name, int dl_flags, const char *symbol,
                          void **handle, void **sym, strbuf *err);
 
+/* C++ text for generated callers (host variants, AOTC_EXTERN callers):
+ * template <class T> T aotc_arg(void *p), an argument of the launch's
+ * void **args in type T: an rt_ptr for a pointer, the value itself
+ * otherwise, read with memcpy since nothing promises their alignment; and
+ * the standard headers it and the callers use (<cstddef>, <cstdint>,
+ * <cstring>, <type_traits>, <utility>). */
+extern const char rt_cpp_arg[];
+
 typedef struct rt_launch {
 	uint32_t grid[3], block[3];
 	uint32_t smem;             /* dynamic shared memory bytes */

@@ -269,27 +269,8 @@ static char *find_symbol(const unsigned char *elf, size_t size, const char *inst
  * stream last, and returns the routine's cudaError_t with its name and
  * text. */
 static const char extern_caller[] =
-	"\n"
-	"#include <cstddef>\n"
-	"#include <cstdint>\n"
-	"#include <cstring>\n"
 	"#include <tuple>\n"
-	"#include <type_traits>\n"
-	"#include <utility>\n"
 	"#include <cuda_runtime.h>\n"
-	"template <class T> static T aotc_arg(void *p)\n"
-	"{\n"
-	"\tusing U = std::remove_cv_t<T>;\n"
-	"\tif constexpr (std::is_pointer_v<U>) {\n"
-	"\t\tstd::uint64_t v;\n"
-	"\t\tstd::memcpy(&v, p, sizeof v);\n"
-	"\t\treturn reinterpret_cast<U>(static_cast<std::uintptr_t>(v));\n"
-	"\t} else {\n"
-	"\t\tU v;\n"
-	"\t\tstd::memcpy(&v, p, sizeof v);\n"
-	"\t\treturn v;\n"
-	"\t}\n"
-	"}\n"
 	"template <class... P, std::size_t... I>\n"
 	"static cudaError_t aotc_call(cudaError_t (*f)(P...), void **a, cudaStream_t s,\n"
 	"                             std::index_sequence<I...>)\n"
@@ -352,7 +333,7 @@ rt_status cuda_nvcc_compile(const rt_compile_request *req, rt_blob *out, strbuf 
 	 * NVRTC's name expression does. */
 	strbuf_printf(&gen, "#include \"%s\"\n", req->source_path);
 	if (req->extern_fn)
-		strbuf_printf(&gen, "%s"
+		strbuf_printf(&gen, "%s%s"
 		              "extern \"C\" int " CUDA_EXTERN_ENTRY "(void **a, void *stream, const char **name,\n"
 		              "                                 const char **text)\n"
 		              "{\n"
@@ -360,7 +341,7 @@ rt_status cuda_nvcc_compile(const rt_compile_request *req, rt_blob *out, strbuf 
 		              "\t*name = cudaGetErrorName(e);\n"
 		              "\t*text = cudaGetErrorString(e);\n"
 		              "\treturn static_cast<int>(e);\n"
-		              "}\n", extern_caller, req->extern_nparams, req->extern_fn);
+		              "}\n", rt_cpp_arg, extern_caller, req->extern_nparams, req->extern_fn);
 	else
 		strbuf_printf(&gen, "[[maybe_unused]] static auto *const aotc_instance_ = &%s;\n",
 		              req->instance);

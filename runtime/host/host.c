@@ -157,27 +157,8 @@ extern const size_t aotc_header_text_len;
 
 /* The instance is called through a trampoline generic in its parameter
  * types: each args[i] is an rt_ptr for a pointer parameter and the value
- * itself otherwise. memcpy, since nothing promises the alignment. */
+ * itself otherwise (rt_cpp_arg reads them). */
 static const char trampoline[] =
-	"\n"
-	"#include <cstddef>\n"
-	"#include <cstdint>\n"
-	"#include <cstring>\n"
-	"#include <type_traits>\n"
-	"#include <utility>\n"
-	"template <class T> static T aotc_arg(void *p)\n"
-	"{\n"
-	"\tusing U = std::remove_cv_t<T>;\n"
-	"\tif constexpr (std::is_pointer_v<U>) {\n"
-	"\t\tstd::uint64_t v;\n"
-	"\t\tstd::memcpy(&v, p, sizeof v);\n"
-	"\t\treturn reinterpret_cast<U>(static_cast<std::uintptr_t>(v));\n"
-	"\t} else {\n"
-	"\t\tU v;\n"
-	"\t\tstd::memcpy(&v, p, sizeof v);\n"
-	"\t\treturn v;\n"
-	"\t}\n"
-	"}\n"
 	"template <class R, class... P, std::size_t... I>\n"
 	"static void aotc_call(R (*f)(P...), void **a, std::index_sequence<I...>)\n"
 	"{\n"
@@ -243,7 +224,7 @@ static rt_status host_compile(const rt_compile_request *req, rt_blob *out, strbu
 		strbuf_printf(err, "%s: %s", path.data, strerror(errno));
 		goto done;
 	}
-	strbuf_printf(&gen, "#include \"%s\"\n%s", src, trampoline);
+	strbuf_printf(&gen, "#include \"%s\"\n\n%s%s", src, rt_cpp_arg, trampoline);
 	/* An extern is called like an instance, its arguments of its own
 	 * types (the frontend compared them with the kernel's); its return
 	 * value, if any, is dropped. */
