@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "arch.h"
 #include "text.h"
 
 /* ---- Names ------------------------------------------------------------------- */
@@ -31,12 +32,11 @@ static void put_string(strbuf *sb, const char *s)
 
 void emit_arch_tag(const char *arch, char *buf, size_t n)
 {
-	if (!strcmp(arch, "host"))
-		snprintf(buf, n, "host");
-	else if (!strncmp(arch, "gfx", 3))
-		snprintf(buf, n, "rocm_%s", arch);
+	const arch_info *a = arch_parse(arch);
+	if (a)
+		arch_tag(a, buf, n);
 	else
-		snprintf(buf, n, "cuda_%s", arch);
+		snprintf(buf, n, "%s", arch); /* options checked it: not reached */
 }
 
 /* ---- Checked arithmetic in the emitted C --------------------------------- */
@@ -371,8 +371,54 @@ static void gen_function(out *o, const char *name, const aexpr *a, const int64_t
 
 /* ---- The dispatch file ------------------------------------------------------ */
 
+/* A codegen target: what the launcher and its header say differently for
+ * CUDA, HIP and the host. The dispatch (.c) is the same C for all; the
+ * device targets also get launch dimensions, checked against the limits
+ * of every CUDA device (which AMD's exceed: a HIP launch they refuse is
+ * one an AMD device could make, never one it cannot). */
+typedef struct target {
+	const char *launcher_ext;   /* "cu", "hip", "cpp" */
+	bool device;                /* grid, block, shared memory and a stream */
+	const char *error_t;        /* what the launcher returns */
+	const char *ok, *invalid;   /* success; no valid variant */
+	const char *stream_t;
+	const char *last_error;     /* after a launch */
+	const char *smem_attr;      /* opting a kernel (%.*s) in to more dynamic shared memory */
+	const char *have_runtime;   /* when the header declares the launcher */
+	const char *device_name;    /* in comments */
+} target;
+
+static const target target_cuda = {
+	"cu", true, "cudaError_t", "cudaSuccess", "cudaErrorInvalidValue", "cudaStream_t",
+	"cudaGetLastError()",
+	"cudaFuncSetAttribute(%.*s, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)aot_smem)",
+	"defined(__CUDACC__) || defined(CUDART_VERSION)", "CUDA",
+};
+static const target target_hip = {
+	"hip", true, "hipError_t", "hipSuccess", "hipErrorInvalidValue", "hipStream_t",
+	"hipGetLastError()",
+	"hipFuncSetAttribute(reinterpret_cast<const void *>(&%.*s), hipFuncAttributeMaxDynamicSharedMemorySize, (int)aot_smem)",
+	"defined(__HIPCC__) || defined(HIP_VERSION)", "HIP",
+};
+static const target target_host = {
+	"cpp", false, "int", "0", "-1", NULL, NULL, NULL, NULL, "host",
+};
+
+/* The target of --arch (options checked it: it is in runtime/arch.c). */
+static const target *target_for(const char *arch)
+{
+	const arch_info *a = arch_parse(arch);
+	switch (a ? a->kind : ARCH_HOST) {
+	case ARCH_CUDA: return &target_cuda;
+	case ARCH_ROCM: return &target_hip;
+	case ARCH_HOST: break;
+	}
+	return &target_host;
+}
+
 typedef struct ctx {
 	const emit_input *in;
+	const target *t;
 	const kernel *k;
 	char prefix[256];         /* aot_sgemm_cuda_sm90 */
 	char base[300];           /* _aot_sgemm_cuda_sm90 */
@@ -625,9 +671,10 @@ static char *dispatch_c(const ctx *c)
 	 * asks. Dimensions over tunables only are evaluated here. */
 	static const char *const limit[2][3] = {{"2147483647", "65535", "65535"},
 	                                        {"1024", "1024", "64"}};
-	if (k->is_global) {
+	if (c->t->device) {
 		out_line(&o, "/* Launch limits of every CUDA device: grid.x < 2^31, grid.y and grid.z <= 65535,");
-		out_line(&o, " * block <= 1024 x 1024 x 64 and at most 1024 threads. */");
+		out_line(&o, " * block <= 1024 x 1024 x 64 and at most 1024 threads%s. */",
+		         c->t == &target_hip ? " (AMD devices allow as much or more)" : "");
 		out_raw(&o, "\n");
 	}
 	for (int v = 0; v < c->nvars; v++) {
@@ -639,7 +686,7 @@ static char *dispatch_c(const ctx *c)
 		strbuf_puts(&o.sb, " */\n\n");
 		if (c->ext[v]) {
 			/* A library routine: no launch of its own, valid everywhere. */
-			if (k->is_global) {
+			if (c->t->device) {
 				out_line(&o, "static int aot_dims%d(const int64_t *p, uint32_t grid[3], uint32_t block[3], uint32_t *smem)", v);
 				out_line(&o, "{");
 				out_line(&o, "\t(void)p, (void)grid, (void)block, (void)smem;");
@@ -660,7 +707,7 @@ static char *dispatch_c(const ctx *c)
 			snprintf(name, sizeof name, "aot_valid_if%d_%d", i, v);
 			gen_function(&o, name, &k->valid_ifs[i], tv);
 		}
-		if (k->is_global) {
+		if (c->t->device) {
 			for (int l = 0; l < 2; l++)
 				for (int i = 0; i < ls[l]->ndims; i++) {
 					char name[48];
@@ -725,17 +772,17 @@ static char *dispatch_c(const ctx *c)
 		out_line(&o, "static int aot_valid%d(const int64_t *p)", v);
 		out_line(&o, "{");
 		o.indent++;
-		if (k->is_global)
+		if (c->t->device)
 			out_line(&o, "uint32_t g[3], b[3], s;");
 		if (k->nvalid_ifs)
 			out_line(&o, "int64_t x;");
-		if (!k->is_global && !k->nvalid_ifs)
+		if (!c->t->device && !k->nvalid_ifs)
 			out_line(&o, "(void)p;");
 		for (int i = 0; i < k->nvalid_ifs; i++) {
 			out_line(&o, "if (aot_valid_if%d_%d(p, &x) || !x)", i, v);
 			out_line(&o, "\treturn 0;");
 		}
-		if (k->is_global)
+		if (c->t->device)
 			out_line(&o, "return !aot_dims%d(p, g, b, &s);", v);
 		else
 			out_line(&o, "return 1;");
@@ -748,7 +795,7 @@ static char *dispatch_c(const ctx *c)
 		out_line(&o, "\taot_valid%d,", v);
 	out_line(&o, "};");
 	out_raw(&o, "\n");
-	if (k->is_global) {
+	if (c->t->device) {
 		out_line(&o, "static int (*const aot_dims_of[AOT_NV])(const int64_t *, uint32_t *, uint32_t *, uint32_t *) = {");
 		for (int v = 0; v < c->nvars; v++)
 			out_line(&o, "\taot_dims%d,", v);
@@ -812,7 +859,7 @@ static char *dispatch_c(const ctx *c)
 	o.indent = 0;
 	out_line(&o, "}");
 
-	if (k->is_global) {
+	if (c->t->device) {
 		out_raw(&o, "\n");
 		strbuf_printf(&o.sb, "int %s_launch_dims(int aot_v, ", c->prefix);
 		int_params(&o, k, false);
@@ -890,7 +937,8 @@ static char *header(const ctx *c)
 	if (shape_count(k))
 		int_params(&o, k, true);
 	strbuf_puts(&o.sb, ");\n");
-	if (k->is_global) {
+	const target *t = c->t;
+	if (t->device) {
 		out_line(&o, "/* Grid, block and dynamic shared memory of variant v: 0, or -1 if they");
 		out_line(&o, " * cannot be evaluated (overflow, division by zero, out of range) or exceed");
 		out_line(&o, " * what a CUDA device launches (grid.y, grid.z > 65535, grid.x >= 2^31,");
@@ -899,12 +947,12 @@ static char *header(const ctx *c)
 		strbuf_printf(&o.sb, "int %s_launch_dims(int v, ", c->prefix);
 		int_params(&o, k, false);
 		strbuf_puts(&o.sb, ", uint32_t grid[3], uint32_t block[3], uint32_t *smem);\n");
-		out_raw(&o, "\n#if defined(__CUDACC__) || defined(CUDART_VERSION)\n");
-		out_line(&o, "/* Selects, then launches on stream; cudaErrorInvalidValue when no variant");
+		strbuf_printf(&o.sb, "\n#if %s\n", t->have_runtime);
+		out_line(&o, "/* Selects, then launches on stream; %s when no variant", t->invalid);
 		out_line(&o, " * is valid for the shape. */");
-		strbuf_printf(&o.sb, "cudaError_t %s_launch(", c->prefix);
+		strbuf_printf(&o.sb, "%s %s_launch(", t->error_t, c->prefix);
 		launcher_params(&o.sb, k);
-		strbuf_puts(&o.sb, ", cudaStream_t aot_stream);\n#endif\n");
+		strbuf_printf(&o.sb, ", %s aot_stream);\n#endif\n", t->stream_t);
 	} else {
 		out_line(&o, "/* Selects, then runs the variant: 0, or -1 when none is valid. */");
 		strbuf_printf(&o.sb, "int %s_launch(", c->prefix);
@@ -1025,8 +1073,9 @@ static char *launcher(const ctx *c)
 	out o;
 	strbuf_init(&o.sb);
 	o.indent = 0;
-	provenance(&o, c, k->is_global ? "The selected instantiations and their launcher."
-	                               : "The selected instantiations and their caller.");
+	const target *t = c->t;
+	provenance(&o, c, t->device ? "The selected instantiations and their launcher."
+	                            : "The selected instantiations and their caller.");
 	out_line(&o, "#include \"%s.h\"", c->base);
 	/* aotc link includes the source once for all architectures. */
 	out_line(&o, "#ifndef AOTC_LINKED");
@@ -1036,9 +1085,12 @@ static char *launcher(const ctx *c)
 	strbuf_putn(&o.sb, launcher_env_text, launcher_env_text_len);
 	out_raw(&o, "\n");
 	launcher_info(&o, c);
-	strbuf_printf(&o.sb, "extern \"C\" %s %s_launch(", k->is_global ? "cudaError_t" : "int", c->prefix);
+	strbuf_printf(&o.sb, "extern \"C\" %s %s_launch(", t->error_t, c->prefix);
 	launcher_params(&o.sb, k);
-	strbuf_puts(&o.sb, k->is_global ? ", cudaStream_t aot_stream)\n{\n" : ")\n{\n");
+	if (t->device)
+		strbuf_printf(&o.sb, ", %s aot_stream)\n{\n", t->stream_t);
+	else
+		strbuf_puts(&o.sb, ")\n{\n");
 	o.indent = 1;
 	out_line(&o, "static aot_env aot_state(&%s_info);", c->prefix);
 	strbuf_printf(&o.sb, "\tint aot_v = %s_select(", c->prefix);
@@ -1059,23 +1111,23 @@ static char *launcher(const ctx *c)
 		for (int i = 0; i < c->nvars; i++) {
 			if (!c->ext[i])
 				continue;
-			strbuf_printf(&o.sb, "\tcase %d:\n\t\t%s%s(", i, k->is_global ? "return " : "", c->ext[i]->name);
+			strbuf_printf(&o.sb, "\tcase %d:\n\t\t%s%s(", i, t->device ? "return " : "", c->ext[i]->name);
 			call_args(&o.sb, k);
-			strbuf_puts(&o.sb, k->is_global ? ", aot_stream);\n" : ");\n\t\treturn 0;\n");
+			strbuf_puts(&o.sb, t->device ? ", aot_stream);\n" : ");\n\t\treturn 0;\n");
 		}
 		out_line(&o, "default:");
 		out_line(&o, "\tbreak;");
 		out_line(&o, "}");
 	}
-	if (k->is_global) {
+	if (t->device) {
 		out_line(&o, "uint32_t aot_g[3], aot_b[3], aot_smem;");
 		out_line(&o, "if (aot_v < 0)");
-		out_line(&o, "\treturn cudaErrorInvalidValue;");
+		out_line(&o, "\treturn %s;", t->invalid);
 		strbuf_printf(&o.sb, "\tif (%s_launch_dims(aot_v", c->prefix);
 		for (int i = 0; i < k->nparams; i++)
 			if (ir_param_is_integer(&k->params[i]))
 				strbuf_printf(&o.sb, ", (int64_t)%s", k->params[i].name);
-		strbuf_puts(&o.sb, ", aot_g, aot_b, &aot_smem) != 0)\n\t\treturn cudaErrorInvalidValue;\n");
+		strbuf_printf(&o.sb, ", aot_g, aot_b, &aot_smem) != 0)\n\t\treturn %s;\n", t->invalid);
 		out_line(&o, "dim3 aot_grid(aot_g[0], aot_g[1], aot_g[2]), aot_block(aot_b[0], aot_b[1], aot_b[2]);");
 	}
 	out_line(&o, "switch (aot_v) {");
@@ -1087,11 +1139,13 @@ static char *launcher(const ctx *c)
 		int n = br ? (int)(br - name) : (int)strlen(name);
 		out_line(&o, "case %d:", i);
 		o.indent++;
-		if (k->is_global) {
+		if (t->device) {
 			/* Above 48 KiB of dynamic shared memory a kernel must opt in. */
 			out_line(&o, "if (aot_smem > 48 * 1024) {");
-			out_line(&o, "\tcudaError_t aot_e = cudaFuncSetAttribute(%.*s, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)aot_smem);", n, name);
-			out_line(&o, "\tif (aot_e != cudaSuccess)");
+			strbuf_printf(&o.sb, "\t\t\t%s aot_e = ", t->error_t);
+			strbuf_printf(&o.sb, t->smem_attr, n, name);
+			strbuf_puts(&o.sb, ";\n");
+			out_line(&o, "\tif (aot_e != %s)", t->ok);
 			out_line(&o, "\t\treturn aot_e;");
 			out_line(&o, "}");
 			strbuf_printf(&o.sb, "\t\t%.*s<<<aot_grid, aot_block, aot_smem, aot_stream>>>(", n, name);
@@ -1100,11 +1154,14 @@ static char *launcher(const ctx *c)
 		}
 		call_args(&o.sb, k);
 		strbuf_puts(&o.sb, ");\n");
-		out_line(&o, k->is_global ? "return cudaGetLastError();" : "return 0;");
+		if (t->device)
+			out_line(&o, "return %s;", t->last_error);
+		else
+			out_line(&o, "return 0;");
 		o.indent--;
 	}
 	out_line(&o, "default:");
-	out_line(&o, k->is_global ? "\treturn cudaErrorInvalidValue;" : "\treturn -1;");
+	out_line(&o, "\treturn %s;", t->invalid);
 	out_line(&o, "}");
 	o.indent = 0;
 	out_line(&o, "}");
@@ -1115,7 +1172,8 @@ static bool c_reserved(const char *s)
 {
 	static const char *const words[] = {"restrict", "inline", "_Bool", "_Complex", "_Imaginary",
 	                                    "auto", "register", "signed", "unsigned", "int64_t",
-	                                    "uint32_t", "int", "cudaStream_t", "cudaError_t", "dim3"};
+	                                    "uint32_t", "int", "cudaStream_t", "cudaError_t", "dim3",
+	                                    "hipStream_t", "hipError_t"};
 	for (size_t i = 0; i < sizeof words / sizeof *words; i++)
 		if (!strcmp(s, words[i]))
 			return true;
@@ -1162,7 +1220,7 @@ int emit_files(const emit_input *in, diags *d)
 		diag_plain_error(d, "%s: its source hash is not 32 lowercase hex digits", in->m->file);
 		return 1;
 	}
-	ctx c = {.in = in, .k = k, .hr = in->hr};
+	ctx c = {.in = in, .t = target_for(in->arch), .k = k, .hr = in->hr};
 	char tag[64];
 	emit_arch_tag(in->arch, tag, sizeof tag);
 	snprintf(c.prefix, sizeof c.prefix, "aot_%s_%s", k->name, tag);
@@ -1253,7 +1311,7 @@ int emit_files(const emit_input *in, diags *d)
 		lens[i] = strlen(files[i]);
 	/* All four or none: temporaries first, renamed only once all are
 	 * written. */
-	const char *ext[3] = {"c", "h", k->is_global ? "cu" : "cpp"};
+	const char *ext[3] = {"c", "h", c.t->launcher_ext};
 	for (int i = 0; i < nfiles; i++) {
 		strbuf_init(&paths[i]);
 		if (i < 3)

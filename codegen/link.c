@@ -12,26 +12,18 @@
 #include <unistd.h>
 
 #include "emit.h"
+#include "arch.h"
 #include "text.h"
 #include "util.h"
 
 /* ---- Names ------------------------------------------------------------------- */
 
-/* "sm90" -> 90, "sm120" -> 120, "sm90a" -> 90; -1 when not a CUDA
- * architecture name. Two or three digits cover sm70 through sm1xx. */
+/* "sm90" -> 90, "sm120" -> 120, "sm90a" -> 90 (runtime/arch.c's order);
+ * -1 when not a CUDA architecture aotc knows. */
 static int arch_cc(const char *a)
 {
-	if (strncmp(a, "sm", 2) != 0)
-		return -1;
-	const char *p = a + 2;
-	int cc = 0, digits = 0;
-	for (; isdigit((unsigned char)*p); p++, digits++)
-		cc = cc * 10 + (*p - '0');
-	if (digits < 2 || digits > 3 || a[2] == '0')
-		return -1;
-	if ((*p == 'a' || *p == 'f') && p[1] == '\0')
-		return cc;
-	return *p ? -1 : cc;
+	const arch_info *ai = arch_parse(a);
+	return ai && ai->kind == ARCH_CUDA ? ai->order : -1;
 }
 
 

@@ -6,6 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "arch.h"
 #include "proc.h"
 
 const char *rt_status_name(rt_status s)
@@ -34,12 +35,19 @@ void rt_blob_finish(rt_blob *b)
 
 const rt_ops *rt_backend_for(const char *arch)
 {
-	if (strcmp(arch, "host") == 0)
+	const arch_info *a = arch_parse(arch);
+	switch (a ? a->kind : ARCH_ROCM) {
+	case ARCH_HOST:
 		return &rt_host_ops;
+	case ARCH_CUDA:
 #ifdef AOTC_HAVE_CUDA
-	if (strncmp(arch, "sm", 2) == 0)
 		return &rt_cuda_ops;
+#else
+		return NULL;
 #endif
+	case ARCH_ROCM:
+		break; /* no HIP backend yet */
+	}
 	return NULL;
 }
 

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "arch.h"
 #include "text.h"
 #include "util.h"
 
@@ -77,11 +78,6 @@ static const option_doc option_docs[] = {
 	{OPTB_QUIET, "--quiet, --verbose", "less or more output"},
 };
 
-static const char *const known_arches[] = {
-	"sm75", "sm80", "sm86", "sm87", "sm89", "sm90", "sm90a", "sm100", "sm100a",
-	"sm103", "sm110", "sm120", "host",
-};
-
 const options_for *options_command(const char *name)
 {
 	for (int i = 0; i < options_ncommands; i++)
@@ -150,13 +146,11 @@ double options_duration(const char *s)
 	return any && total > 0 ? total : -1;
 }
 
-/* The table's entry for a, or NULL. */
+/* The name of runtime/arch.c's entry for a, or NULL. */
 static const char *arch_lookup(const char *a)
 {
-	for (size_t i = 0; i < COUNTOF(known_arches); i++)
-		if (strcmp(known_arches[i], a) == 0)
-			return known_arches[i];
-	return NULL;
+	const arch_info *ai = arch_parse(a);
+	return ai ? ai->name : NULL;
 }
 
 /* Levenshtein distance of two short strings (an architecture's name). */
@@ -206,10 +200,10 @@ const char *options_nearest_arch(const char *a)
 		return arch_lookup(norm);
 	const char *best = NULL;
 	int best_d = 3;   /* farther than two edits is no suggestion */
-	for (size_t i = 0; i < COUNTOF(known_arches); i++) {
-		int d = edit_distance(norm, known_arches[i]);
+	for (int i = 0; i < arch_count(); i++) {
+		int d = edit_distance(norm, arch_at(i)->name);
 		if (d < best_d)
-			best_d = d, best = known_arches[i];
+			best_d = d, best = arch_at(i)->name;
 	}
 	return best;
 }
@@ -271,14 +265,17 @@ static bool known_choice(const char *arg, const char *const *choices)
 static int bad_arch(const options_for *f, const char *arch)
 {
 	fprintf(f->err, "aotc %s: unknown architecture '%s'", f->name, arch);
-	if (!strncmp(arch, "gfx", 3))
-		fputs(" (this aotc has no ROCm backend yet)", f->err);
 	const char *near = options_nearest_arch(arch);
 	if (near)
 		fprintf(f->err, "; did you mean '%s'?", near);
 	fputs("\n  --arch takes:", f->err);
-	for (size_t i = 0; i < COUNTOF(known_arches); i++)
-		fprintf(f->err, " %s", known_arches[i]);
+	for (int i = 0; i < arch_count(); i++)
+		if (arch_at(i)->kind != ARCH_ROCM)
+			fprintf(f->err, " %s", arch_at(i)->name);
+	fputs("\n  and, for emit only (no ROCm backend yet):", f->err);
+	for (int i = 0; i < arch_count(); i++)
+		if (arch_at(i)->kind == ARCH_ROCM)
+			fprintf(f->err, " %s", arch_at(i)->name);
 	fputc('\n', f->err);
 	return EXIT_USAGE;
 }
@@ -504,5 +501,12 @@ int options_parse(options *o, const options_for *f, int argc, char **argv)
 	}
 	if (o->arch && !arch_lookup(o->arch))
 		return bad_arch(f, o->arch);
+	/* ROCm: emission from a database only, until runtime/ has a HIP
+	 * backend to compile and measure with. */
+	if (o->arch && arch_parse(o->arch)->kind == ARCH_ROCM && strcmp(cmd, "emit") != 0) {
+		fprintf(f->err, "aotc %s: this aotc has no ROCm backend yet: --arch %s works with aotc emit only "
+		        "(from a database)\n", cmd, o->arch);
+		return EXIT_USAGE;
+	}
 	return -1;
 }

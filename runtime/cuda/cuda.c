@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "arch.h"
+
 bool cuda_resolve(void *lib, const cuda_sym *syms, size_t n, const char **missing)
 {
 	for (size_t i = 0; i < n; i++) {
@@ -24,24 +26,18 @@ bool cuda_resolve(void *lib, const cuda_sym *syms, size_t n, const char **missin
 
 bool cuda_parse_arch(const char *arch, int *major, int *minor, char *name, size_t n)
 {
-	if (strncmp(arch, "sm", 2) != 0)
+	char plain[16];
+	if (!strncmp(arch, "sm_", 3)) { /* the compilers' spelling */
+		snprintf(plain, sizeof plain, "sm%s", arch + 3);
+		arch = plain;
+	}
+	const arch_info *a = arch_parse(arch);
+	if (!a || a->kind != ARCH_CUDA)
 		return false;
-	const char *p = arch + 2;
-	if (*p == '_')
-		p++;
-	const char *digits = p;
-	while (isdigit((unsigned char)*p))
-		p++;
-	size_t nd = (size_t)(p - digits);
-	/* Two or three digits, the last one the minor version: sm_90, sm_100.
-	 * At most one letter behind them: sm_90a, sm_100f. */
-	if (nd < 2 || nd > 3 || (p[0] && (!islower((unsigned char)p[0]) || p[1])))
-		return false;
-	int v = atoi(digits);
-	*major = v / 10;
-	*minor = v % 10;
+	*major = a->major;
+	*minor = a->minor;
 	if (name)
-		snprintf(name, n, "sm_%.*s%s", (int)nd, digits, p);
+		snprintf(name, n, "sm_%s", a->name + 2); /* the compilers' spelling: sm_90a */
 	return true;
 }
 

@@ -34,8 +34,9 @@ typedef int cuda_extern_entry(void **args, void *stream, const char **name, cons
  * *missing. */
 bool cuda_resolve(void *lib, const cuda_sym *syms, size_t n, const char **missing);
 
-/* "sm90" / "sm_90a" -> major 9, minor 0, suffix "a"; false if arch is not an
- * sm architecture. name (if non-NULL) gets "sm_90a", the -arch spelling. */
+/* "sm90" / "sm_90a" -> major 9, minor 0 (runtime/arch.c's table); false if
+ * arch is not a CUDA architecture aotc knows. name (if non-NULL) gets
+ * "sm_90a", the -arch spelling. */
 bool cuda_parse_arch(const char *arch, int *major, int *minor, char *name, size_t n);
 
 /* The NVRTC version; false (and *why, if non-NULL, the reason) when NVRTC

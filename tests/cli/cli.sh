@@ -71,7 +71,12 @@ for typo in sm_90 SM90 compute_90 sm900 90; do
 	expect 2 "unknown architecture '$typo'; did you mean 'sm90'\?" emit "$sgemm" --arch "$typo"
 	expect 2 "--arch takes: sm75 .* sm120 host" emit "$sgemm" --arch "$typo"
 done
-expect 2 "unknown architecture 'gfx90a' \(this aotc has no ROCm backend yet\)" emit "$sgemm" --arch gfx90a
+# ROCm: emission only (no HIP backend to tune with yet).
+expect 2 "no ROCm backend yet: --arch gfx90a works with aotc emit only" tune "$sgemm" --arch gfx90a
+expect 2 "no ROCm backend yet: --arch gfx942 works with aotc emit only" compile "$sgemm" --arch gfx942
+mkdir -p "$tmp/nodb"
+expect 3 "no tuning database" emit "$sgemm" --arch gfx90a --db "$tmp/nodb"
+expect 2 "and, for emit only \(no ROCm backend yet\): gfx900 .* gfx950" emit "$sgemm" --arch gfx9000
 expect 2 "unknown architecture 'hosts'; did you mean 'host'" emit "$sgemm" --arch hosts
 # link's usage errors are usage errors.
 expect 2 "must name the C file" link "$tmp" -o "$tmp/multi"
