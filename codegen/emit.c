@@ -386,22 +386,23 @@ typedef struct target {
 	const char *smem_attr;      /* opting a kernel (%.*s) in to more dynamic shared memory */
 	const char *have_runtime;   /* when the header declares the launcher */
 	const char *device_name;    /* in comments */
+	const char *prelude;        /* the launcher's first include: what its compiler does not add */
 } target;
 
 static const target target_cuda = {
 	"cu", true, "cudaError_t", "cudaSuccess", "cudaErrorInvalidValue", "cudaStream_t",
 	"cudaGetLastError()",
 	"cudaFuncSetAttribute(%.*s, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)aot_smem)",
-	"defined(__CUDACC__) || defined(CUDART_VERSION)", "CUDA",
+	"defined(__CUDACC__) || defined(CUDART_VERSION)", "CUDA", NULL, /* nvcc includes cuda_runtime.h */
 };
 static const target target_hip = {
 	"hip", true, "hipError_t", "hipSuccess", "hipErrorInvalidValue", "hipStream_t",
 	"hipGetLastError()",
 	"hipFuncSetAttribute(reinterpret_cast<const void *>(&%.*s), hipFuncAttributeMaxDynamicSharedMemorySize, (int)aot_smem)",
-	"defined(__HIPCC__) || defined(HIP_VERSION)", "HIP",
+	"defined(__HIPCC__) || defined(HIP_VERSION)", "HIP", "hip/hip_runtime.h",
 };
 static const target target_host = {
-	"cpp", false, "int", "0", "-1", NULL, NULL, NULL, NULL, "host",
+	"cpp", false, "int", "0", "-1", NULL, NULL, NULL, NULL, "host", NULL,
 };
 
 /* The target of --arch (options checked it: it is in runtime/arch.c). */
@@ -415,6 +416,8 @@ static const target *target_for(const char *arch)
 	}
 	return &target_host;
 }
+
+const char *emit_launcher_ext(const char *arch) { return target_for(arch)->launcher_ext; }
 
 typedef struct ctx {
 	const emit_input *in;
@@ -1076,6 +1079,8 @@ static char *launcher(const ctx *c)
 	const target *t = c->t;
 	provenance(&o, c, t->device ? "The selected instantiations and their launcher."
 	                            : "The selected instantiations and their caller.");
+	if (t->prelude)
+		out_line(&o, "#include <%s>", t->prelude);
 	out_line(&o, "#include \"%s.h\"", c->base);
 	/* aotc link includes the source once for all architectures. */
 	out_line(&o, "#ifndef AOTC_LINKED");

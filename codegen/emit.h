@@ -38,6 +38,9 @@ typedef struct emit_input {
 /* "cuda_sm90", "host", "rocm_gfx90a" into buf. */
 void emit_arch_tag(const char *arch, char *buf, size_t n);
 
+/* The launcher's file extension for --arch: "cu", "hip" or "cpp". */
+const char *emit_launcher_ext(const char *arch);
+
 /* The copy of aotc.h for directory dir: it begins with a line saying aotc
  * wrote it, then the runtime header's bytes. Returns 1 with *text (malloc'd)
  * and *len when dir/aotc.h must be written (absent, or an earlier copy

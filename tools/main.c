@@ -443,7 +443,7 @@ static int emit_kernel(options *o, const aotc_module *m, const kernel *k, diags 
 				snprintf(from, sizeof from, " and %d more database%s", nmerged - 1, nmerged == 2 ? "" : "s");
 			printf("aotc: emitted %s/_aot_%s_%s.{c,h,%s} from %s%s: %d variant%s, tree depth %d; "
 			       "slowdown vs best: training %.3f (worst %.3f), held-out %.3f (worst %.3f)\n",
-			       o->out_dir, k->name, tag, k->is_global ? "cu" : "cpp", db->path, from, r.nsubset,
+			       o->out_dir, k->name, tag, emit_launcher_ext(o->arch), db->path, from, r.nsubset,
 			       r.nsubset == 1 ? "" : "s", htree_depth(&r.tree), r.train[SEL_TREE].geomean, r.train[SEL_TREE].worst,
 			       r.heldout[SEL_TREE].geomean, r.heldout[SEL_TREE].worst);
 		}

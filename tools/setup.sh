@@ -8,7 +8,9 @@ cd "$(dirname "$0")/.."
 # clang does not bring it).
 # cmake: tests/integration builds a downstream CMake project; chromium:
 # tests/heuristics/report-formats.sh renders the HTML report headless.
-pkgs="meson ninja-build pkg-config gcc g++ clang libclang-rt-dev python3 libclang-16-dev libjansson-dev libxxhash-dev cmake chromium"
+# hipcc: tests/codegen/rocm.sh builds the emitted HIP launchers (code
+# objects for gfx90a without an AMD GPU).
+pkgs="meson ninja-build pkg-config gcc g++ clang libclang-rt-dev python3 libclang-16-dev libjansson-dev libxxhash-dev cmake chromium hipcc"
 missing=
 for p in $pkgs; do
 	dpkg -s "$p" >/dev/null 2>&1 || missing="$missing $p"

@@ -1,0 +1,115 @@
+#!/bin/sh
+# ROCm emission (docs/cli.md, aotc emit): from the made-up ROCm databases of
+# tests/codegen/rocm/ (make-db.py; no AMD GPU measured them), aotc emit
+# --arch gfx90a and gfx942 write _aot_axpy_rocm_<arch>.{c,h,hip}: the same
+# C dispatch as for CUDA, a HIP launcher returning hipError_t. The gfx90a
+# files equal the goldens (AOTC_UPDATE=1 rewrites them); with hipcc, both
+# launchers compile for their architecture (--offload-arch) and link with
+# the dispatch into a program (not run: no AMD GPU here); the same databases
+# emit the same bytes again.
+# Usage: rocm.sh AOTC REPO_ROOT
+aotc=$1
+root=$2
+case $aotc in /*) ;; *) aotc=$(pwd)/$aotc ;; esac
+case $root in /*) ;; *) root=$(pwd)/$root ;; esac
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+pass=0
+fail=0
+ok() { echo "PASS $1"; pass=$((pass + 1)); }
+bad() { echo "FAIL $1"; shift; for l in "$@"; do printf "%s\n" "$l" | sed "s/^/    /"; done; fail=$((fail + 1)); }
+
+cd "$root" || exit 1
+rocm=tests/codegen/rocm
+golden=tests/codegen/golden
+for arch in gfx90a gfx942; do
+	base=_aot_axpy_rocm_$arch
+	if "$aotc" emit $rocm/axpy.cu --arch $arch --db $rocm -o "$tmp/$arch" >"$tmp/log" 2>&1; then
+		ok "$arch: emit"
+	else
+		bad "$arch: emit" "$(cat "$tmp/log")"
+		continue
+	fi
+	grep -q "emitted .*/$base.{c,h,hip} from .*axpy.rocm_made_up_$arch.json" "$tmp/log" &&
+		ok "$arch: names its files and its database" || bad "$arch: emit's message" "$(cat "$tmp/log")"
+	grep -q '^hipError_t aot_axpy_rocm_'$arch'_launch(int n, float a, const float \*x, float \*y, hipStream_t aot_stream);$' \
+		"$tmp/$arch/$base.h" && ok "$arch: the header declares the HIP launcher" ||
+		bad "$arch: header" "$(grep -n launch "$tmp/$arch/$base.h")"
+	"$aotc" emit $rocm/axpy.cu --arch $arch --db $rocm -o "$tmp/$arch.2" >/dev/null 2>&1
+	same=1
+	for f in c h hip; do cmp -s "$tmp/$arch/$base.$f" "$tmp/$arch.2/$base.$f" || same=0; done
+	[ $same = 1 ] && ok "$arch: the same bytes again" || bad "$arch: emit is not deterministic"
+done
+
+# Goldens (gfx90a).
+for f in c h hip; do
+	name=_aot_axpy_rocm_gfx90a.$f
+	if [ "${AOTC_UPDATE:-0}" = 1 ]; then
+		cp "$tmp/gfx90a/$name" "$golden/$name"
+		ok "$name: golden updated"
+	elif cmp -s "$tmp/gfx90a/$name" "$golden/$name"; then
+		ok "$name: matches the golden"
+	else
+		bad "$name: differs from the golden" "$(diff "$golden/$name" "$tmp/gfx90a/$name" | head -20)"
+	fi
+done
+
+# The two architectures' dispatches differ (their databases do).
+if cmp -s "$tmp/gfx90a/_aot_axpy_rocm_gfx90a.c" "$tmp/gfx942/_aot_axpy_rocm_gfx942.c"; then
+	bad "gfx90a and gfx942 emit the same dispatch"
+else
+	ok "gfx90a and gfx942 dispatches differ"
+fi
+
+# A CUDA database is not a ROCm one.
+mkdir -p "$tmp/cudadb"
+sed 's/"arch": "gfx90a"/"arch": "sm90"/' $rocm/axpy.rocm_made_up_gfx90a.json >"$tmp/cudadb/axpy.cuda_x.json"
+"$aotc" emit $rocm/axpy.cu --arch gfx90a --db "$tmp/cudadb" -o "$tmp/none" >"$tmp/log" 2>&1
+st=$?
+[ $st = 3 ] && grep -q "no tuning database" "$tmp/log" && ok "gfx90a: an sm90 database is not used (exit 3)" ||
+	bad "gfx90a from an sm90 database: exit $st" "$(cat "$tmp/log")"
+
+hipcc=$(command -v hipcc || true)
+if [ -z "$hipcc" ]; then
+	echo "no hipcc: the HIP builds are skipped"
+else
+	cat >"$tmp/main.hip" <<'END'
+#include <hip/hip_runtime.h>
+#include <cstdio>
+#include "LAUNCHER_H"
+int main()
+{
+	/* Built, not run: no AMD GPU here. The dispatch is plain C. */
+	std::printf("%d\n", SELECT(1 << 20));
+	hipError_t e = LAUNCH(1 << 20, 0.5f, nullptr, nullptr, 0);
+	return e == hipSuccess ? 0 : 1;
+}
+END
+	for arch in gfx90a gfx942; do
+		base=_aot_axpy_rocm_$arch
+		# Debian's hipcc 5.2 (clang 15) knows gfx940 but not gfx942: the
+		# launcher's source is the same HIP for both.
+		target=$arch
+		echo '__global__ void k() {}' >"$tmp/probe.hip"
+		if ! "$hipcc" --offload-arch=$arch --genco "$tmp/probe.hip" -o "$tmp/probe.co" >/dev/null 2>&1; then
+			target=gfx940
+			echo "note: this hipcc cannot target $arch; building $arch's launcher for $target"
+		fi
+		sed "s/LAUNCHER_H/$base.h/; s/SELECT/aot_axpy_rocm_${arch}_select/; s/LAUNCH/aot_axpy_rocm_${arch}_launch/" \
+			"$tmp/main.hip" >"$tmp/$arch/main.hip"
+		if cc -std=c99 -Wall -Wextra -Werror -pedantic -c "$tmp/$arch/$base.c" -I "$tmp/$arch" -o "$tmp/$arch/d.o" \
+				>"$tmp/build.log" 2>&1 &&
+			"$hipcc" --offload-arch=$target -std=c++17 -O2 -Wall -Werror -I "$tmp/$arch" -I $rocm \
+				-c "$tmp/$arch/$base.hip" -o "$tmp/$arch/l.o" >>"$tmp/build.log" 2>&1 &&
+			"$hipcc" --offload-arch=$target -std=c++17 -I "$tmp/$arch" -c "$tmp/$arch/main.hip" \
+				-o "$tmp/$arch/m.o" >>"$tmp/build.log" 2>&1 &&
+			"$hipcc" --offload-arch=$target "$tmp/$arch/m.o" "$tmp/$arch/l.o" "$tmp/$arch/d.o" \
+				-o "$tmp/$arch/prog" >>"$tmp/build.log" 2>&1; then
+			ok "$arch: hipcc builds the launcher (--offload-arch=$target) and links the program"
+		else
+			bad "$arch: HIP build" "$(grep -v '^$' "$tmp/build.log" | head -20)"
+		fi
+	done
+fi
+echo "$pass passed, $fail failed"
+[ "$fail" -eq 0 ]
