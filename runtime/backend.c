@@ -46,7 +46,7 @@ const rt_ops *rt_backend_for(const char *arch)
 		return NULL;
 #endif
 	case ARCH_ROCM:
-		break; /* no HIP backend yet */
+		return &rt_hip_ops;
 	}
 	return NULL;
 }

@@ -270,12 +270,7 @@ static int bad_arch(const options_for *f, const char *arch)
 		fprintf(f->err, "; did you mean '%s'?", near);
 	fputs("\n  --arch takes:", f->err);
 	for (int i = 0; i < arch_count(); i++)
-		if (arch_at(i)->kind != ARCH_ROCM)
-			fprintf(f->err, " %s", arch_at(i)->name);
-	fputs("\n  and, for emit only (no ROCm backend yet):", f->err);
-	for (int i = 0; i < arch_count(); i++)
-		if (arch_at(i)->kind == ARCH_ROCM)
-			fprintf(f->err, " %s", arch_at(i)->name);
+		fprintf(f->err, " %s", arch_at(i)->name);
 	fputc('\n', f->err);
 	return EXIT_USAGE;
 }
@@ -501,12 +496,5 @@ int options_parse(options *o, const options_for *f, int argc, char **argv)
 	}
 	if (o->arch && !arch_lookup(o->arch))
 		return bad_arch(f, o->arch);
-	/* ROCm: emission from a database only, until runtime/ has a HIP
-	 * backend to compile and measure with. */
-	if (o->arch && arch_parse(o->arch)->kind == ARCH_ROCM && strcmp(cmd, "emit") != 0) {
-		fprintf(f->err, "aotc %s: this aotc has no ROCm backend yet: --arch %s works with aotc emit only "
-		        "(from a database)\n", cmd, o->arch);
-		return EXIT_USAGE;
-	}
 	return -1;
 }

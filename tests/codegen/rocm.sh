@@ -1,5 +1,8 @@
 #!/bin/sh
-# ROCm emission (docs/cli.md, aotc emit): from the made-up ROCm databases of
+# ROCm (docs/cli.md): with hipcc, `aotc tune --compile-only --arch gfx90a`
+# compiles every variant of axpy.cu into AMDGPU code objects without a GPU;
+# tune proper says it cannot measure; compile emits from the database.
+# ROCm emission (aotc emit): from the made-up ROCm databases of
 # tests/codegen/rocm/ (make-db.py; no AMD GPU measured them), aotc emit
 # --arch gfx90a and gfx942 write _aot_axpy_rocm_<arch>.{c,h,hip}: the same
 # C dispatch as for CUDA, a HIP launcher returning hipError_t. The gfx90a
@@ -73,6 +76,35 @@ hipcc=$(command -v hipcc || true)
 if [ -z "$hipcc" ]; then
 	echo "no hipcc: the HIP builds are skipped"
 else
+	# tune --compile-only: every variant and the reference compiled by
+	# hipcc into AMDGPU code objects (ELF machine 224), without a GPU.
+	export AOTC_CACHE_DIR="$tmp/cache"
+	if "$aotc" tune $rocm/axpy.cu --arch gfx90a --compile-only --db "$tmp/tdb" -j 2 >"$tmp/log" 2>&1 &&
+		grep -q "^axpy: 11 of 11 configurations compiled for gfx90a with hipcc .*; reference compiled$" "$tmp/log"; then
+		ok "gfx90a: tune --compile-only compiles every variant with hipcc"
+	else
+		bad "gfx90a: tune --compile-only" "$(tail -5 "$tmp/log")"
+	fi
+	amd=0
+	for f in "$tmp"/cache/*.bin; do
+		python3 -c 'import sys; d = open(sys.argv[1], "rb").read(20); sys.exit(not (d[:4] == b"\x7fELF" and int.from_bytes(d[18:20], "little") == 224))' "$f" && amd=$((amd + 1))
+	done
+	[ "$amd" -eq 12 ] && ok "gfx90a: the cache holds 12 AMDGPU code objects" || bad "gfx90a: $amd AMDGPU code objects in the cache" "$(ls "$tmp/cache")"
+	"$aotc" tune $rocm/axpy.cu --arch gfx90a --compile-only --db "$tmp/tdb" -j 2 >"$tmp/log" 2>&1
+	grep -q "(11 from cache)" "$tmp/log" && ok "gfx90a: a second compile-only takes them from the cache" ||
+		bad "gfx90a: cache" "$(tail -3 "$tmp/log")"
+	# Measuring needs the HIP device side, which this aotc does not have.
+	"$aotc" tune $rocm/axpy.cu --arch gfx90a --db "$tmp/tdb" >"$tmp/log" 2>&1
+	st=$?
+	[ $st = 3 ] && grep -q "cannot measure on AMD GPUs yet" "$tmp/log" &&
+		ok "gfx90a: tune without --compile-only says it cannot measure (exit 3)" ||
+		bad "gfx90a: tune: exit $st" "$(cat "$tmp/log")"
+	# compile falls back to emitting from the database, as for CUDA without a GPU.
+	"$aotc" compile $rocm/axpy.cu --arch gfx90a --db $rocm -o "$tmp/comp" >"$tmp/log" 2>&1
+	st=$?
+	[ $st = 0 ] && grep -q "emitting from the tuning database" "$tmp/log" && [ -f "$tmp/comp/_aot_axpy_rocm_gfx90a.hip" ] &&
+		ok "gfx90a: compile emits from the database" || bad "gfx90a: compile: exit $st" "$(cat "$tmp/log")"
+	unset AOTC_CACHE_DIR
 	cat >"$tmp/main.hip" <<'END'
 #include <hip/hip_runtime.h>
 #include <cstdio>

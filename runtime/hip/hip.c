@@ -1,0 +1,312 @@
+/* The ROCm backend, compile side: each variant is one `hipcc --genco
+ * --offload-arch=gfx90a` run on a generated file that includes the kernel
+ * source and takes the instance's address (which instantiates it for the
+ * device, as nvcc -cubin does); the code object is taken out of the offload
+ * bundle hipcc writes and the instance's mangled name found among its
+ * function symbols (elfsym.c).
+ *
+ * Why hipcc and not hiprtc: hipcc is a Debian package that builds code
+ * objects on a machine without an AMD GPU or a ROCm runtime (what CI and
+ * --compile-only need), it takes kernel files as people write them (host
+ * code, host headers), and it needs nothing loaded into aotc. hiprtc would
+ * save a process per variant but needs libhiprtc at run time.
+ *
+ * The device side is not written: no AMD GPU was available to build it
+ * against, so open() says that this aotc compiles for AMD GPUs
+ * (--compile-only) and emits for them, but does not measure on them. */
+#include "backend.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "arch.h"
+#include "elfsym.h"
+#include "proc.h"
+
+extern const char aotc_header_text[];
+extern const size_t aotc_header_text_len;
+
+static struct {
+	pthread_once_t once;
+	char *path;       /* the hipcc that runs */
+	char id[48];      /* "hipcc 5.2.21153-0" */
+	char error[1024]; /* why there is none */
+} hipcc = {.once = PTHREAD_ONCE_INIT};
+
+/* "HIP version: 5.2.21153-0" -> "5.2.21153-0". */
+static bool version_of(const char *text, char *out, size_t n)
+{
+	const char *v = strstr(text, "HIP version: ");
+	if (!v)
+		return false;
+	v += 13;
+	size_t len = strcspn(v, " \n");
+	if (len == 0 || len >= n)
+		return false;
+	memcpy(out, v, len);
+	out[len] = 0;
+	return true;
+}
+
+static void hipcc_load(void)
+{
+	/* AOTC_HIPCC first, then ROCm's own place, then PATH (Debian's). */
+	const char *env = getenv("AOTC_HIPCC");
+	const char *cands[] = {env && *env ? env : NULL, "/opt/rocm/bin/hipcc", "hipcc"};
+	strbuf tried;
+	strbuf_init(&tried);
+	for (size_t i = 0; i < COUNTOF(cands); i++) {
+		if (!cands[i])
+			continue;
+		if (strchr(cands[i], '/') && access(cands[i], X_OK) != 0) {
+			strbuf_printf(&tried, "%s%s: %s", tried.len ? "; " : "", cands[i], strerror(errno));
+			continue;
+		}
+		char *path = xstrdup(cands[i]);
+		char *argv[] = {path, "--version", NULL};
+		strbuf err;
+		strbuf_init(&err);
+		char *out = proc_output(argv, &err);
+		char ver[32];
+		if (out && version_of(out, ver, sizeof ver)) {
+			hipcc.path = path;
+			snprintf(hipcc.id, sizeof hipcc.id, "hipcc %s", ver);
+			free(out);
+			strbuf_finish(&err);
+			strbuf_finish(&tried);
+			return;
+		}
+		strbuf_printf(&tried, "%s%s", tried.len ? "; " : "",
+		              out ? "hipcc --version names no HIP version" : err.data);
+		free(out);
+		strbuf_finish(&err);
+		free(path);
+	}
+	snprintf(hipcc.error, sizeof hipcc.error,
+	         "hipcc not found (%s): install ROCm's hipcc (Debian: apt install hipcc) or set AOTC_HIPCC",
+	         tried.data);
+	strbuf_finish(&tried);
+}
+
+static const char *hip_compiler_for(const rt_compile_request *file, strbuf *note, strbuf *err)
+{
+	(void)file;
+	(void)note;
+	pthread_once(&hipcc.once, hipcc_load);
+	if (!hipcc.path) {
+		strbuf_puts(err, hipcc.error);
+		return NULL;
+	}
+	return hipcc.id;
+}
+
+/* The code object for arch in hipcc's output: the output itself when it is
+ * an ELF, else the entry "hipv4-amdgcn-amd-amdhsa--<arch>" of the clang
+ * offload bundle (magic, entry count, then per entry offset, size, triple
+ * length and triple, little-endian 64-bit). A copy, malloc'd; NULL with the
+ * reason in err. */
+static unsigned char *code_object(const unsigned char *d, size_t size, const char *arch, size_t *n,
+                                  strbuf *err)
+{
+	static const char magic[] = "__CLANG_OFFLOAD_BUNDLE__";
+	const size_t mlen = sizeof magic - 1;
+	if (size >= 4 && memcmp(d, "\177ELF", 4) == 0) {
+		*n = size;
+		unsigned char *c = xmalloc(size);
+		memcpy(c, d, size);
+		return c;
+	}
+	if (size < mlen + 8 || memcmp(d, magic, mlen) != 0) {
+		strbuf_puts(err, "hipcc's output is neither a code object nor an offload bundle");
+		return NULL;
+	}
+	uint64_t count, off, sz, tlen;
+	size_t at = mlen;
+	memcpy(&count, d + at, 8);
+	at += 8;
+	for (uint64_t i = 0; i < count && at + 24 <= size; i++) {
+		memcpy(&off, d + at, 8);
+		memcpy(&sz, d + at + 8, 8);
+		memcpy(&tlen, d + at + 16, 8);
+		at += 24;
+		if (tlen > size - at)
+			break;
+		const char *triple = (const char *)d + at;
+		at += tlen;
+		const char *dash = tlen > 2 ? memchr(triple, '-', tlen) : NULL;
+		bool amd = dash && strstr(triple, "amdgcn") && tlen > strlen(arch) &&
+		           memcmp(triple + tlen - strlen(arch), arch, strlen(arch)) == 0 &&
+		           triple[tlen - strlen(arch) - 1] == '-';
+		if (!amd)
+			continue;
+		if (off > size || sz > size - off || sz < 4 || memcmp(d + off, "\177ELF", 4) != 0)
+			break;
+		*n = (size_t)sz;
+		unsigned char *c = xmalloc(*n);
+		memcpy(c, d + off, *n);
+		return c;
+	}
+	strbuf_printf(err, "hipcc's offload bundle has no code object for %s", arch);
+	return NULL;
+}
+
+static rt_status hip_compile(const rt_compile_request *req, rt_blob *out, strbuf *err)
+{
+	memset(out, 0, sizeof *out);
+	if (!hip_compiler_for(req, NULL, err))
+		return RT_ERR_ENV;
+	const arch_info *ai = arch_parse(req->arch);
+	if (!ai || ai->kind != ARCH_ROCM) {
+		strbuf_printf(err, "not a ROCm architecture: '%s' (expected e.g. gfx90a)", req->arch);
+		return RT_ERR_ENV;
+	}
+	if (req->extern_fn) {
+		strbuf_printf(err, "AOTC_EXTERN routines are not built for ROCm yet ('%s')", req->extern_fn);
+		return RT_ERR_COMPILE;
+	}
+	if (strpbrk(req->source_path, "\"\n")) {
+		strbuf_printf(err, "%s: cannot #include a path with '\"' or a newline", req->source_path);
+		return RT_ERR_COMPILE;
+	}
+	strbuf dir, path, gen, log, bin;
+	strbuf_init(&dir);
+	strbuf_init(&path);
+	strbuf_init(&gen);
+	strbuf_init(&log);
+	strbuf_init(&bin);
+	rt_status st = RT_ERR_OTHER;
+	char **argv = NULL;
+	int n = 0;
+	if (!proc_mkdtemp("aotc-hipcc", &dir, err)) {
+		st = RT_ERR_ENV;
+		goto done;
+	}
+	strbuf_printf(&path, "%s/aotc.h", dir.data);
+	if (proc_write_new(path.data, aotc_header_text, aotc_header_text_len) < 0) {
+		strbuf_printf(err, "%s: %s", path.data, strerror(errno));
+		st = RT_ERR_ENV;
+		goto done;
+	}
+	/* The kernel file is CUDA as people write it: the HIP runtime header
+	 * first gives it __global__, threadIdx, float4 and the rest. Taking
+	 * the address instantiates the template for the device. */
+	strbuf_printf(&gen, "#include <hip/hip_runtime.h>\n#include \"%s\"\n"
+	              "[[maybe_unused]] static auto *const aotc_instance_ = &%s;\n",
+	              req->source_path, req->instance);
+	path.len = 0;
+	strbuf_printf(&path, "%s/variant.hip", dir.data);
+	if (proc_write_new(path.data, gen.data, gen.len) < 0) {
+		strbuf_printf(err, "%s: %s", path.data, strerror(errno));
+		st = RT_ERR_ENV;
+		goto done;
+	}
+	strbuf_printf(&bin, "%s/variant.co", dir.data);
+	strbuf_printf(&log, "%s/log", dir.data);
+
+	/* hipcc --genco --offload-arch=gfx90a -O3 -std=c++17 -I tmp -I srcdir
+	 * -I... -D... variant.hip -o variant.co */
+	argv = xcalloc((size_t)(12 + req->ninclude_dirs + req->ndefines), sizeof *argv);
+	argv[n++] = xstrdup(hipcc.path);
+	argv[n++] = xstrdup("--genco");
+	strbuf a;
+	strbuf_init(&a);
+	strbuf_printf(&a, "--offload-arch=%s", ai->name);
+	argv[n++] = a.data;
+	argv[n++] = xstrdup("-O3");
+	argv[n++] = xstrdup("-std=c++17");
+	strbuf_init(&a);
+	strbuf_printf(&a, "-I%s", dir.data);
+	argv[n++] = a.data;
+	char *srcdir = xstrdup(req->source_path);
+	char *slash = strrchr(srcdir, '/');
+	if (slash)
+		slash[slash == srcdir ? 1 : 0] = 0;
+	else
+		strcpy(srcdir, ".");
+	strbuf_init(&a);
+	strbuf_printf(&a, "-I%s", srcdir);
+	argv[n++] = a.data;
+	free(srcdir);
+	for (int i = 0; i < req->ninclude_dirs; i++) {
+		strbuf_init(&a);
+		strbuf_printf(&a, "-I%s", req->include_dirs[i]);
+		argv[n++] = a.data;
+	}
+	for (int i = 0; i < req->ndefines; i++) {
+		strbuf_init(&a);
+		strbuf_printf(&a, "-D%s", req->defines[i]);
+		argv[n++] = a.data;
+	}
+	argv[n++] = xstrdup(path.data);
+	argv[n++] = xstrdup("-o");
+	argv[n++] = xstrdup(bin.data);
+	argv[n] = NULL;
+
+	int status = proc_run_logged(argv, log.data);
+	if (status == -2) {
+		strbuf_printf(err, "cannot run %s: %s", argv[0], strerror(errno));
+		st = RT_ERR_ENV;
+		goto done;
+	}
+	size_t size = 0;
+	unsigned char *raw = status == 0 ? (unsigned char *)read_file(bin.data, &size) : NULL;
+	if (!raw) {
+		if (status == 0)
+			strbuf_printf(err, "%s: %s", bin.data, strerror(errno));
+		else
+			proc_append_log(err, log.data, argv[0], status);
+		st = RT_ERR_COMPILE;
+		goto done;
+	}
+	size_t cosize = 0;
+	unsigned char *co = code_object(raw, size, ai->name, &cosize, err);
+	free(raw);
+	char *symbol = co ? elf_find_kernel(co, cosize, req->instance, "hipcc", err) : NULL;
+	if (!symbol) {
+		free(co);
+		st = RT_ERR_COMPILE;
+		goto done;
+	}
+	out->data = co;
+	out->size = cosize;
+	out->symbol = symbol;
+	st = RT_OK;
+done:
+	for (int i = 0; i < n; i++)
+		free(argv[i]);
+	free(argv);
+	if (dir.len)
+		proc_remove_dir(dir.data);
+	strbuf_finish(&dir);
+	strbuf_finish(&path);
+	strbuf_finish(&gen);
+	strbuf_finish(&log);
+	strbuf_finish(&bin);
+	return st;
+}
+
+static rt_status hip_open(rt_device **out, const char *arch, strbuf *err)
+{
+	*out = NULL;
+	strbuf_printf(err, "this aotc cannot measure on AMD GPUs yet: it compiles for %s "
+	              "(aotc tune --compile-only) and emits from a database, but has no HIP device "
+	              "side (no AMD GPU was available to build and test one)", arch);
+	return RT_ERR_NO_DEVICE;
+}
+
+static void hip_close(rt_device *d) { (void)d; }
+
+/* Only the compile side and open(): open() always fails, so the tuner
+ * never reaches the device calls. */
+const rt_ops rt_hip_ops = {
+	.name = "hip",
+	.compiler_for = hip_compiler_for,
+	.compile = hip_compile,
+	.open = hip_open,
+	.close = hip_close,
+};
