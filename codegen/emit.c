@@ -385,7 +385,7 @@ typedef struct target {
 	const char *last_error;     /* after a launch */
 	const char *smem_attr;      /* opting a kernel (%.*s) in to more dynamic shared memory */
 	const char *have_runtime;   /* when the header declares the launcher */
-	const char *device_name;    /* in comments */
+	const char *limits_note;    /* after the CUDA launch limits in the dispatch's comment */
 	const char *prelude;        /* the launcher's first include: what its compiler does not add */
 } target;
 
@@ -393,16 +393,17 @@ static const target target_cuda = {
 	"cu", true, "cudaError_t", "cudaSuccess", "cudaErrorInvalidValue", "cudaStream_t",
 	"cudaGetLastError()",
 	"cudaFuncSetAttribute(%.*s, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)aot_smem)",
-	"defined(__CUDACC__) || defined(CUDART_VERSION)", "CUDA", NULL, /* nvcc includes cuda_runtime.h */
+	"defined(__CUDACC__) || defined(CUDART_VERSION)", "", NULL, /* nvcc includes cuda_runtime.h */
 };
 static const target target_hip = {
 	"hip", true, "hipError_t", "hipSuccess", "hipErrorInvalidValue", "hipStream_t",
 	"hipGetLastError()",
 	"hipFuncSetAttribute(reinterpret_cast<const void *>(&%.*s), hipFuncAttributeMaxDynamicSharedMemorySize, (int)aot_smem)",
-	"defined(__HIPCC__) || defined(HIP_VERSION)", "HIP", "hip/hip_runtime.h",
+	"defined(__HIPCC__) || defined(HIP_VERSION)", " (AMD devices allow as much or more)",
+	"hip/hip_runtime.h",
 };
 static const target target_host = {
-	"cpp", false, "int", "0", "-1", NULL, NULL, NULL, NULL, "host", NULL,
+	"cpp", false, "int", "0", "-1", NULL, NULL, NULL, NULL, NULL, NULL,
 };
 
 /* The target of --arch (options checked it: it is in runtime/arch.c). */
@@ -676,8 +677,7 @@ static char *dispatch_c(const ctx *c)
 	                                        {"1024", "1024", "64"}};
 	if (c->t->device) {
 		out_line(&o, "/* Launch limits of every CUDA device: grid.x < 2^31, grid.y and grid.z <= 65535,");
-		out_line(&o, " * block <= 1024 x 1024 x 64 and at most 1024 threads%s. */",
-		         c->t == &target_hip ? " (AMD devices allow as much or more)" : "");
+		out_line(&o, " * block <= 1024 x 1024 x 64 and at most 1024 threads%s. */", c->t->limits_note);
 		out_raw(&o, "\n");
 	}
 	for (int v = 0; v < c->nvars; v++) {

@@ -1936,10 +1936,10 @@ void h_build(hresult *r, const hmatrix *m, const hoptions *o)
 	 * 8 variants: 1.070 against 1.126; see docs/PERFORMANCE.md). */
 	r->cv_geomean = dense ? gd : gm;
 	for (int sel = 0; sel < SEL_COUNT; sel++) {
-		r->heldout_w[sel] = pw ? h_wgeomean(sd[sel], pw, F.npairs) : 0;
+		/* weighted first: h_stats reorders sd */
+		double w = pw ? h_wgeomean(sd[sel], pw, F.npairs) : 0;
 		r->heldout[sel] = h_stats(sd[sel], F.npairs);
-		if (!pw)
-			r->heldout_w[sel] = r->heldout[sel].geomean;
+		r->heldout_w[sel] = pw ? w : r->heldout[sel].geomean;
 	}
 	free(pw);
 	free(F.held);
@@ -1967,21 +1967,21 @@ void h_build(hresult *r, const hmatrix *m, const hoptions *o)
 		htree_fit(&r->tree, m, shapes, n, r->subset, r->nsubset, &pm);
 	}
 	r->model = md;
+	double *tw = NULL; /* the training shapes' weights */
+	if (m->weight) {
+		tw = xmalloc((size_t)n * sizeof *tw + 1);
+		for (int i = 0; i < n; i++)
+			tw[i] = m->weight[shapes[i]];
+	}
 	for (int sel = 0; sel < SEL_COUNT; sel++) {
 		for (int i = 0; i < n; i++)
 			sd[sel][i] = h_slowdown(m, shapes[i], h_choose(r, m, (hselector)sel, feat_of(m, shapes[i]),
 			                                                valid_of(m, shapes[i])));
-		if (m->weight) {
-			double *tw = xmalloc((size_t)n * sizeof *tw + 1);
-			for (int i = 0; i < n; i++)
-				tw[i] = m->weight[shapes[i]];
-			r->train_w[sel] = h_wgeomean(sd[sel], tw, n);
-			free(tw);
-		}
+		double w = tw ? h_wgeomean(sd[sel], tw, n) : 0; /* before h_stats reorders sd */
 		r->train[sel] = h_stats(sd[sel], n);
-		if (!m->weight)
-			r->train_w[sel] = r->train[sel].geomean;
+		r->train_w[sel] = tw ? w : r->train[sel].geomean;
 	}
+	free(tw);
 	r->single_order = xmalloc((size_t)m->nvariants * sizeof *r->single_order + 1);
 	memcpy(r->single_order, md->single_order, (size_t)m->nvariants * sizeof *r->single_order);
 	r->single = m->nvariants ? md->single_order[0] : -1;

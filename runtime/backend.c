@@ -122,3 +122,101 @@ const char rt_cpp_arg[] =
 	"\t\treturn v;\n"
 	"\t}\n"
 	"}\n";
+
+char *rt_source_dir(const char *path)
+{
+	char *dir = xstrdup(path);
+	char *slash = strrchr(dir, '/');
+	if (slash)
+		slash[slash == dir ? 1 : 0] = 0;
+	else
+		strcpy(dir, ".");
+	return dir;
+}
+
+extern const char aotc_header_text[];
+extern const size_t aotc_header_text_len;
+
+/* "<prefix><value>", malloc'd: one word of a command line. */
+static char *word(const char *prefix, const char *value)
+{
+	strbuf w;
+	strbuf_init(&w);
+	strbuf_printf(&w, "%s%s", prefix, value);
+	return w.data;
+}
+
+rt_status rt_run_compiler(const char *prefix, const char *const *pre, int npre,
+                          const rt_compile_request *req, const char *name, const char *gen,
+                          const char *const *post, int npost, const char *out, void **data,
+                          size_t *size, strbuf *err)
+{
+	*data = NULL;
+	*size = 0;
+	strbuf dir, path, log, bin;
+	strbuf_init(&dir);
+	strbuf_init(&path);
+	strbuf_init(&log);
+	strbuf_init(&bin);
+	rt_status st = RT_ERR_ENV;
+	char **argv = NULL;
+	int n = 0;
+	if (!proc_mkdtemp(prefix, &dir, err))
+		goto done;
+	strbuf_printf(&path, "%s/aotc.h", dir.data);
+	if (proc_write_new(path.data, aotc_header_text, aotc_header_text_len) < 0) {
+		strbuf_printf(err, "%s: %s", path.data, strerror(errno));
+		goto done;
+	}
+	path.len = 0;
+	strbuf_printf(&path, "%s/%s", dir.data, name);
+	if (proc_write_new(path.data, gen, strlen(gen)) < 0) {
+		strbuf_printf(err, "%s: %s", path.data, strerror(errno));
+		goto done;
+	}
+	strbuf_printf(&bin, "%s/%s", dir.data, out);
+	strbuf_printf(&log, "%s/log", dir.data);
+	argv = xcalloc((size_t)(npre + npost + req->ninclude_dirs + req->ndefines + 6), sizeof *argv);
+	for (int i = 0; i < npre; i++)
+		argv[n++] = xstrdup(pre[i]);
+	argv[n++] = word("-I", dir.data);
+	char *srcdir = rt_source_dir(req->source_path);
+	argv[n++] = word("-I", srcdir);
+	free(srcdir);
+	for (int i = 0; i < req->ninclude_dirs; i++)
+		argv[n++] = word("-I", req->include_dirs[i]);
+	for (int i = 0; i < req->ndefines; i++)
+		argv[n++] = word("-D", req->defines[i]);
+	argv[n++] = xstrdup(path.data);
+	for (int i = 0; i < npost; i++)
+		argv[n++] = xstrdup(post[i]);
+	argv[n++] = xstrdup("-o");
+	argv[n++] = xstrdup(bin.data);
+	argv[n] = NULL;
+	int status = proc_run_logged(argv, log.data);
+	if (status == -2) {
+		strbuf_printf(err, "cannot run %s: %s", argv[0], strerror(errno));
+		goto done;
+	}
+	*data = status == 0 ? read_file(bin.data, size) : NULL;
+	if (*data) {
+		st = RT_OK;
+	} else {
+		if (status == 0)
+			strbuf_printf(err, "%s: %s", bin.data, strerror(errno));
+		else
+			proc_append_log(err, log.data, argv[0], status);
+		st = RT_ERR_COMPILE;
+	}
+done:
+	for (int i = 0; i < n; i++)
+		free(argv[i]);
+	free(argv);
+	if (dir.len)
+		proc_remove_dir(dir.data);
+	strbuf_finish(&dir);
+	strbuf_finish(&path);
+	strbuf_finish(&log);
+	strbuf_finish(&bin);
+	return st;
+}

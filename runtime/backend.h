@@ -109,6 +109,24 @@ rt_status rt_load_shared(const rt_blob *blob, const char *name, int dl_flags, co
  * <cstring>, <type_traits>, <utility>). */
 extern const char rt_cpp_arg[];
 
+/* The directory of path ("." when it names none, "/" for a file there);
+ * malloc'd. */
+char *rt_source_dir(const char *path);
+
+/* One run of an external compiler on generated source, as the host, nvcc
+ * and hipcc backends make them. In a fresh scratch directory
+ * (<tmp>/<prefix>-XXXXXX) holding aotc.h and gen as <name>, runs
+ *   pre... -I<scratch> -I<the source's directory> -I<req's> -D<req's>
+ *   <scratch>/<name> post... -o <scratch>/<out>
+ * with its output logged there, and gives the file out's bytes (malloc'd,
+ * *size) before removing the directory. RT_ERR_ENV when the directory or
+ * the files cannot be written or the compiler cannot be started,
+ * RT_ERR_COMPILE with the log when it fails. */
+rt_status rt_run_compiler(const char *prefix, const char *const *pre, int npre,
+                          const rt_compile_request *req, const char *name, const char *gen,
+                          const char *const *post, int npost, const char *out, void **data,
+                          size_t *size, strbuf *err);
+
 typedef struct rt_launch {
 	uint32_t grid[3], block[3];
 	uint32_t smem;             /* dynamic shared memory bytes */

@@ -51,7 +51,6 @@ const char *cuda_nvcc_id(strbuf *err);     /* "nvcc 13.0"; err may be NULL */
 bool cuda_nvrtc_takes(const rt_compile_request *file, strbuf *log);
 rt_status cuda_nvrtc_compile(const rt_compile_request *req, rt_blob *out, strbuf *err);
 rt_status cuda_nvcc_compile(const rt_compile_request *req, rt_blob *out, strbuf *err);
-char *cuda_source_dir(const char *path);    /* malloc'd; "." when none */
 const char *cuda_compiler_for(const rt_compile_request *file, strbuf *note, strbuf *err);
 rt_status cuda_compile(const rt_compile_request *req, rt_blob *out, strbuf *err);
 

@@ -20,9 +20,6 @@
 #include "elfsym.h"
 #include "proc.h"
 
-extern const char aotc_header_text[];
-extern const size_t aotc_header_text_len;
-
 static struct {
 	pthread_once_t once;
 	char *path;       /* the nvcc that runs */
@@ -174,27 +171,10 @@ rt_status cuda_nvcc_compile(const rt_compile_request *req, rt_blob *out, strbuf 
 		strbuf_puts(err, "AOTC_EXTERN: a routine or library name that is not a C identifier");
 		return RT_ERR_COMPILE;
 	}
-	strbuf dir, path, gen, log, bin;
-	strbuf_init(&dir);
-	strbuf_init(&path);
-	strbuf_init(&gen);
-	strbuf_init(&log);
-	strbuf_init(&bin);
-	rt_status st = RT_ERR_OTHER;
-	char **argv = NULL;
-	int n = 0;
-	if (!proc_mkdtemp("aotc-nvcc", &dir, err)) {
-		st = RT_ERR_ENV;
-		goto done;
-	}
-	strbuf_printf(&path, "%s/aotc.h", dir.data);
-	if (proc_write_new(path.data, aotc_header_text, aotc_header_text_len) < 0) {
-		strbuf_printf(err, "%s: %s", path.data, strerror(errno));
-		st = RT_ERR_ENV;
-		goto done;
-	}
 	/* Taking the address instantiates the template for the device, as
 	 * NVRTC's name expression does. */
+	strbuf gen;
+	strbuf_init(&gen);
 	strbuf_printf(&gen, "#include \"%s\"\n", req->source_path);
 	if (req->extern_fn)
 		strbuf_printf(&gen, "%s%s"
@@ -209,107 +189,63 @@ rt_status cuda_nvcc_compile(const rt_compile_request *req, rt_blob *out, strbuf 
 	else
 		strbuf_printf(&gen, "[[maybe_unused]] static auto *const aotc_instance_ = &%s;\n",
 		              req->instance);
-	path.len = 0;
-	strbuf_printf(&path, "%s/variant.cu", dir.data);
-	if (proc_write_new(path.data, gen.data, gen.len) < 0) {
-		strbuf_printf(err, "%s: %s", path.data, strerror(errno));
-		st = RT_ERR_ENV;
-		goto done;
-	}
-	strbuf_printf(&bin, "%s/variant.%s", dir.data, req->extern_fn ? "so" : "cubin");
-	strbuf_printf(&log, "%s/log", dir.data);
 
-	/* nvcc -cubin -arch=sm_90 -std=c++17 -I tmp -I srcdir -I... -D...
-	 * variant.cu -o variant.cubin; an extern's caller: nvcc -shared
-	 * -Xcompiler -fPIC -cudart shared ... -l<lib>... -o variant.so, run
-	 * where it is built, so with the toolkit's libraries on its rpath. */
-	argv = xcalloc((size_t)(20 + req->ninclude_dirs + req->ndefines + req->nlibs), sizeof *argv);
-	argv[n++] = xstrdup(nvcc.path);
+	/* nvcc -cubin -arch=sm_90 -std=c++17 -I... -D... variant.cu -o
+	 * variant.cubin; an extern's caller: nvcc -shared -Xcompiler -fPIC
+	 * -cudart shared ... -l<lib>... -o variant.so, run where it is built,
+	 * so with the toolkit's libraries on its rpath. */
+	strbuf archopt;
+	strbuf_init(&archopt);
+	strbuf_printf(&archopt, "-arch=%s", arch);
+	const char *pre[8];
+	int npre = 0;
+	pre[npre++] = nvcc.path;
 	if (req->extern_fn) {
 		const char *shared[] = {"-shared", "-Xcompiler", "-fPIC", "-cudart", "shared"};
 		for (size_t i = 0; i < COUNTOF(shared); i++)
-			argv[n++] = xstrdup(shared[i]);
+			pre[npre++] = shared[i];
 	} else {
-		argv[n++] = xstrdup("-cubin");
+		pre[npre++] = "-cubin";
 	}
-	strbuf a;
-	strbuf_init(&a);
-	strbuf_printf(&a, "-arch=%s", arch);
-	argv[n++] = a.data;
-	argv[n++] = xstrdup("-std=c++17");
-	strbuf_init(&a);
-	strbuf_printf(&a, "-I%s", dir.data);
-	argv[n++] = a.data;
-	char *srcdir = cuda_source_dir(req->source_path);
-	strbuf_init(&a);
-	strbuf_printf(&a, "-I%s", srcdir);
-	argv[n++] = a.data;
-	free(srcdir);
-	for (int i = 0; i < req->ninclude_dirs; i++) {
-		strbuf_init(&a);
-		strbuf_printf(&a, "-I%s", req->include_dirs[i]);
-		argv[n++] = a.data;
-	}
-	for (int i = 0; i < req->ndefines; i++) {
-		strbuf_init(&a);
-		strbuf_printf(&a, "-D%s", req->defines[i]);
-		argv[n++] = a.data;
-	}
-	argv[n++] = xstrdup(path.data);
+	pre[npre++] = archopt.data;
+	pre[npre++] = "-std=c++17";
+	char **post = xcalloc((size_t)req->nlibs + 3, sizeof *post);
+	int npost = 0;
 	for (int i = 0; req->extern_fn && i < req->nlibs; i++) {
-		strbuf_init(&a);
-		strbuf_printf(&a, "-l%s", req->libs[i]);
-		argv[n++] = a.data;
+		strbuf l;
+		strbuf_init(&l);
+		strbuf_printf(&l, "-l%s", req->libs[i]);
+		post[npost++] = l.data;
 	}
 	char *libdir = req->extern_fn ? toolkit_lib_dir() : NULL;
 	if (libdir) {
-		argv[n++] = xstrdup("-Xlinker");
-		strbuf_init(&a);
-		strbuf_printf(&a, "-rpath=%s", libdir);
-		argv[n++] = a.data;
+		post[npost++] = xstrdup("-Xlinker");
+		strbuf r;
+		strbuf_init(&r);
+		strbuf_printf(&r, "-rpath=%s", libdir);
+		post[npost++] = r.data;
 		free(libdir);
 	}
-	argv[n++] = xstrdup("-o");
-	argv[n++] = xstrdup(bin.data);
-	argv[n] = NULL;
-
-	int status = proc_run_logged(argv, log.data);
-	if (status == -2) {
-		strbuf_printf(err, "cannot run %s: %s", argv[0], strerror(errno));
-		st = RT_ERR_ENV;
-		goto done;
-	}
-	size_t size = 0;
-	void *cubin = status == 0 ? read_file(bin.data, &size) : NULL;
-	if (!cubin) {
-		if (status == 0)
-			strbuf_printf(err, "%s: %s", bin.data, strerror(errno));
-		else
-			proc_append_log(err, log.data, argv[0], status);
-		st = RT_ERR_COMPILE;
-		goto done;
-	}
+	void *bin;
+	size_t size;
+	rt_status st = rt_run_compiler("aotc-nvcc", pre, npre, req, "variant.cu", gen.data,
+	                               (const char *const *)post, npost,
+	                               req->extern_fn ? "variant.so" : "variant.cubin", &bin, &size, err);
+	for (int i = 0; i < npost; i++)
+		free(post[i]);
+	free(post);
+	strbuf_finish(&archopt);
+	strbuf_finish(&gen);
+	if (st != RT_OK)
+		return st;
 	char *symbol = req->extern_fn ? xstrdup(CUDA_EXTERN_ENTRY)
-	                              : elf_find_kernel(cubin, size, req->instance, "nvcc", err);
+	                              : elf_find_kernel(bin, size, req->instance, "nvcc", err);
 	if (!symbol) {
-		free(cubin);
-		st = RT_ERR_COMPILE;
-		goto done;
+		free(bin);
+		return RT_ERR_COMPILE;
 	}
-	out->data = cubin;
+	out->data = bin;
 	out->size = size;
 	out->symbol = symbol;
-	st = RT_OK;
-done:
-	for (int i = 0; i < n; i++)
-		free(argv[i]);
-	free(argv);
-	if (dir.len)
-		proc_remove_dir(dir.data);
-	strbuf_finish(&dir);
-	strbuf_finish(&path);
-	strbuf_finish(&gen);
-	strbuf_finish(&log);
-	strbuf_finish(&bin);
-	return st;
+	return RT_OK;
 }

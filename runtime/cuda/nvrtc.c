@@ -182,18 +182,6 @@ static char *program_log(nvrtcProgram prog)
 	return log;
 }
 
-/* "<dir of path>" ("." when it has none); malloc'd. */
-char *cuda_source_dir(const char *path)
-{
-	char *dir = xstrdup(path);
-	char *slash = strrchr(dir, '/');
-	if (slash)
-		slash[slash == dir ? 1 : 0] = 0;
-	else
-		strcpy(dir, ".");
-	return dir;
-}
-
 /* NVRTC's options for req, NULL-terminated; free with free_opts. */
 static char **nvrtc_options(const rt_compile_request *req, const char *arch, size_t *n)
 {
@@ -204,7 +192,7 @@ static char **nvrtc_options(const rt_compile_request *req, const char *arch, siz
 	opts[nopts++] = xstrdup("-std=c++17");
 	/* Keeps warning 1097 out of the log of every variant. */
 	opts[nopts++] = xstrdup("--diag-suppress=1097");
-	char *srcdir = cuda_source_dir(req->source_path);
+	char *srcdir = rt_source_dir(req->source_path);
 	opts[nopts++] = format("-I%s", srcdir);
 	free(srcdir);
 	for (int i = 0; i < req->ninclude_dirs; i++)

@@ -28,9 +28,6 @@
 #include "elfsym.h"
 #include "proc.h"
 
-extern const char aotc_header_text[];
-extern const size_t aotc_header_text_len;
-
 static struct {
 	pthread_once_t once;
 	char *path;       /* the hipcc that runs */
@@ -173,121 +170,40 @@ static rt_status hip_compile(const rt_compile_request *req, rt_blob *out, strbuf
 		strbuf_printf(err, "%s: cannot #include a path with '\"' or a newline", req->source_path);
 		return RT_ERR_COMPILE;
 	}
-	strbuf dir, path, gen, log, bin;
-	strbuf_init(&dir);
-	strbuf_init(&path);
-	strbuf_init(&gen);
-	strbuf_init(&log);
-	strbuf_init(&bin);
-	rt_status st = RT_ERR_OTHER;
-	char **argv = NULL;
-	int n = 0;
-	if (!proc_mkdtemp("aotc-hipcc", &dir, err)) {
-		st = RT_ERR_ENV;
-		goto done;
-	}
-	strbuf_printf(&path, "%s/aotc.h", dir.data);
-	if (proc_write_new(path.data, aotc_header_text, aotc_header_text_len) < 0) {
-		strbuf_printf(err, "%s: %s", path.data, strerror(errno));
-		st = RT_ERR_ENV;
-		goto done;
-	}
 	/* The kernel file is CUDA as people write it: the HIP runtime header
 	 * first gives it __global__, threadIdx, float4 and the rest. Taking
 	 * the address instantiates the template for the device. */
+	strbuf gen;
+	strbuf_init(&gen);
 	strbuf_printf(&gen, "#include <hip/hip_runtime.h>\n#include \"%s\"\n"
 	              "[[maybe_unused]] static auto *const aotc_instance_ = &%s;\n",
 	              req->source_path, req->instance);
-	path.len = 0;
-	strbuf_printf(&path, "%s/variant.hip", dir.data);
-	if (proc_write_new(path.data, gen.data, gen.len) < 0) {
-		strbuf_printf(err, "%s: %s", path.data, strerror(errno));
-		st = RT_ERR_ENV;
-		goto done;
-	}
-	strbuf_printf(&bin, "%s/variant.co", dir.data);
-	strbuf_printf(&log, "%s/log", dir.data);
-
-	/* hipcc --genco --offload-arch=gfx90a -O3 -std=c++17 -I tmp -I srcdir
-	 * -I... -D... variant.hip -o variant.co */
-	argv = xcalloc((size_t)(12 + req->ninclude_dirs + req->ndefines), sizeof *argv);
-	argv[n++] = xstrdup(hipcc.path);
-	argv[n++] = xstrdup("--genco");
-	strbuf a;
-	strbuf_init(&a);
-	strbuf_printf(&a, "--offload-arch=%s", ai->name);
-	argv[n++] = a.data;
-	argv[n++] = xstrdup("-O3");
-	argv[n++] = xstrdup("-std=c++17");
-	strbuf_init(&a);
-	strbuf_printf(&a, "-I%s", dir.data);
-	argv[n++] = a.data;
-	char *srcdir = xstrdup(req->source_path);
-	char *slash = strrchr(srcdir, '/');
-	if (slash)
-		slash[slash == srcdir ? 1 : 0] = 0;
-	else
-		strcpy(srcdir, ".");
-	strbuf_init(&a);
-	strbuf_printf(&a, "-I%s", srcdir);
-	argv[n++] = a.data;
-	free(srcdir);
-	for (int i = 0; i < req->ninclude_dirs; i++) {
-		strbuf_init(&a);
-		strbuf_printf(&a, "-I%s", req->include_dirs[i]);
-		argv[n++] = a.data;
-	}
-	for (int i = 0; i < req->ndefines; i++) {
-		strbuf_init(&a);
-		strbuf_printf(&a, "-D%s", req->defines[i]);
-		argv[n++] = a.data;
-	}
-	argv[n++] = xstrdup(path.data);
-	argv[n++] = xstrdup("-o");
-	argv[n++] = xstrdup(bin.data);
-	argv[n] = NULL;
-
-	int status = proc_run_logged(argv, log.data);
-	if (status == -2) {
-		strbuf_printf(err, "cannot run %s: %s", argv[0], strerror(errno));
-		st = RT_ERR_ENV;
-		goto done;
-	}
-	size_t size = 0;
-	unsigned char *raw = status == 0 ? (unsigned char *)read_file(bin.data, &size) : NULL;
-	if (!raw) {
-		if (status == 0)
-			strbuf_printf(err, "%s: %s", bin.data, strerror(errno));
-		else
-			proc_append_log(err, log.data, argv[0], status);
-		st = RT_ERR_COMPILE;
-		goto done;
-	}
+	/* hipcc --genco --offload-arch=gfx90a -O3 -std=c++17 -I... -D...
+	 * variant.hip -o variant.co */
+	strbuf offload;
+	strbuf_init(&offload);
+	strbuf_printf(&offload, "--offload-arch=%s", ai->name);
+	const char *pre[] = {hipcc.path, "--genco", offload.data, "-O3", "-std=c++17"};
+	void *raw;
+	size_t size;
+	rt_status st = rt_run_compiler("aotc-hipcc", pre, (int)COUNTOF(pre), req, "variant.hip", gen.data,
+	                               NULL, 0, "variant.co", &raw, &size, err);
+	strbuf_finish(&offload);
+	strbuf_finish(&gen);
+	if (st != RT_OK)
+		return st;
 	size_t cosize = 0;
 	unsigned char *co = code_object(raw, size, ai->name, &cosize, err);
 	free(raw);
 	char *symbol = co ? elf_find_kernel(co, cosize, req->instance, "hipcc", err) : NULL;
 	if (!symbol) {
 		free(co);
-		st = RT_ERR_COMPILE;
-		goto done;
+		return RT_ERR_COMPILE;
 	}
 	out->data = co;
 	out->size = cosize;
 	out->symbol = symbol;
-	st = RT_OK;
-done:
-	for (int i = 0; i < n; i++)
-		free(argv[i]);
-	free(argv);
-	if (dir.len)
-		proc_remove_dir(dir.data);
-	strbuf_finish(&dir);
-	strbuf_finish(&path);
-	strbuf_finish(&gen);
-	strbuf_finish(&log);
-	strbuf_finish(&bin);
-	return st;
+	return RT_OK;
 }
 
 static rt_status hip_open(rt_device **out, const char *arch, strbuf *err)

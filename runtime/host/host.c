@@ -152,9 +152,6 @@ static const char *host_compiler_for(const rt_compile_request *file, strbuf *not
 /* Compiling                                                          */
 /* ------------------------------------------------------------------ */
 
-extern const char aotc_header_text[];
-extern const size_t aotc_header_text_len;
-
 /* The instance is called through a trampoline generic in its parameter
  * types: each args[i] is an rt_ptr for a pointer parameter and the value
  * itself otherwise (rt_cpp_arg reads them). */
@@ -192,38 +189,17 @@ static rt_status host_compile(const rt_compile_request *req, rt_blob *out, strbu
 		strbuf_printf(err, "%s: %s", req->source_path, strerror(errno));
 		return RT_ERR_COMPILE;
 	}
-	char *src_dir = xstrdup(src);
-	char *slash = strrchr(src_dir, '/');
-	if (slash == src_dir)
-		slash[1] = 0;
-	else
-		*slash = 0;
-
-	strbuf dir, path, gen;
-	strbuf_init(&dir);
-	strbuf_init(&path);
-	strbuf_init(&gen);
-	rt_status st = RT_ERR_OTHER;
-	char **argv = NULL;
 	/* Names pasted into the generated file and the command line. */
 	bool names_ok = !req->extern_fn || ir_is_identifier(req->extern_fn);
 	for (int i = 0; i < req->nlibs; i++)
 		names_ok &= ir_is_identifier(req->libs[i]);
 	if (!names_ok) {
 		strbuf_puts(err, "AOTC_EXTERN: a routine or library name that is not a C identifier");
-		st = RT_ERR_COMPILE;
-		goto done;
+		free(src);
+		return RT_ERR_COMPILE;
 	}
-	if (!proc_mkdtemp("aotc-host", &dir, err)) {
-		st = RT_ERR_ENV;
-		goto done;
-	}
-
-	strbuf_printf(&path, "%s/aotc.h", dir.data);
-	if (proc_write_new(path.data, aotc_header_text, aotc_header_text_len) < 0) {
-		strbuf_printf(err, "%s: %s", path.data, strerror(errno));
-		goto done;
-	}
+	strbuf gen;
+	strbuf_init(&gen);
 	strbuf_printf(&gen, "#include \"%s\"\n\n%s%s", src, rt_cpp_arg, trampoline);
 	/* An extern is called like an instance, its arguments of its own
 	 * types (the frontend compared them with the kernel's); its return
@@ -233,93 +209,42 @@ static rt_status host_compile(const rt_compile_request *req, rt_blob *out, strbu
 		              req->extern_fn, req->extern_nparams, req->extern_fn, req->extern_nparams);
 	strbuf_printf(&gen, "extern \"C\" void aotc_entry(void **a)\n{\n"
 	                    "\taotc_call(&%s, a);\n}\n", req->extern_fn ? req->extern_fn : req->instance);
-	path.len = 0;
-	strbuf_printf(&path, "%s/gen.cpp", dir.data);
-	if (proc_write_new(path.data, gen.data, gen.len) < 0) {
-		strbuf_printf(err, "%s: %s", path.data, strerror(errno));
-		goto done;
-	}
 
-	/* cxx... -std=c++17 -O3 -march=native -fPIC -shared -w -I tmp -I srcdir
-	 * -I... -D... gen.cpp -o gen.so */
-	int nargs = cxx.nwords + 12 + req->ninclude_dirs + req->ndefines + req->nlibs;
-	argv = xcalloc((size_t)nargs + 1, sizeof *argv);
-	int n = 0;
+	/* cxx... -std=c++17 -O3 -march=native -fPIC -shared -w -I... -D...
+	 * gen.cpp -l<lib>... -o gen.so (the libraries after the source, for
+	 * the linker); the source's directory as its real path has it. */
+	const char **pre = xcalloc((size_t)cxx.nwords + 7, sizeof *pre);
+	int npre = 0;
 	for (int i = 0; i < cxx.nwords; i++)
-		argv[n++] = xstrdup(cxx.words[i]);
+		pre[npre++] = cxx.words[i];
 	const char *fixed[] = {"-std=c++17", "-O3", "-march=native", "-fPIC", "-shared", "-w"};
 	for (size_t i = 0; i < COUNTOF(fixed); i++)
-		argv[n++] = xstrdup(fixed[i]);
-	strbuf a;
-	strbuf_init(&a);
-	strbuf_printf(&a, "-I%s", dir.data);
-	argv[n++] = a.data;
-	strbuf_init(&a);
-	strbuf_printf(&a, "-I%s", src_dir);
-	argv[n++] = a.data;
-	for (int i = 0; i < req->ninclude_dirs; i++) {
-		strbuf_init(&a);
-		strbuf_printf(&a, "-I%s", req->include_dirs[i]);
-		argv[n++] = a.data;
+		pre[npre++] = fixed[i];
+	char **post = xcalloc((size_t)req->nlibs + 1, sizeof *post);
+	for (int i = 0; i < req->nlibs; i++) {
+		strbuf l;
+		strbuf_init(&l);
+		strbuf_printf(&l, "-l%s", req->libs[i]);
+		post[i] = l.data;
 	}
-	for (int i = 0; i < req->ndefines; i++) {
-		strbuf_init(&a);
-		strbuf_printf(&a, "-D%s", req->defines[i]);
-		argv[n++] = a.data;
-	}
-	argv[n++] = xstrdup(path.data);
-	for (int i = 0; i < req->nlibs; i++) { /* after the source, for the linker */
-		strbuf_init(&a);
-		strbuf_printf(&a, "-l%s", req->libs[i]);
-		argv[n++] = a.data;
-	}
-	argv[n++] = xstrdup("-o");
-	path.len = 0;
-	strbuf_printf(&path, "%s/gen.so", dir.data);
-	argv[n++] = xstrdup(path.data);
-	argv[n] = NULL;
-
-	strbuf log;
-	strbuf_init(&log);
-	strbuf_printf(&log, "%s/log", dir.data);
-	int status = proc_run_logged(argv, log.data);
-	if (status == -2) {
-		strbuf_printf(err, "cannot run %s: %s", argv[0], strerror(errno));
-		strbuf_finish(&log);
-		st = RT_ERR_ENV;
-		goto done;
-	}
+	rt_compile_request real = *req;
+	real.source_path = src;
+	void *so;
 	size_t size;
-	void *so = status == 0 ? read_file(path.data, &size) : NULL;
-	if (!so) {
-		if (status == 0)
-			strbuf_printf(err, "%s: %s", path.data, strerror(errno));
-		else
-			proc_append_log(err, log.data, argv[0], status);
-		strbuf_finish(&log);
-		st = RT_ERR_COMPILE;
-		goto done;
-	}
-	strbuf_finish(&log);
+	rt_status st = rt_run_compiler("aotc-host", pre, npre, &real, "gen.cpp", gen.data,
+	                               (const char *const *)post, req->nlibs, "gen.so", &so, &size, err);
+	for (int i = 0; i < req->nlibs; i++)
+		free(post[i]);
+	free(post);
+	free(pre);
+	strbuf_finish(&gen);
+	free(src);
+	if (st != RT_OK)
+		return st;
 	out->data = so;
 	out->size = size;
 	out->symbol = xstrdup("aotc_entry");
-	st = RT_OK;
-
-done:
-	if (argv) {
-		for (int i = 0; argv[i]; i++)
-			free(argv[i]);
-		free(argv);
-	}
-	if (dir.len)
-		proc_remove_dir(dir.data);
-	strbuf_finish(&dir);
-	strbuf_finish(&path);
-	strbuf_finish(&gen);
-	free(src_dir);
-	free(src);
-	return st;
+	return RT_OK;
 }
 
 /* ------------------------------------------------------------------ */
