@@ -81,8 +81,10 @@ __device__ __forceinline__ void load_frag(float (&r)[N], const float *s)
 // and checks it like a variant, and the dispatch calls it for the shapes where
 // it wins (deep, thin products such as 512 x 512 x 8192). Host code, so
 // NVRTC, which compiles the variants, does not see it; nvcc builds the
-// tuner's caller of it and the emitted launcher (link with -lcublas).
-#ifndef __CUDACC_RTC__
+// tuner's caller of it and the emitted launcher (link with -lcublas). AMD
+// GPUs (hipcc) have no cuBLAS: there the file is the template alone, and the
+// tuner leaves this CUDA routine out.
+#if !defined(__CUDACC_RTC__) && !defined(__HIP_PLATFORM_AMD__)
 #include <cublas_v2.h>
 
 cudaError_t sgemm_cublas(int M, int N, int K, float alpha, const float *A, const float *B,

@@ -59,6 +59,20 @@ __device__ __forceinline__ void combine(float &m, float &s, float m2, float s2)
     m = mn;
 }
 
+// v from the lane whose index differs from this one's by the bits in off.
+// AMD GPUs (hipcc) run 64-lane wavefronts and HIP's shuffle takes no mask
+// (HIP 6.2's _sync forms want a 64-bit one, HIP 5 has none); an offset below
+// 32 never leaves an aligned group of 32 lanes, so the 32-lane "warps" of
+// this file work as written there too.
+__device__ __forceinline__ float shfl_xor(float v, int off)
+{
+#if defined(__HIP_PLATFORM_AMD__)
+    return __shfl_xor(v, off);
+#else
+    return __shfl_xor_sync(0xffffffffu, v, off);
+#endif
+}
+
 // Butterfly over lanes that differ in bits below WIDTH (a power of two <= 32):
 // afterwards every lane of each aligned WIDTH-group holds the group's pair.
 template <int WIDTH>
@@ -66,8 +80,8 @@ __device__ __forceinline__ void warp_combine(float &m, float &s)
 {
 #pragma unroll
     for (int off = WIDTH / 2; off > 0; off /= 2) {
-        const float m2 = __shfl_xor_sync(0xffffffffu, m, off);
-        const float s2 = __shfl_xor_sync(0xffffffffu, s, off);
+        const float m2 = shfl_xor(m, off);
+        const float s2 = shfl_xor(s, off);
         combine(m, s, m2, s2);
     }
 }

@@ -58,7 +58,7 @@ static const option_doc option_docs[] = {
 	{OPTB_INCLUDE, "-I DIR", "add DIR to the include path (parser and every compiler)"},
 	{OPTB_DEFINE, "-D NAME[=VALUE]", "define a macro (parser and every compiler)"},
 	{OPTB_KERNEL, "--kernel NAME", "only this kernel (default: every tuned kernel in FILE)"},
-	{OPTB_ARCH, "--arch ARCH", "sm75, sm80, sm86, sm89, sm90, sm100, sm120... (CUDA) or host"},
+	{OPTB_ARCH, "--arch ARCH", "sm80, sm90, sm100... (CUDA), gfx90a, gfx942... (ROCm) or host"},
 	{OPTB_OUT, "-o DIR", "output directory (default .); for link the C file to write"},
 	{OPTB_DB, "--db DIR", "tuning database directory (default ./aotc-db)"},
 	{OPTB_SHAPES, "--shapes FILE", "JSON array of shape objects, replacing AOTC_SHAPES"},

@@ -7,8 +7,9 @@
 # times as long. The sanitized run leaves out the suites that only run
 # aotc's commands as a user would (docs: the commands in README and docs/;
 # integration: downstream CMake and meson builds against the installed
-# aotc): the code they run is the sanitized suites' already, and nvcc and
-# cmake take most of their time.
+# aotc; templates: the shipped templates through nvcc, and through hipcc for
+# every variant): the code they run is the sanitized suites' already, and
+# nvcc, hipcc and cmake take most of their time.
 set -eu
 cd "$(dirname "$0")/.."
 
@@ -21,7 +22,7 @@ meson compile -C build-asan
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
 LSAN_OPTIONS=suppressions=$(pwd)/tests/lsan.supp \
-	meson test -C build-asan --print-errorlogs --timeout-multiplier 3 --no-suite docs --no-suite integration
+	meson test -C build-asan --print-errorlogs --timeout-multiplier 3 --no-suite docs --no-suite integration --no-suite templates
 
 # About two minutes on 2 cores with its build (the ir library and the five
 # targets only).

@@ -15,6 +15,7 @@
 
 #include <jansson.h>
 
+#include "arch.h"
 #include "backend.h"
 #include "compile.h"
 #include "db.h"
@@ -59,13 +60,20 @@ static const extern_fn *config_extern(const configs *c, int i)
 	return i >= c->nvariants ? &c->k->externs[i - c->nvariants] : NULL;
 }
 
-/* After the enumeration: the externs as configurations. */
-static void add_externs(configs *c)
+/* After the enumeration: the externs as configurations. A __global__
+ * kernel's externs are CUDA routines (they take a cudaStream_t and return a
+ * cudaError_t), so for an AMD GPU they are left out, with a note. */
+static void add_externs(configs *c, const char *arch)
 {
 	const kernel *k = c->k;
 	int64_t *zeros = xcalloc((size_t)k->ntunables + 1, sizeof *zeros);
 	c->nvariants = c->n;
-	for (int e = 0; e < k->nexterns; e++) {
+	const arch_info *ai = arch_parse(arch);
+	bool cuda_only = k->is_global && ai && ai->kind != ARCH_CUDA;
+	for (int e = 0; e < k->nexterns && cuda_only; e++)
+		fprintf(stderr, "aotc: note: %s: AOTC_EXTERN(%s) is a CUDA routine; not tuned for %s\n",
+		        k->name, k->externs[e].name, arch);
+	for (int e = 0; e < k->nexterns && !cuda_only; e++) {
 		add_config(c, zeros);
 		c->names[c->n - 1] = arena_strdup(&c->a, k->externs[e].name);
 	}
@@ -267,7 +275,7 @@ static int enumerate_stage(tune_run *r)
 		diag_error(r->d, k->loc, "no configuration of '%s' satisfies its AOTC_REQUIREs", k->name);
 		return 1;
 	}
-	add_externs(&r->cf);
+	add_externs(&r->cf, r->o->arch);
 	r->params = xcalloc((size_t)r->ss.count * (k->nparams + 1), sizeof *r->params);
 	r->params_ok = xcalloc((size_t)r->ss.count + 1, sizeof *r->params_ok);
 	for (int s = 0; s < r->ss.count; s++) {
@@ -1073,7 +1081,7 @@ int tune_compile_only(const aotc_module *m, const kernel *k, const tune_options 
 		status = 1;
 		goto out;
 	}
-	add_externs(&cf);
+	add_externs(&cf, o->arch);
 	if (!choose_compiler(ops, m, o, &req, &abs, d)) {
 		status = 3;
 		goto out;
@@ -1105,7 +1113,7 @@ int tune_compile_only(const aotc_module *m, const kernel *k, const tune_options 
 	if (!o->quiet)
 		fprintf(stderr, "aotc: compiling %s for %s with %s: %d configurations%s%s on %d thread%s\n",
 		        k->name, o->arch, req.compiler, cf.nvariants, k->reference ? " and the reference" : "",
-		        k->nexterns ? ", the externs" : "", p.nthreads, p.nthreads == 1 ? "" : "s");
+		        cf.n > cf.nvariants ? ", the externs" : "", p.nthreads, p.nthreads == 1 ? "" : "s");
 	bool ref_ok = true;
 	if (ref_job >= 0) {
 		const job *j = pool_wait(&p, ref_job);
@@ -1138,8 +1146,8 @@ int tune_compile_only(const aotc_module *m, const kernel *k, const tune_options 
 	printf("%s: %d of %d configurations compiled for %s with %s (%d from cache) in %.1f s on %d thread%s; reference %s",
 	       k->name, ok, cf.nvariants, o->arch, req.compiler, cached, wall, p.nthreads, p.nthreads == 1 ? "" : "s",
 	       !k->reference ? "none" : ref_ok ? "compiled" : "failed");
-	if (k->nexterns)
-		printf("; externs: %d of %d compiled", ext_ok, k->nexterns);
+	if (cf.n > cf.nvariants)
+		printf("; externs: %d of %d compiled", ext_ok, cf.n - cf.nvariants);
 	putchar('\n');
 	if (status == 0 && ok == 0) {
 		diag_plain_error(d, "no configuration of '%s' compiles", k->name);

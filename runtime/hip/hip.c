@@ -90,15 +90,47 @@ static void hipcc_load(void)
 	strbuf_finish(&tried);
 }
 
+/* Whether this hipcc builds code for arch at all, tried on an empty kernel:
+ * an older hipcc than the architecture (Debian's 5.2 knows gfx940 but not
+ * gfx942) would otherwise fail every variant alike, one log each. */
+static bool hipcc_knows(const rt_compile_request *file, const char *arch, strbuf *err)
+{
+	rt_compile_request probe = {.source_path = file->source_path, .arch = arch};
+	strbuf offload, why;
+	strbuf_init(&offload);
+	strbuf_init(&why);
+	strbuf_printf(&offload, "--offload-arch=%s", arch);
+	const char *pre[] = {hipcc.path, "--genco", offload.data};
+	void *raw = NULL;
+	size_t size;
+	rt_status st = rt_run_compiler("aotc-hipcc", pre, (int)COUNTOF(pre), &probe, "probe.hip",
+	                               "#include <hip/hip_runtime.h>\n__global__ void aotc_probe() {}\n",
+	                               NULL, 0, "probe.co", &raw, &size, &why);
+	free(raw);
+	if (st != RT_OK) {
+		/* The compiler's own words: its first error, to a ';'. */
+		const char *line = strstr(why.data, "error: ");
+		line = line ? line + 7 : NULL;
+		size_t n = line ? strcspn(line, ";\n") : 0;
+		strbuf_printf(err, "%s cannot build code for %s%s%.*s (a newer ROCm can)", hipcc.id, arch,
+		              line ? ": " : "", (int)n, line ? line : "");
+	}
+	strbuf_finish(&why);
+	strbuf_finish(&offload);
+	return st == RT_OK;
+}
+
 static const char *hip_compiler_for(const rt_compile_request *file, strbuf *note, strbuf *err)
 {
-	(void)file;
 	(void)note;
 	pthread_once(&hipcc.once, hipcc_load);
 	if (!hipcc.path) {
 		strbuf_puts(err, hipcc.error);
 		return NULL;
 	}
+	const arch_info *ai = arch_parse(file->arch);
+	if (ai && ai->kind == ARCH_ROCM && !hipcc_knows(file, ai->name, err))
+		return NULL;
 	return hipcc.id;
 }
 
