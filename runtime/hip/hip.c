@@ -11,10 +11,9 @@
  * code, host headers), and it needs nothing loaded into aotc. hiprtc would
  * save a process per variant but needs libhiprtc at run time.
  *
- * The device side is not written: no AMD GPU was available to build it
- * against, so open() says that this aotc compiles for AMD GPUs
- * (--compile-only) and emits for them, but does not measure on them. */
-#include "backend.h"
+ * The device side (load, launch, time) is device.c, on libamdhip64 loaded
+ * at run time. */
+#include "hip_internal.h"
 
 #include <errno.h>
 #include <pthread.h>
@@ -238,23 +237,25 @@ static rt_status hip_compile(const rt_compile_request *req, rt_blob *out, strbuf
 	return RT_OK;
 }
 
-static rt_status hip_open(rt_device **out, const char *arch, strbuf *err)
-{
-	*out = NULL;
-	strbuf_printf(err, "this aotc cannot measure on AMD GPUs yet: it compiles for %s "
-	              "(aotc tune --compile-only) and emits from a database, but has no HIP device "
-	              "side (no AMD GPU was available to build and test one)", arch);
-	return RT_ERR_NO_DEVICE;
-}
-
-static void hip_close(rt_device *d) { (void)d; }
-
-/* Only the compile side and open(): open() always fails, so the tuner
- * never reaches the device calls. */
+/* The compile side here, the device side in device.c. */
 const rt_ops rt_hip_ops = {
 	.name = "hip",
 	.compiler_for = hip_compiler_for,
 	.compile = hip_compile,
 	.open = hip_open,
 	.close = hip_close,
+	.describe = hip_describe,
+	.load = hip_load,
+	.unload = hip_unload,
+	.alloc = hip_alloc,
+	.release = hip_release,
+	.upload = hip_upload,
+	.download = hip_download,
+	.copy = hip_copy,
+	.launch = hip_launch,
+	.memset8 = hip_memset8,
+	.scan8 = hip_scan8,
+	.compare = hip_compare,
+	.flush_cache = hip_flush_cache,
+	.sync = hip_sync,
 };

@@ -1,0 +1,120 @@
+#!/bin/sh
+# The HIP device side (runtime/hip/device.c) without an AMD GPU.
+# 1. No ROCm runtime (AOTC_HIP_LIBRARY=/nonexistent), and where one is
+#    installed but no AMD GPU is (Debian's libamdhip64.so.5 here): tune
+#    --arch gfx90a says what it found, exit 3; compile emits from the
+#    database instead.
+# 2. Through the STAND-IN runtime (fake_amdhip64.c, loaded with
+#    AOTC_HIP_LIBRARY; a plumbing test, NOT a measurement): tune goes
+#    through open, load, alloc, upload, launch, event timing, compare with
+#    the reference and the guard zones, and writes a database (in a
+#    temporary directory: never commit one as data) in which the stand-in's
+#    broken variants have the statuses a GPU's would get: axpy<64, 2>
+#    wrong, axpy<128, 2> out_of_bounds, axpy<512, 2> fault; the others ok.
+#    emit takes the database; a device of another architecture is named.
+# Usage: hip-stand-in.sh AOTC REPO_ROOT FAKE_LIBAMDHIP64
+aotc=$1
+root=$2
+fake=$3
+case $aotc in /*) ;; *) aotc=$(pwd)/$aotc ;; esac
+case $root in /*) ;; *) root=$(pwd)/$root ;; esac
+case $fake in /*) ;; *) fake=$(pwd)/$fake ;; esac
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+pass=0
+fail=0
+ok() { echo "PASS $1"; pass=$((pass + 1)); }
+bad() { echo "FAIL $1"; shift; for l in "$@"; do printf "%s\n" "$l" | sed "s/^/    /"; done; fail=$((fail + 1)); }
+
+cd "$root" || exit 1
+src=tests/codegen/rocm/axpy.cu
+export AOTC_CACHE_DIR="$tmp/cache"
+
+AOTC_HIP_LIBRARY=/nonexistent "$aotc" tune $src --arch gfx90a --db "$tmp/none" >"$tmp/log" 2>&1
+st=$?
+[ $st = 3 ] && grep -q "HIP runtime not found: no ROCm runtime on this machine (/nonexistent" "$tmp/log" &&
+	ok "no HIP runtime: tune says so (exit 3)" || bad "no HIP runtime: exit $st" "$(cat "$tmp/log")"
+AOTC_HIP_LIBRARY=/nonexistent "$aotc" compile $src --arch gfx90a --db tests/codegen/rocm -o "$tmp/comp" >"$tmp/log" 2>&1
+st=$?
+[ $st = 0 ] && grep -q "emitting from the tuning database" "$tmp/log" && [ -f "$tmp/comp/_aot_axpy_rocm_gfx90a.hip" ] &&
+	ok "no HIP runtime: compile emits from the database" || bad "no HIP runtime: compile: exit $st" "$(cat "$tmp/log")"
+
+real=
+for l in /opt/rocm/lib/libamdhip64.so /usr/lib/x86_64-linux-gnu/libamdhip64.so.5; do
+	[ -e "$l" ] && real=$l && break
+done
+if [ -n "$real" ] && ! [ -e /dev/kfd ]; then
+	AOTC_HIP_LIBRARY=$real "$aotc" tune $src --arch gfx90a --db "$tmp/none" >"$tmp/log" 2>&1
+	st=$?
+	[ $st = 3 ] && grep -q "no AMD GPU on this machine: .*libamdhip64.* loaded, but" "$tmp/log" &&
+		ok "ROCm without a GPU: tune says what it found (exit 3)" ||
+		bad "ROCm without a GPU: exit $st" "$(cat "$tmp/log")"
+else
+	echo "skip: no ROCm runtime without a GPU here"
+fi
+
+if ! command -v hipcc >/dev/null 2>&1; then
+	echo "no hipcc: the variants cannot be compiled; the stand-in is not run"
+	echo "$pass passed, $fail failed"
+	[ "$fail" -eq 0 ] || exit 1
+	exit 77
+fi
+
+# Small shapes: the stand-in runs every thread of every launch on the CPU.
+echo '[{"n": 1024}, {"n": 4096}, {"n": 65536}]' >"$tmp/shapes.json"
+export AOTC_HIP_LIBRARY="$fake"
+# The worker's own stderr comes through: a sanitizer's report in it fails.
+if "$aotc" tune $src --arch gfx90a --db "$tmp/db" --shapes "$tmp/shapes.json" -j 2 >"$tmp/log" 2>&1 &&
+	! grep -q "Sanitizer\|runtime error" "$tmp/log"; then
+	ok "stand-in: tune runs"
+else
+	bad "stand-in: tune" "$(tail -20 "$tmp/log")"
+fi
+db="$tmp/db/axpy.rocm_aotc_test_stand-in_not_a_GPU_5.2.json"
+if [ -f "$db" ]; then
+	ok "stand-in: the database is named by the hardware id (rocm_<name>_<version>)"
+	python3 - "$db" >"$tmp/check" 2>&1 <<'END'
+import json, sys
+db = json.load(open(sys.argv[1]))
+hw = db["hardware"]
+problems = []
+if hw.get("backend") != "rocm" or hw.get("arch") != "gfx90a" or "not a GPU" not in hw.get("name", ""):
+    problems.append("hardware: %s" % hw)
+want = {"axpy<64, 2>": "wrong", "axpy<128, 2>": "out_of_bounds", "axpy<512, 2>": "fault"}
+names = [c["name"] for c in db["configs"]]
+seen = {}
+for m in db["measurements"]:
+    seen.setdefault(names[m["config"]], set()).add(m["status"])
+for name in names:
+    expect = want.get(name, "ok")
+    if seen.get(name) != {expect}:
+        problems.append("%s: %s, expected %s" % (name, sorted(seen.get(name, [])), expect))
+ok = [m for m in db["measurements"] if m["status"] == "ok"]
+if any(not (m["time_ms"] > 0) for m in ok):
+    problems.append("an ok measurement without a time")
+print("\n".join(problems))
+sys.exit(1 if problems else 0)
+END
+	if [ $? = 0 ]; then
+		ok "stand-in: wrong, out_of_bounds and fault where the stand-in misbehaves, ok elsewhere"
+	else
+		bad "stand-in: statuses" "$(cat "$tmp/check")"
+	fi
+	if "$aotc" emit $src --arch gfx90a --db "$tmp/db" -o "$tmp/emit" >"$tmp/log" 2>&1 &&
+		! grep -q 'axpy<64, 2>\|axpy<128, 2>\|axpy<512, 2>' "$tmp/emit/_aot_axpy_rocm_gfx90a.hip"; then
+		ok "stand-in: emit takes the database; no broken variant is dispatched"
+	else
+		bad "stand-in: emit" "$(cat "$tmp/log")"
+	fi
+else
+	bad "stand-in: no database" "$(ls "$tmp/db" 2>&1)" "$(tail -5 "$tmp/log")"
+fi
+
+# A device of another architecture: named, exit 3.
+"$aotc" tune $src --arch gfx908 --db "$tmp/db908" --shapes "$tmp/shapes.json" -j 2 >"$tmp/log" 2>&1
+st=$?
+[ $st = 3 ] && grep -q "no gfx908 among the AMD GPUs here (0: aotc test stand-in (not a GPU) (gfx90a))" "$tmp/log" &&
+	ok "stand-in: --arch gfx908 names the gfx90a device found (exit 3)" ||
+	bad "stand-in: gfx908: exit $st" "$(tail -5 "$tmp/log")"
+echo "$pass passed, $fail failed"
+[ "$fail" -eq 0 ]
