@@ -200,6 +200,20 @@ struct schedule_priv {
 	int nfeat;
 };
 
+void shard_members(const char *const *names, int n, int shard, int nshards, unsigned char *mine)
+{
+	if (nshards < 1)
+		shard = nshards = 1;
+	/* Ranked by name hash, every Nth. */
+	keyed *k = xmalloc((size_t)n * sizeof *k + 1);
+	for (int c = 0; c < n; c++)
+		k[c] = (keyed){fnv1a(names[c]), c};
+	qsort(k, (size_t)n, sizeof *k, cmp_keyed);
+	for (int r = 0; r < n; r++)
+		mine[k[r].index] = r % nshards == shard - 1;
+	free(k);
+}
+
 void schedule_init(schedule *sc, const schedule_params *p)
 {
 	int nc = p->nconfigs, ns = p->nshapes;
@@ -210,24 +224,16 @@ void schedule_init(schedule *sc, const schedule_params *p)
 		sc->p.nshards = 1;
 	}
 	sc->priv = xcalloc(1, sizeof *sc->priv);
-	/* The shard's configurations: ranked by name hash, every Nth. */
-	keyed *k = xmalloc((size_t)nc * sizeof *k + 1);
-	for (int c = 0; c < nc; c++)
-		k[c] = (keyed){fnv1a(p->names[c]), c};
-	qsort(k, (size_t)nc, sizeof *k, cmp_keyed);
 	unsigned char *mine = xcalloc((size_t)nc + 1, 1);
+	shard_members(p->names, nc, sc->p.shard, sc->p.nshards, mine);
 	int *list = xmalloc((size_t)nc * sizeof *list + 1), nmine = 0;
 	int *always = xmalloc((size_t)nc * sizeof *always + 1), nalways = 0;
-	for (int r = 0; r < nc; r++)
-		if (r % sc->p.nshards == sc->p.shard - 1)
-			mine[k[r].index] = 1;
 	for (int c = 0; c < nc; c++) {
 		if (mine[c] && is_always(p, c))
 			always[nalways++] = c;
 		else if (mine[c])
 			list[nmine++] = c;
 	}
-	free(k);
 	sc->kind = p->kind != SEARCH_AUTO ? p->kind
 	         : nmine > SEARCH_MODEL_ABOVE ? SEARCH_MODEL : SEARCH_EXHAUSTIVE;
 	sc->state = xmalloc(cells + 1);

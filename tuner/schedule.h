@@ -51,6 +51,10 @@ typedef enum search_kind { SEARCH_AUTO, SEARCH_EXHAUSTIVE, SEARCH_MODEL } search
 
 const char *search_name(search_kind k); /* "exhaustive", "model" ("auto") */
 
+/* Which of the n configurations named names shard I of N takes (mine[c]
+ * 1 or 0): the split above, also used by tune --compile-only --shard. */
+void shard_members(const char *const *names, int n, int shard, int nshards, unsigned char *mine);
+
 /* Above this many configurations (in the shard) the default search is the
  * model's: below it the exhaustive run costs at most a few times what a
  * model search measures anyway (sample plus refinement). */

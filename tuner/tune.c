@@ -1074,6 +1074,7 @@ int tune_compile_only(const aotc_module *m, const kernel *k, const tune_options 
 	pool p = {0};
 	rt_compile_request req = {0};
 	char *abs = NULL;
+	unsigned char *mine = NULL;
 	bool started = false;
 	ir_enumerate(k, add_config, &cf);
 	if (cf.n == 0) {
@@ -1097,8 +1098,21 @@ int tune_compile_only(const aotc_module *m, const kernel *k, const tune_options 
 		goto out;
 	}
 	int ref_job = k->reference ? pool_add(&p, k->reference) : -1;
+	/* --shard: the configurations tune --shard would measure (the
+	 * reference in every shard: each tune needs it). */
+	mine = xcalloc((size_t)cf.n + 1, 1);
+	shard_members((const char *const *)cf.names, cf.n, o->shard, o->nshards, mine);
+	int nvar = 0, next = 0;
+	for (int c = 0; c < cf.n; c++) {
+		if (mine[c] && config_extern(&cf, c))
+			next++;
+		else if (mine[c])
+			nvar++;
+	}
 	cf.job = xcalloc((size_t)cf.n, sizeof *cf.job);
 	for (int c = 0; c < cf.n; c++) {
+		if (!mine[c])
+			continue;
 		if (config_extern(&cf, c)) {
 			cf.job[c] = pool_add_extern(&p, config_extern(&cf, c), extern_nparams(k));
 			continue;
@@ -1112,8 +1126,8 @@ int tune_compile_only(const aotc_module *m, const kernel *k, const tune_options 
 	started = true;
 	if (!o->quiet)
 		fprintf(stderr, "aotc: compiling %s for %s with %s: %d configurations%s%s on %d thread%s\n",
-		        k->name, o->arch, req.compiler, cf.nvariants, k->reference ? " and the reference" : "",
-		        cf.n > cf.nvariants ? ", the externs" : "", p.nthreads, p.nthreads == 1 ? "" : "s");
+		        k->name, o->arch, req.compiler, nvar, k->reference ? " and the reference" : "",
+		        next ? ", the externs" : "", p.nthreads, p.nthreads == 1 ? "" : "s");
 	bool ref_ok = true;
 	if (ref_job >= 0) {
 		const job *j = pool_wait(&p, ref_job);
@@ -1127,6 +1141,8 @@ int tune_compile_only(const aotc_module *m, const kernel *k, const tune_options 
 	int ok = 0, cached = 0, ext_ok = 0;
 	bool env = false;
 	for (int c = 0; c < cf.n; c++) {
+		if (!mine[c])
+			continue;
 		const job *j = pool_wait(&p, cf.job[c]);
 		cached += j->cached;
 		if (j->rs == RT_OK) {
@@ -1144,12 +1160,14 @@ int tune_compile_only(const aotc_module *m, const kernel *k, const tune_options 
 	}
 	double wall = p.finished_at - p.started_at;
 	printf("%s: %d of %d configurations compiled for %s with %s (%d from cache) in %.1f s on %d thread%s; reference %s",
-	       k->name, ok, cf.nvariants, o->arch, req.compiler, cached, wall, p.nthreads, p.nthreads == 1 ? "" : "s",
+	       k->name, ok, nvar, o->arch, req.compiler, cached, wall, p.nthreads, p.nthreads == 1 ? "" : "s",
 	       !k->reference ? "none" : ref_ok ? "compiled" : "failed");
-	if (cf.n > cf.nvariants)
-		printf("; externs: %d of %d compiled", ext_ok, cf.n - cf.nvariants);
+	if (next)
+		printf("; externs: %d of %d compiled", ext_ok, next);
+	if (o->nshards > 1)
+		printf("; shard %d/%d of %d configurations", o->shard, o->nshards, cf.n);
 	putchar('\n');
-	if (status == 0 && ok == 0) {
+	if (status == 0 && ok == 0 && nvar > 0) {
 		diag_plain_error(d, "no configuration of '%s' compiles", k->name);
 		status = env ? 3 : 4;
 	}
@@ -1164,6 +1182,7 @@ out:
 	free(cf.names);
 	free(cf.job);
 	free(cf.always);
+	free(mine);
 	arena_finish(&cf.a);
 	return status;
 }

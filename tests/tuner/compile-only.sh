@@ -37,6 +37,20 @@ has "compile-only: the reference compiled" "reference compiled"
 "$aotc" tune "$here/compile_only.cu" --arch sm90 --compile-only -j 2 >"$tmp/log" 2>&1
 has "compile-only: a rerun takes the cache" "(3 from cache)"
 
+# --shard I/N: the split tune --shard measures; the parts add up to the whole.
+AOTC_CACHE_DIR="$tmp/shards" "$aotc" tune "$here/compile_only.cu" --arch sm90 --compile-only --shard 1/2 >"$tmp/log" 2>&1
+has "compile-only --shard 1/2: says which part" "; shard 1/2 of 4 configurations$"
+a=$(sed -n 's/^scale: [0-9]* of \([0-9]*\) configurations.*shard 1\/2.*/\1/p' "$tmp/log")
+AOTC_CACHE_DIR="$tmp/shards" "$aotc" tune "$here/compile_only.cu" --arch sm90 --compile-only --shard 2/2 >"$tmp/log" 2>&1
+b=$(sed -n 's/^scale: [0-9]* of \([0-9]*\) configurations.*shard 2\/2.*/\1/p' "$tmp/log")
+if [ -n "$a" ] && [ -n "$b" ] && [ $((a + b)) -eq 4 ] && [ "$a" -gt 0 ] && [ "$b" -gt 0 ]; then
+	ok "compile-only --shard: 1/2 and 2/2 take $a and $b of the 4"
+else
+	bad "compile-only --shard: the parts" "1/2: '$a', 2/2: '$b'" "$(cat "$tmp/log")"
+fi
+AOTC_CACHE_DIR="$tmp/shards" "$aotc" tune "$here/compile_only.cu" --arch sm90 --compile-only >"$tmp/log" 2>&1
+has "compile-only --shard: the whole run then finds every part in the cache" "(3 from cache)"
+
 "$aotc" tune "$here/compile_only.cu" --arch sm90 --compile-only -DBREAK_REFERENCE -j 2 >"$tmp/log" 2>&1
 check "compile-only: a reference that does not compile exits 1" $? 1
 has "compile-only: the reference's error at AOTC_REFERENCE" "compile_only.cu:[0-9]*:[0-9]*: error: the reference 'scale_ref' does not compile"
