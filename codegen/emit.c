@@ -371,23 +371,11 @@ static void gen_function(out *o, const char *name, const aexpr *a, const int64_t
 
 /* ---- The dispatch file ------------------------------------------------------ */
 
-/* A codegen target: what the launcher and its header say differently for
- * CUDA, HIP and the host. The dispatch (.c) is the same C for all; the
- * device targets also get launch dimensions, checked against the limits
- * of every CUDA device (which AMD's exceed: a HIP launch they refuse is
- * one an AMD device could make, never one it cannot). */
-typedef struct target {
-	const char *launcher_ext;   /* "cu", "hip", "cpp" */
-	bool device;                /* grid, block, shared memory and a stream */
-	const char *error_t;        /* what the launcher returns */
-	const char *ok, *invalid;   /* success; no valid variant */
-	const char *stream_t;
-	const char *last_error;     /* after a launch */
-	const char *smem_attr;      /* opting a kernel (%.*s) in to more dynamic shared memory */
-	const char *have_runtime;   /* when the header declares the launcher */
-	const char *limits_note;    /* after the CUDA launch limits in the dispatch's comment */
-	const char *prelude;        /* the launcher's first include: what its compiler does not add */
-} target;
+/* The codegen targets (emit.h): the dispatch (.c) is the same C for all;
+ * the device targets also get launch dimensions, checked against the
+ * limits of every CUDA device (which AMD's exceed: a HIP launch they
+ * refuse is one an AMD device could make, never one it cannot). */
+typedef emit_target target;
 
 static const target target_cuda = {
 	"cu", true, "cudaError_t", "cudaSuccess", "cudaErrorInvalidValue", "cudaStream_t",
@@ -406,16 +394,21 @@ static const target target_host = {
 	"cpp", false, "int", "0", "-1", NULL, NULL, NULL, NULL, NULL, NULL,
 };
 
-/* The target of --arch (options checked it: it is in runtime/arch.c). */
-static const target *target_for(const char *arch)
+const emit_target *emit_target_of(arch_kind kind)
 {
-	const arch_info *a = arch_parse(arch);
-	switch (a ? a->kind : ARCH_HOST) {
+	switch (kind) {
 	case ARCH_CUDA: return &target_cuda;
 	case ARCH_ROCM: return &target_hip;
 	case ARCH_HOST: break;
 	}
 	return &target_host;
+}
+
+/* The target of --arch (options checked it: it is in runtime/arch.c). */
+static const target *target_for(const char *arch)
+{
+	const arch_info *a = arch_parse(arch);
+	return emit_target_of(a ? a->kind : ARCH_HOST);
 }
 
 const char *emit_launcher_ext(const char *arch) { return target_for(arch)->launcher_ext; }
@@ -880,24 +873,36 @@ static char *dispatch_c(const ctx *c)
 
 /* ---- Header and launcher ------------------------------------------------------ */
 
-/* The type a parameter is declared with in the launcher: its own spelling,
- * unless it names a type template parameter (T *), which is its default. */
-static void param_decl(strbuf *sb, const kernel *k, const param *p)
+/* The type a parameter is declared with in the launcher: its own spelling
+ * ("const float *" up to its last '*' for a pointer), unless it names a type
+ * template parameter (T *), which is its default. */
+static void param_type(strbuf *sb, const kernel *k, const param *p)
 {
 	int tp = ir_find_tparam(k, p->elem_type);
 	if (tp >= 0 && k->tparams[tp].is_type && k->tparams[tp].default_text) {
 		const char *def = k->tparams[tp].default_text;
 		if (p->is_pointer)
-			strbuf_printf(sb, "%s%s *%s", p->is_const ? "const " : "", def, p->name);
+			strbuf_printf(sb, "%s%s *", p->is_const ? "const " : "", def);
 		else
-			strbuf_printf(sb, "%s %s", def, p->name);
+			strbuf_puts(sb, def);
 		return;
 	}
 	const char *star = strrchr(p->type, '*');
 	if (p->is_pointer && star)
-		strbuf_printf(sb, "%.*s*%s", (int)(star - p->type + 0), p->type, p->name);
+		strbuf_printf(sb, "%.*s*", (int)(star - p->type), p->type);
 	else
-		strbuf_printf(sb, "%s %s", p->type, p->name);
+		strbuf_puts(sb, p->type);
+}
+
+/* "TYPE NAME", with no space after a pointer's '*'. */
+static void param_decl(strbuf *sb, const kernel *k, const param *p)
+{
+	strbuf t;
+	strbuf_init(&t);
+	param_type(&t, k, p);
+	bool tight = p->is_pointer && t.len && t.data[t.len - 1] == '*';
+	strbuf_printf(sb, "%s%s%s", t.data, tight ? "" : " ", p->name);
+	strbuf_finish(&t);
 }
 
 static void launcher_params(strbuf *sb, const kernel *k)
@@ -1173,6 +1178,101 @@ static char *launcher(const ctx *c)
 	return o.sb.data;
 }
 
+/* ---- The manifest ---------------------------------------------------------- */
+
+/* Sets o[key] to the string s; false when s is not UTF-8 (JSON cannot hold it). */
+static bool set_str(json_t *o, const char *key, const char *s)
+{
+	json_t *v = s ? json_string(s) : json_null();
+	return v && json_object_set_new(o, key, v) == 0;
+}
+
+static json_t *param_entry(const char *type, const char *name, bool *ok)
+{
+	json_t *p = json_object();
+	*ok &= set_str(p, "type", type) && set_str(p, "name", name);
+	return p;
+}
+
+/* _aot_K_T.json (docs/cli.md, "The manifest"): what aotc link needs to know
+ * about the other three files, so that it never reads C back. Keys in a
+ * fixed order, 2-space indent, a final newline: the same database gives the
+ * same bytes. NULL after a diagnostic when a string cannot be JSON. */
+static char *manifest(const ctx *c, diags *d)
+{
+	const kernel *k = c->k;
+	const arch_info *ai = arch_parse(c->in->arch);
+	bool ok = true;
+	json_t *m = json_object();
+	json_object_set_new(m, "aotc_manifest", json_integer(AOTC_MANIFEST_VERSION));
+	ok &= set_str(m, "aotc_version", AOTC_VERSION_STRING);
+	ok &= set_str(m, "kernel", k->name);
+	ok &= set_str(m, "arch", c->in->arch);
+	ok &= set_str(m, "platform", arch_kind_name(ai ? ai->kind : ARCH_HOST));
+	ok &= set_str(m, "prefix", c->prefix);
+	json_t *files = json_object();
+	strbuf name;
+	strbuf_init(&name);
+	const char *keys[3] = {"dispatch", "header", "launcher"};
+	const char *exts[3] = {"c", "h", c->t->launcher_ext};
+	for (int i = 0; i < 3; i++) {
+		name.len = 0;
+		strbuf_printf(&name, "%s.%s", c->base, exts[i]);
+		ok &= set_str(files, keys[i], name.data);
+	}
+	strbuf_finish(&name);
+	json_object_set_new(m, "files", files);
+	ok &= set_str(m, "hardware_id", json_string_value(json_object_get(c->in->db->hardware, "id")));
+	ok &= set_str(m, "source_hash", c->in->m->source_hash);
+	/* Each library once, in the order the Link with: line first names it. */
+	json_t *libs = json_array();
+	for (int i = 0; i < k->nexterns; i++)
+		for (int l = 0; l < k->externs[i].nlibs; l++) {
+			const char *lib = k->externs[i].libs[l];
+			bool seen = false;
+			for (size_t j = 0; j < json_array_size(libs); j++)
+				seen |= !strcmp(json_string_value(json_array_get(libs, j)), lib);
+			if (!seen) {
+				json_t *v = json_string(lib);
+				ok &= v && json_array_append_new(libs, v) == 0;
+			}
+		}
+	json_object_set_new(m, "libraries", libs);
+	ok &= set_str(m, "include", c->include);
+	json_t *sel = json_array(), *lau = json_array();
+	for (int i = 0; i < k->nparams; i++) {
+		const param *p = &k->params[i];
+		if (ir_param_is_integer(p) && p->shape >= 0)
+			json_array_append_new(sel, param_entry("int64_t", p->name, &ok));
+		strbuf t;
+		strbuf_init(&t);
+		param_type(&t, k, p);
+		json_array_append_new(lau, param_entry(t.data, p->name, &ok));
+		strbuf_finish(&t);
+	}
+	if (c->t->device)
+		json_array_append_new(lau, param_entry(c->t->stream_t, "aot_stream", &ok));
+	json_object_set_new(m, "select", sel);
+	json_object_set_new(m, "launch", lau);
+	json_object_set_new(m, "variants", json_integer(c->nvars));
+	char *text = NULL;
+	if (ok) {
+		char *dump = json_dumps(m, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+		if (!dump)
+			die("out of memory");
+		size_t n = strlen(dump);
+		text = xmalloc(n + 2);
+		memcpy(text, dump, n);
+		memcpy(text + n, "\n", 2);
+		free(dump);
+	} else {
+		diag_plain_error(d, "%s: a name or path of kernel %s is not UTF-8 and cannot be written into %s.json",
+		                 c->in->m->file, k->name, c->base);
+	}
+	json_decref(m);
+	return text;
+}
+
 static bool c_reserved(const char *s)
 {
 	static const char *const words[] = {"restrict", "inline", "_Bool", "_Complex", "_Imaginary",
@@ -1242,13 +1342,14 @@ int emit_files(const emit_input *in, diags *d)
 	for (int i = 0; i < c.nvars; i++)
 		c.emitted[c.vars[i]] = i;
 	int status = 0;
-	/* The dispatch, the header, the launcher and the copy of aotc.h. */
-	enum { NFILES = 4 };
-	char *files[NFILES] = {NULL, NULL, NULL, NULL};
-	size_t lens[NFILES] = {0, 0, 0, 0};
-	char *tmp[NFILES] = {NULL, NULL, NULL, NULL};
+	/* The dispatch, the header, the launcher, the manifest and the copy
+	 * of aotc.h. */
+	enum { NOWN = 4, NFILES = 5 };
+	char *files[NFILES] = {NULL, NULL, NULL, NULL, NULL};
+	size_t lens[NFILES] = {0, 0, 0, 0, 0};
+	char *tmp[NFILES] = {NULL, NULL, NULL, NULL, NULL};
 	strbuf paths[NFILES];
-	int nfiles = 3;
+	int nfiles = NOWN;
 	strbuf src;
 	strbuf_init(&src);
 	source_name(&src, in->m->file);
@@ -1304,22 +1405,26 @@ int emit_files(const emit_input *in, diags *d)
 	/* aotc.h beside the files, unless this copy (or aotc.h itself) is
 	 * there already; a file of that name aotc did not write is refused
 	 * before anything is written. */
-	switch (emit_header_copy(in->out_dir, &files[3], &lens[3], d)) {
-	case 1: nfiles = 4; break;
+	switch (emit_header_copy(in->out_dir, &files[NOWN], &lens[NOWN], d)) {
+	case 1: nfiles = NFILES; break;
 	case 0: break;
 	default: status = 3; goto out;
 	}
 	files[0] = dispatch_c(&c);
 	files[1] = header(&c);
 	files[2] = launcher(&c);
-	for (int i = 0; i < 3; i++)
+	files[3] = manifest(&c, d);
+	if (!files[3]) {
+		status = 1;
+		goto out;
+	}
+	for (int i = 0; i < NOWN; i++)
 		lens[i] = strlen(files[i]);
-	/* All four or none: temporaries first, renamed only once all are
-	 * written. */
-	const char *ext[3] = {"c", "h", c.t->launcher_ext};
+	/* All or none: temporaries first, renamed only once all are written. */
+	const char *ext[NOWN] = {"c", "h", c.t->launcher_ext, "json"};
 	for (int i = 0; i < nfiles; i++) {
 		strbuf_init(&paths[i]);
-		if (i < 3)
+		if (i < NOWN)
 			strbuf_printf(&paths[i], "%s/%s.%s", in->out_dir, c.base, ext[i]);
 		else
 			strbuf_printf(&paths[i], "%s/aotc.h", in->out_dir);

@@ -7,6 +7,8 @@
  *   _aot_K_T.cu   (CUDA) the selected instantiations and the launcher
  *   _aot_K_T.cpp  (host) the same for a host kernel
  *   _aot_K_T.h    declarations of both
+ *   _aot_K_T.json the manifest: what the files are and declare, for aotc
+ *                 link and build systems (docs/cli.md, "The manifest")
  *   aotc.h        a copy of the runtime header, so that the kernel source's
  *                 #include <aotc.h> needs nothing installed
  *
@@ -18,9 +20,14 @@
 #ifndef AOTC_EMIT_H
 #define AOTC_EMIT_H
 
+#include "arch.h"
 #include "db.h"
 #include "heuristic.h"
 #include "ir.h"
+
+/* The manifest's "aotc_manifest": raised when a reader of the old format
+ * would misread the new one. */
+#define AOTC_MANIFEST_VERSION 1
 
 typedef struct emit_input {
 	const aotc_module *m;
@@ -34,6 +41,24 @@ typedef struct emit_input {
 	const hstats *eval;        /* the dispatch on an aotc eval database's shapes, or NULL */
 	int neval;                 /* how many */
 } emit_input;
+
+/* A codegen target (one per arch_kind): what the launcher and its header
+ * say differently for CUDA, HIP and the host. aotc link writes its
+ * launcher with the same names. Static tables, never freed. */
+typedef struct emit_target {
+	const char *launcher_ext;   /* "cu", "hip", "cpp" */
+	bool device;                /* grid, block, shared memory and a stream */
+	const char *error_t;        /* what the launcher returns */
+	const char *ok, *invalid;   /* success; no valid variant */
+	const char *stream_t;
+	const char *last_error;     /* after a launch */
+	const char *smem_attr;      /* opting a kernel (%.*s) in to more dynamic shared memory */
+	const char *have_runtime;   /* when the header declares the launcher */
+	const char *limits_note;    /* after the CUDA launch limits in the dispatch's comment */
+	const char *prelude;        /* the launcher's first include: what its compiler does not add */
+} emit_target;
+
+const emit_target *emit_target_of(arch_kind kind);
 
 /* "cuda_sm90", "host", "rocm_gfx90a" into buf. */
 void emit_arch_tag(const char *arch, char *buf, size_t n);
@@ -51,7 +76,7 @@ int emit_header_copy(const char *dir, char **text, size_t *len, diags *d);
 
 /* Writes the files: all of them or none (temporaries, then renames).
  * Returns 0, or 1 after a diagnostic (a name that is not a C identifier, an
- * include that cannot be written), or 3 when a file cannot be written or
+ * include that cannot be written, a name the manifest cannot hold), or 3 when a file cannot be written or
  * a foreign aotc.h is in the way. */
 int emit_files(const emit_input *in, diags *d);
 

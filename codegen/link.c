@@ -11,40 +11,107 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "emit.h"
+#include <jansson.h>
+
 #include "arch.h"
+#include "emit.h"
+#include "ir.h"
 #include "text.h"
 #include "util.h"
 
-/* ---- Names ------------------------------------------------------------------- */
+/* ---- Platforms --------------------------------------------------------------- */
 
-/* "sm90" -> 90, "sm120" -> 120, "sm90a" -> 90 (runtime/arch.c's order);
- * -1 when not a CUDA architecture aotc knows. */
-static int arch_cc(const char *a)
+/* What the linked files say differently for CUDA and ROCm; the launcher's
+ * types and status names are emit's (emit_target_of). num is the device's
+ * architecture number as the generated code calls it: arch_info.order. */
+typedef struct platform {
+	arch_kind kind;
+	const char *name;         /* "CUDA", in messages */
+	const char *num;          /* "cc": arch_for(int cc) */
+	const char *num_fmt;      /* how the table of numbers writes one */
+	const char *device_of;    /* "a device of <this>" */
+	const char *num_note;     /* what the number is, after device_of in the provenance */
+	const char *num_doc;      /* the header's line on the number */
+	const char *compile_with; /* "<this> per linked architecture" */
+	const char *runtime_include;
+	const char *api;          /* "cuda": cudaGetDevice */
+	const char *query_doc;    /* the comment over the device query */
+	const char *query_vars;   /* its declarations */
+	const char *query;        /* from the cache miss to *num (tab-indented lines) */
+} platform;
+
+static const platform platforms[] = {
+	{ARCH_CUDA, "CUDA", "cc", "%d", "compute capability cc", " (major * 10 + minor)",
+	 " * cc is a compute capability as major * 10 + minor (90 for sm90). */",
+	 "nvcc and one -gencode", "cuda_runtime.h", "cuda",
+	 "/* The current device's compute capability, major * 10 + minor. Cached per\n"
+	 " * device: a launch should not pay two attribute queries. 0 is \"not yet\". */",
+	 "int dev, major, minor;",
+	 "\tif ((e = cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev)) != cudaSuccess ||\n"
+	 "\t    (e = cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, dev)) != cudaSuccess)\n"
+	 "\t\treturn e;\n"
+	 "\t*cc = major * 10 + minor;\n"},
+	{ARCH_ROCM, "ROCm", "gfx", "0x%x", "gfx number gfx", " (gfx90a: 0x90a)",
+	 " * gfx is a gfx number: the digits of the gfx name read as hex (0x90a for gfx90a,\n"
+	 " * 0x942 for gfx942). */",
+	 "hipcc and one --offload-arch", "hip/hip_runtime.h", "hip",
+	 "/* The current device's gfx number: its gcnArchName (\"gfx90a:sramecc+:xnack-\")\n"
+	 " * after \"gfx\" and before ':', read as hex. Cached per device: a launch should\n"
+	 " * not pay a properties query. 0 is \"not yet\", or a name not of that form,\n"
+	 " * which arch_for takes as older than every architecture. */",
+	 "int dev, n = 0;",
+	 "\thipDeviceProp_t prop;\n"
+	 "\tif ((e = hipGetDeviceProperties(&prop, dev)) != hipSuccess)\n"
+	 "\t\treturn e;\n"
+	 "\tif (prop.gcnArchName[0] == 'g' && prop.gcnArchName[1] == 'f' && prop.gcnArchName[2] == 'x') {\n"
+	 "\t\tfor (const char *p = prop.gcnArchName + 3; *p && *p != ':'; p++) {\n"
+	 "\t\t\tint d = *p >= '0' && *p <= '9' ? *p - '0' : *p >= 'a' && *p <= 'f' ? *p - 'a' + 10 : -1;\n"
+	 "\t\t\tif (d < 0 || n > 0xffff) {\n"
+	 "\t\t\t\tn = 0;\n"
+	 "\t\t\t\tbreak;\n"
+	 "\t\t\t}\n"
+	 "\t\t\tn = n * 16 + d;\n"
+	 "\t\t}\n"
+	 "\t}\n"
+	 "\t*gfx = n;\n"},
+};
+
+static const platform *platform_of(arch_kind k)
 {
-	const arch_info *ai = arch_parse(a);
-	return ai && ai->kind == ARCH_CUDA ? ai->order : -1;
+	for (size_t i = 0; i < sizeof platforms / sizeof *platforms; i++)
+		if (platforms[i].kind == k)
+			return &platforms[i];
+	return NULL;
 }
 
+/* "compute capability 9.0", "gfx90a": what two entries of one order share. */
+static void describe_order(const arch_info *a, char *buf, size_t n)
+{
+	if (a->kind == ARCH_CUDA)
+		snprintf(buf, n, "compute capability %d.%d", a->order / 10, a->order % 10);
+	else
+		snprintf(buf, n, "gfx%x", (unsigned)a->order);
+}
 
-/* ---- What one per-architecture header declares ------------------------------ */
+/* ---- What one manifest says ----------------------------------------------------- */
 
 typedef struct sig {
-	char *text;     /* the parameter list, whitespace normalised */
+	char *text;     /* the parameter list as the linked files declare it; "" for none */
 	char **names;
 	int n;
-	int line;       /* in the header, for diagnostics */
 } sig;
 
+/* One architecture of one kernel, from its manifest. Owns its strings. */
 typedef struct entry {
 	char *kernel, *arch;
-	int cc;
-	char *header;   /* DIR/_aot_K_cuda_A.h as given, for messages */
-	char *include;  /* the header relative to the output's directory */
-	char *dir_rel;  /* DIR relative to the output's directory */
-	char *hw;       /* the hardware id it was tuned on, or NULL */
-	char *libs;     /* "-lcublas": what its kernel file's AOTC_EXTERNs link with, or NULL */
-	char *source;   /* the kernel source as its .cu includes it (found through the include path) */
+	const arch_info *ai;
+	char *manifest;     /* DIR/_aot_K_T.json as given, for messages */
+	char *include;      /* its header relative to the output's directory */
+	char *launcher;     /* its launcher likewise */
+	char *dir_rel;      /* DIR relative to the output's directory */
+	char *hw;           /* the hardware id it was tuned on, or NULL */
+	char *libs;         /* "-lcublas": what its kernel file's AOTC_EXTERNs link with, or NULL */
+	char *source;       /* the kernel source as its launcher includes it */
 	sig select, launch;
 } entry;
 
@@ -60,12 +127,13 @@ static void entry_finish(entry *e)
 {
 	free(e->kernel);
 	free(e->arch);
-	free(e->header);
+	free(e->manifest);
 	free(e->include);
+	free(e->launcher);
 	free(e->dir_rel);
-	free(e->source);
 	free(e->hw);
 	free(e->libs);
+	free(e->source);
 	sig_finish(&e->select);
 	sig_finish(&e->launch);
 }
@@ -82,171 +150,243 @@ static char *trim_dup(const char *s, size_t n)
 	return r;
 }
 
-/* Parses "int64_t M, int64_t N" (or "void"). Types may be C++ ones
- * ("const __half *", "ns::T<int, 2>"), but only characters that cannot end
- * a declaration reach the output: the list is copied into emitted code.
- * Returns NULL, or why the list is not acceptable. */
-static const char *parse_params(sig *s, const char *p, size_t n)
+/* Reading a manifest: every problem is reported against its file, and
+ * reading goes on, so one run shows them all. */
+typedef struct mreader {
+	const char *path;
+	diags *d;
+	bool ok;
+} mreader;
+
+static void merr(mreader *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void merr(mreader *r, const char *fmt, ...)
 {
-	s->text = NULL;
-	s->names = NULL;
-	s->n = 0;
-	for (size_t i = 0; i < n; i++)
-		if (!(isalnum((unsigned char)p[i]) || strchr("_*,:<> \t", p[i])))
-			return "unexpected character in the parameter list";
-	strbuf norm;
-	strbuf_init(&norm);
-	for (size_t i = 0; i < n; i++) {
-		if (isspace((unsigned char)p[i])) {
-			if (norm.len && i + 1 < n && !isspace((unsigned char)p[i + 1]))
-				strbuf_putc(&norm, ' ');
-		} else {
-			strbuf_putc(&norm, p[i]);
-		}
-	}
-	s->text = norm.data;
-	if (!strcmp(s->text, "void") || !*s->text) {
-		s->text[0] = '\0';
-		return NULL;
-	}
-	s->names = xcalloc(strlen(s->text) / 2 + 2, sizeof *s->names);
-	const char *q = s->text;
-	for (;;) {
-		/* Up to the next comma outside template arguments. */
-		int depth = 0;
-		const char *e = q;
-		for (; *e && !(*e == ',' && depth == 0); e++)
-			depth += *e == '<' ? 1 : *e == '>' ? -1 : 0;
-		char *param = trim_dup(q, (size_t)(e - q));
-		size_t len = strlen(param), k = len;
-		while (k && (isalnum((unsigned char)param[k - 1]) || param[k - 1] == '_'))
-			k--;
-		bool ok = k > 0 && is_identifier(param + k) && strspn(param, " *") < k;
-		/* aot_ names are the emitter's (the launcher's last parameter,
-		 * cudaStream_t aot_stream); a kernel's own never start so. */
-		bool emitters = ok && !*e && !strcmp(param + k, "aot_stream") &&
-		                !strncmp(param, "cudaStream_t", 12);
-		if (ok)
-			s->names[s->n++] = xstrdup(param + k);
-		free(param);
-		if (!ok)
-			return "a parameter without a type and a name";
-		if (!strncmp(s->names[s->n - 1], "aot_", 4) && !emitters)
-			return "a parameter name starting with aot_";
-		for (int i = 0; i < s->n - 1; i++)
-			if (!strcmp(s->names[i], s->names[s->n - 1]))
-				return "a parameter name used twice";
-		if (!*e)
-			break;
-		q = e + 1;
-	}
+	char msg[1200];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof msg, fmt, ap);
+	va_end(ap);
+	diag_error(r->d, (aotc_loc){r->path, 0, 0}, "%s", msg);
+	r->ok = false;
+}
+
+/* o[key] as a string; NULL (reported) when absent or not one, NULL (not
+ * reported) for a JSON null when null_ok. */
+static const char *mstr(mreader *r, const json_t *o, const char *key, bool null_ok)
+{
+	const json_t *v = json_object_get(o, key);
+	if (json_is_string(v))
+		return json_string_value(v);
+	if (!(null_ok && json_is_null(v)))
+		merr(r, "\"%s\" is %s, not a string%s", key, v ? "something else" : "missing",
+		     null_ok ? " or null" : "");
 	return NULL;
 }
 
-/* Whether parameter i of s is exactly "TYPE NAME". */
-static bool param_type_is(const sig *s, int i, const char *type)
+/* A parameter list: [{"type": T, "name": N}, ...]. Types reach the linked
+ * files, so only what ir_type_text_ok accepts (no code) passes; select()'s
+ * are int64_t; launch()'s last is the stream (stream_t aot_stream). */
+static void mparams(mreader *r, const json_t *o, const char *key, sig *s, const char *stream_t)
 {
-	const char *q = s->text;
-	for (int k = 0; k < i; k++) {
-		int depth = 0;
-		for (; *q && !(*q == ',' && depth == 0); q++)
-			depth += *q == '<' ? 1 : *q == '>' ? -1 : 0;
-		if (*q)
-			q++;
+	const json_t *a = json_object_get(o, key);
+	if (!json_is_array(a)) {
+		merr(r, "\"%s\" is %s, not an array of parameters", key, a ? "something else" : "missing");
+		return;
 	}
-	while (*q == ' ')
-		q++;
-	size_t tl = strlen(type), nl = strlen(s->names[i]);
-	return !strncmp(q, type, tl) && q[tl] == ' ' && !strncmp(q + tl + 1, s->names[i], nl) &&
-	       (q[tl + 1 + nl] == ',' || q[tl + 1 + nl] == '\0');
+	size_t n = json_array_size(a);
+	s->names = xcalloc(n + 1, sizeof *s->names);
+	strbuf text;
+	strbuf_init(&text);
+	for (size_t i = 0; i < n; i++) {
+		const json_t *p = json_array_get(a, i);
+		const char *type = json_string_value(json_object_get(p, "type"));
+		const char *name = json_string_value(json_object_get(p, "name"));
+		bool stream = stream_t && i == n - 1;
+		const char *why = NULL;
+		if (!type || !name)
+			why = "not an object with a \"type\" and a \"name\" string";
+		else if (!is_identifier(name))
+			why = "its name is not a C identifier";
+		else if (stream && (strcmp(type, stream_t) || strcmp(name, "aot_stream")))
+			why = "the last is not the stream (aot_stream)";
+		else if (!stream && !strncmp(name, "aot_", 4))
+			why = "its name starts with aot_ (the emitter's)";
+		else if (!stream_t && strcmp(type, "int64_t"))
+			why = "a shape argument that is not int64_t";
+		else if (!ir_type_text_ok(type))
+			why = "its type is not a type aotc writes into emitted code";
+		for (int k = 0; !why && k < s->n; k++)
+			if (!strcmp(s->names[k], name))
+				why = "its name is used twice";
+		if (why) {
+			merr(r, "\"%s\"[%zu]: %s", key, i, why);
+			continue;
+		}
+		/* As emit declares it: "float *C", "int64_t M". */
+		size_t tl = strlen(type);
+		strbuf_printf(&text, "%s%s%s%s", s->n ? ", " : "", type, tl && type[tl - 1] == '*' ? "" : " ",
+		              name);
+		s->names[s->n++] = xstrdup(name);
+	}
+	if (stream_t && n == 0)
+		merr(r, "\"%s\": no parameters (the last must be the stream)", key);
+	s->text = text.data;
 }
 
-/* A declaration "RET PREFIX_FN(PARAMS);" alone on a line: the parameter
- * text, or NULL. */
-static const char *match_decl(const char *ln, size_t n, const char *head, size_t *plen)
+/* Reads the manifest DIR/name into e (rel: DIR from the output's directory).
+ * False after diagnostics, and for a host kernel's (*host set: nothing to
+ * link, but emitted beside the GPU ones it is no error either). */
+static bool load_manifest(entry *e, const char *dir, const char *name, const char *rel, bool *host,
+                          diags *d)
 {
-	size_t hl = strlen(head);
-	if (n < hl + 2 || strncmp(ln, head, hl) != 0)
-		return NULL;
-	while (n && isspace((unsigned char)ln[n - 1]))
-		n--;
-	if (n < hl + 2 || ln[n - 1] != ';' || ln[n - 2] != ')')
-		return NULL;
-	*plen = n - 2 - hl;
-	return ln + hl;
-}
-
-/* Reads DIR/name (an emitted header) into e. */
-static bool read_header(entry *e, diags *d)
-{
+	strbuf path;
+	strbuf_init(&path);
+	strbuf_printf(&path, "%s/%s", dir, name);
+	e->manifest = path.data;
+	mreader r = {e->manifest, d, true};
 	size_t len;
-	char *text = read_file_max(e->header, &len, (size_t)AOTC_INPUT_MAX_MIB << 20);
+	char *text = read_file_max(e->manifest, &len, (size_t)AOTC_INPUT_MAX_MIB << 20);
 	if (!text && errno == EFBIG) {
-		diag_error(d, (aotc_loc){e->header, 0, 0}, "larger than %d MiB (not a header aotc emit wrote)",
-		           AOTC_INPUT_MAX_MIB);
+		merr(&r, "larger than %d MiB (not a manifest aotc emit wrote)", AOTC_INPUT_MAX_MIB);
 		return false;
 	}
 	if (!text) {
-		diag_plain_error(d, "cannot read '%s': %s", e->header, strerror(errno));
+		diag_plain_error(d, "cannot read '%s': %s", e->manifest, strerror(errno));
 		return false;
 	}
-	diags_add_source(d, e->header, text, len);
-	char prefix[400], sel[450], lau[450], nv[450], vn[450];
-	snprintf(prefix, sizeof prefix, "aot_%s_cuda_%s", e->kernel, e->arch);
-	snprintf(sel, sizeof sel, "int %s_select(", prefix);
-	snprintf(lau, sizeof lau, "cudaError_t %s_launch(", prefix);
-	snprintf(nv, sizeof nv, "int %s_num_variants(void);", prefix);
-	snprintf(vn, sizeof vn, "const char *%s_variant_name(int v);", prefix);
-	bool have_sel = false, have_lau = false, have_nv = false, have_vn = false, ok = true;
-	int lineno = 0;
-	for (const char *ln = text; *ln && ok;) {
-		const char *eol = strchr(ln, '\n');
-		size_t n = eol ? (size_t)(eol - ln) : strlen(ln);
-		lineno++;
-		const char *params;
-		size_t plen;
-		const char *why = NULL;
-		if (!have_sel && (params = match_decl(ln, n, sel, &plen))) {
-			have_sel = true;
-			e->select.line = lineno;
-			why = parse_params(&e->select, params, plen);
-			for (int i = 0; !why && i < e->select.n; i++)
-				if (!param_type_is(&e->select, i, "int64_t"))
-					why = "a shape argument that is not int64_t";
-		} else if (!have_lau && (params = match_decl(ln, n, lau, &plen))) {
-			have_lau = true;
-			e->launch.line = lineno;
-			why = parse_params(&e->launch, params, plen);
-			if (!why && (e->launch.n == 0 ||
-			             !param_type_is(&e->launch, e->launch.n - 1, "cudaStream_t")))
-				why = "no cudaStream_t as the last parameter";
-		} else if (!strncmp(ln, nv, strlen(nv))) {
-			have_nv = true;
-		} else if (!strncmp(ln, vn, strlen(vn))) {
-			have_vn = true;
-		} else if (!e->libs && n > 15 && !strncmp(ln, " * Link with: ", 14)) {
-			const char *paren = memchr(ln + 14, '(', n - 14);
-			e->libs = trim_dup(ln + 14, (size_t)((paren ? paren : ln + n) - ln - 14));
-		} else if (!e->hw && n > 12 && !strncmp(ln, " * tuned on ", 12)) {
-			const char *colon = memchr(ln + 12, ':', n - 12);
-			if (colon)
-				e->hw = trim_dup(ln + 12, (size_t)(colon - ln - 12));
-		}
-		if (why) {
-			diag_error(d, (aotc_loc){e->header, lineno, 1}, "cannot link this declaration: %s", why);
-			ok = false;
-		}
-		ln = eol ? eol + 1 : ln + n;
-	}
+	diags_add_source(d, e->manifest, text, len);
+	json_error_t jerr;
+	json_t *m = json_loadb(text, len, JSON_REJECT_DUPLICATES, &jerr);
 	free(text);
-	if (ok && !(have_sel && have_lau && have_nv && have_vn)) {
-		diag_error(d, (aotc_loc){e->header, 0, 0},
-		           "does not declare %s_%s as aotc emit writes it; re-emit it with this aotc",
-		           prefix, !have_sel ? "select" : !have_lau ? "launch"
-		                   : !have_nv ? "num_variants" : "variant_name");
-		ok = false;
+	if (!m) {
+		diag_error(d, (aotc_loc){e->manifest, jerr.line > 0 ? jerr.line : 0, jerr.column > 0 ? jerr.column : 1},
+		           "not a manifest aotc emit writes: %s", jerr.text);
+		return false;
 	}
-	return ok;
+	const json_t *ver = json_object_get(m, "aotc_manifest");
+	if (!json_is_object(m) || !json_is_integer(ver) || json_integer_value(ver) < 1) {
+		merr(&r, "not a manifest aotc emit writes (no \"aotc_manifest\" format number)");
+		goto out;
+	}
+	if (json_integer_value(ver) > AOTC_MANIFEST_VERSION) {
+		merr(&r, "written by a newer aotc (manifest format %lld; aotc %s reads format %d): link with that aotc, or emit again with this one",
+		     (long long)json_integer_value(ver), AOTC_VERSION_STRING, AOTC_MANIFEST_VERSION);
+		goto out;
+	}
+	const char *kernel = mstr(&r, m, "kernel", false), *arch = mstr(&r, m, "arch", false);
+	const char *plat = mstr(&r, m, "platform", false);
+	if (kernel && !is_identifier(kernel))
+		merr(&r, "kernel '%s' is not a C identifier", kernel);
+	if (arch && !(e->ai = arch_parse(arch)))
+		merr(&r, "architecture '%s' is not one this aotc knows (aotc emit -h lists them)", arch);
+	if (!r.ok || !plat)
+		goto out;
+	const char *kind = arch_kind_name(e->ai->kind);
+	if (strcmp(plat, kind) != 0) {
+		merr(&r, "platform '%s' is not %s's ('%s')", plat, arch, kind);
+		goto out;
+	}
+	if (e->ai->kind == ARCH_HOST) {
+		*host = true;
+		r.ok = false;
+		goto out;
+	}
+	e->kernel = xstrdup(kernel);
+	e->arch = xstrdup(arch);
+	/* Names are emit's, derived from kernel and arch: a manifest that
+	 * says otherwise was not written by it, or was renamed. */
+	char tag[64];
+	emit_arch_tag(arch, tag, sizeof tag);
+	strbuf base, want;
+	strbuf_init(&base);
+	strbuf_init(&want);
+	strbuf_printf(&base, "_aot_%s_%s", kernel, tag);
+	strbuf_printf(&want, "%s.json", base.data);
+	if (strcmp(name, want.data) != 0)
+		merr(&r, "describes kernel %s for %s, whose manifest is %s: emit it again rather than renaming",
+		     kernel, arch, want.data);
+	const char *prefix = mstr(&r, m, "prefix", false);
+	if (prefix && strcmp(prefix, base.data + 1) != 0)
+		merr(&r, "\"prefix\" '%s' is not %s", prefix, base.data + 1);
+	const json_t *files = json_object_get(m, "files");
+	const char *keys[3] = {"dispatch", "header", "launcher"};
+	const char *exts[3] = {"c", "h", emit_target_of(e->ai->kind)->launcher_ext};
+	const char *fn[3] = {NULL, NULL, NULL};
+	if (!json_is_object(files))
+		merr(&r, "\"files\" is missing or not an object");
+	for (int i = 0; i < 3 && json_is_object(files); i++) {
+		if (!(fn[i] = mstr(&r, files, keys[i], false)))
+			continue;
+		want.len = 0;
+		strbuf_printf(&want, "%s.%s", base.data, exts[i]);
+		if (strcmp(fn[i], want.data) != 0) {
+			merr(&r, "\"files\".\"%s\" is '%s', not %s", keys[i], fn[i], want.data);
+			fn[i] = NULL;
+			continue;
+		}
+		/* All three must be there, or the linked files would not build. */
+		strbuf other;
+		strbuf_init(&other);
+		strbuf_printf(&other, "%s/%s", dir, fn[i]);
+		if (access(other.data, R_OK) != 0) {
+			diag_plain_error(d, "'%s' is missing beside '%s': emit %s for %s again", other.data,
+			                 e->manifest, kernel, arch);
+			r.ok = false;
+		}
+		strbuf_finish(&other);
+	}
+	strbuf_finish(&base);
+	strbuf_finish(&want);
+	const char *hw = mstr(&r, m, "hardware_id", true);
+	if (hw)
+		e->hw = xstrdup(hw);
+	const char *hash = mstr(&r, m, "source_hash", false);
+	if (hash && !ir_source_hash_ok(hash))
+		merr(&r, "\"source_hash\" is not 32 lowercase hex digits");
+	const json_t *libs = json_object_get(m, "libraries");
+	if (!json_is_array(libs)) {
+		merr(&r, "\"libraries\" is missing or not an array");
+	} else if (json_array_size(libs)) {
+		strbuf l;
+		strbuf_init(&l);
+		for (size_t i = 0; i < json_array_size(libs); i++) {
+			const char *lib = json_string_value(json_array_get(libs, i));
+			if (!lib || !is_identifier(lib))
+				merr(&r, "\"libraries\"[%zu] is not a library name (a C identifier)", i);
+			else
+				strbuf_printf(&l, "%s-l%s", l.len ? " " : "", lib);
+		}
+		e->libs = l.data;
+	}
+	const char *src = mstr(&r, m, "include", false);
+	if (src && !include_text_ok(src))
+		merr(&r, "its kernel source '%s' cannot be written in an #include", src);
+	else if (src)
+		e->source = xstrdup(src);
+	mparams(&r, m, "select", &e->select, NULL);
+	mparams(&r, m, "launch", &e->launch, emit_target_of(e->ai->kind)->stream_t);
+	const json_t *nv = json_object_get(m, "variants");
+	if (!json_is_integer(nv) || json_integer_value(nv) < 0)
+		merr(&r, "\"variants\" is missing or not a count");
+	if (!r.ok)
+		goto out;
+	e->dir_rel = xstrdup(rel);
+	for (int i = 0; i < 2; i++) {
+		strbuf inc;
+		strbuf_init(&inc);
+		if (strcmp(rel, "."))
+			strbuf_printf(&inc, "%s/", rel);
+		strbuf_puts(&inc, fn[i + 1]);
+		*(i ? &e->launcher : &e->include) = inc.data;
+	}
+	if (!path_is_plain(e->include)) {
+		diag_plain_error(d, "'%s': the path from the output's directory, %s, cannot be written in an #include; use a plainer directory name",
+		                 dir, e->include);
+		r.ok = false;
+	}
+out:
+	json_decref(m);
+	return r.ok;
 }
 
 /* ---- Collecting the inputs --------------------------------------------------- */
@@ -267,31 +407,18 @@ static int cmp_entry(const void *a, const void *b)
 	int c = strcmp(x->kernel, y->kernel);
 	if (c)
 		return c;
-	if (x->cc != y->cc)
-		return x->cc < y->cc ? -1 : 1;
+	if (x->ai->order != y->ai->order)
+		return x->ai->order < y->ai->order ? -1 : 1;
 	return strcmp(x->arch, y->arch);
 }
 
-/* "_aot_K_cuda_A.h" -> K, A. The last "_cuda_" splits: an architecture
- * never contains one, a kernel name may. */
-static bool split_name(const char *name, char **kernel, char **arch)
+static bool has_suffix(const char *s, const char *sfx)
 {
-	size_t n = strlen(name);
-	if (n < 5 + 6 + 2 || strncmp(name, "_aot_", 5) != 0 || strcmp(name + n - 2, ".h") != 0)
-		return false;
-	const char *sep = NULL;
-	for (const char *p = name + 5; (p = strstr(p, "_cuda_")) != NULL && p < name + n - 2; p++)
-		sep = p;
-	if (!sep)
-		return false;
-	*kernel = strndup(name + 5, (size_t)(sep - name - 5)); /* untrimmed: " k" is no identifier */
-	*arch = strndup(sep + 6, (size_t)(name + n - 2 - sep - 6));
-	if (!*kernel || !*arch)
-		die("out of memory");
-	return true;
+	size_t n = strlen(s), m = strlen(sfx);
+	return n >= m && !strcmp(s + n - m, sfx);
 }
 
-/* Adds the emitted headers of one directory; false after a diagnostic. */
+/* Adds the manifests of one directory; false after a diagnostic. */
 static bool scan_dir(entries *es, const char *dir, const char *out_real, diags *d)
 {
 	char *real = realpath(dir, NULL);
@@ -303,10 +430,12 @@ static bool scan_dir(entries *es, const char *dir, const char *out_real, diags *
 	}
 	char **names = NULL;
 	size_t nn = 0, cap = 0;
+	bool headers = false; /* emitted files without manifests: an older aotc's */
 	for (struct dirent *de; (de = readdir(dp)) != NULL;) {
-		size_t l = strlen(de->d_name);
-		if (strncmp(de->d_name, "_aot_", 5) != 0 || l < 2 || strcmp(de->d_name + l - 2, ".h") != 0 ||
-		    !strstr(de->d_name, "_cuda_"))
+		if (strncmp(de->d_name, "_aot_", 5) != 0)
+			continue;
+		headers |= has_suffix(de->d_name, ".h");
+		if (!has_suffix(de->d_name, ".json"))
 			continue;
 		if (nn == cap)
 			names = xrealloc(names, (cap = cap ? 2 * cap : 8) * sizeof *names);
@@ -317,98 +446,40 @@ static bool scan_dir(entries *es, const char *dir, const char *out_real, diags *
 		qsort(names, nn, sizeof *names, cmp_str); /* messages in a stable order */
 	bool ok = true;
 	if (nn == 0) {
-		diag_plain_error(d, "'%s' holds no emitted CUDA files (_aot_KERNEL_cuda_ARCH.h): run aotc emit --arch smXX -o '%s' first",
-		                 dir, dir);
+		if (headers)
+			diag_plain_error(d, "'%s' holds no emitted files with a manifest (_aot_KERNEL_PLATFORM_ARCH.json): they are an older aotc's; emit them again with this one",
+			                 dir);
+		else
+			diag_plain_error(d, "'%s' holds no emitted files (_aot_KERNEL_PLATFORM_ARCH.json): run aotc emit --arch ARCH -o '%s' first",
+			                 dir, dir);
 		ok = false;
 	}
 	strbuf rel;
 	strbuf_init(&rel);
 	relative_path(&rel, out_real, real);
+	size_t nhost = 0;
+	const char *a_host = NULL;
 	for (size_t i = 0; i < nn; i++) {
-		char *kernel = NULL, *arch = NULL;
-		strbuf path;
-		strbuf_init(&path);
-		strbuf_printf(&path, "%s/%s", dir, names[i]);
-		if (!split_name(names[i], &kernel, &arch) || !is_identifier(kernel) || arch_cc(arch) < 0) {
-			diag_plain_error(d, "'%s': not a name aotc emit writes (_aot_KERNEL_cuda_smXX.h with KERNEL a C identifier)",
-			                 path.data);
-			ok = false;
-			free(kernel);
-			free(arch);
-			strbuf_finish(&path);
-			continue;
-		}
-		/* The .c and .cu must be there too, or the linked files would not build. */
-		bool files = true;
-		for (int k = 0; k < 2 && files; k++) {
-			strbuf other;
-			strbuf_init(&other);
-			strbuf_printf(&other, "%.*s.%s", (int)(path.len - 2), path.data, k ? "cu" : "c");
-			if (access(other.data, R_OK) != 0) {
-				diag_plain_error(d, "'%s' is missing beside '%s': re-emit %s for %s", other.data,
-				                 path.data, kernel, arch);
-				files = ok = false;
-			}
-			strbuf_finish(&other);
-		}
-		if (!files) {
-			free(kernel);
-			free(arch);
-			strbuf_finish(&path);
-			continue;
-		}
 		if (es->n == es->cap)
 			es->v = xrealloc(es->v, (size_t)(es->cap = es->cap ? 2 * es->cap : 8) * sizeof *es->v);
-		entry *e = &es->v[es->n++];
+		entry *e = &es->v[es->n];
 		memset(e, 0, sizeof *e);
-		e->kernel = kernel;
-		e->arch = arch;
-		e->cc = arch_cc(arch);
-		e->header = path.data;
-		e->dir_rel = xstrdup(rel.data);
-		strbuf inc;
-		strbuf_init(&inc);
-		if (strcmp(rel.data, "."))
-			strbuf_printf(&inc, "%s/", rel.data);
-		strbuf_puts(&inc, names[i]);
-		e->include = inc.data;
-		/* The kernel source, from the .cu's guarded include: the linked
-		 * .cu includes it once and every architecture's launcher after it. */
-		{
-			strbuf cu;
-			strbuf_init(&cu);
-			strbuf_printf(&cu, "%.*s.cu", (int)(path.len - 2), path.data);
-			char *text = read_file_max(cu.data, NULL, (size_t)AOTC_INPUT_MAX_MIB << 20);
-			const char *at = text ? strstr(text, "#ifndef AOTC_LINKED") : NULL;
-			const char *q1 = at ? strstr(at, "#include \"") : NULL;
-			const char *q2 = q1 ? strchr(q1 + 10, '"') : NULL;
-			if (!q2) {
-				diag_plain_error(d, "'%s' was not written by this aotc emit (no guarded kernel include): re-emit it",
-				                 cu.data);
+		bool host = false;
+		if (load_manifest(e, dir, names[i], rel.data, &host, d)) {
+			es->n++;
+		} else {
+			if (host && !nhost++)
+				a_host = names[i];
+			else if (!host)
 				ok = false;
-			} else {
-				/* As written: the include path that finds it for
-				 * the per-architecture .cu finds it for the linked one. */
-				strbuf src;
-				strbuf_init(&src);
-				strbuf_putn(&src, q1 + 10, (size_t)(q2 - q1 - 10));
-				e->source = src.data;
-				if (!include_text_ok(e->source)) {
-					diag_plain_error(d, "'%s': its kernel source path %s cannot be written in an #include",
-					                 cu.data, e->source);
-					ok = false;
-				}
-			}
-			free(text);
-			strbuf_finish(&cu);
+			entry_finish(e);
 		}
-		if (!path_is_plain(e->include)) {
-			diag_plain_error(d, "'%s': the path from the output's directory, %s, cannot be written in an #include; use a plainer directory name",
-			                 dir, e->include);
-			ok = false;
-		} else if (!read_header(e, d)) {
-			ok = false;
-		}
+	}
+	/* Host files beside GPU ones (one build directory) are left out. */
+	if (nn && nhost == nn) {
+		diag_plain_error(d, "'%s' holds only host kernels' files (%s%s): nothing to link; link joins GPU architectures, build host files as they are",
+		                 dir, a_host, nhost > 1 ? ", ..." : "");
+		ok = false;
 	}
 	strbuf_finish(&rel);
 	for (size_t i = 0; i < nn; i++)
@@ -418,8 +489,23 @@ static bool scan_dir(entries *es, const char *dir, const char *out_real, diags *
 	return ok;
 }
 
-/* Same kernel and architecture twice, or signatures that differ between the
- * architectures of one kernel. es is sorted. */
+/* One platform per link; NULL after a diagnostic. */
+static const platform *check_platform(const entries *es, diags *d)
+{
+	for (int i = 1; i < es->n; i++)
+		if (es->v[i].ai->kind != es->v[0].ai->kind) {
+			const entry *a = &es->v[0], *b = &es->v[i];
+			diag_plain_error(d, "link: '%s' is %s (%s) and '%s' is %s (%s): one link joins one platform; link the %s and the %s directories separately, into different outputs",
+			                 a->manifest, platform_of(a->ai->kind)->name, a->arch, b->manifest,
+			                 platform_of(b->ai->kind)->name, b->arch, platform_of(a->ai->kind)->name,
+			                 platform_of(b->ai->kind)->name);
+			return NULL;
+		}
+	return platform_of(es->v[0].ai->kind);
+}
+
+/* Same kernel and architecture order twice, or signatures that differ
+ * between the architectures of one kernel. es is sorted. */
 static bool check_groups(const entries *es, diags *d)
 {
 	bool ok = true;
@@ -427,9 +513,11 @@ static bool check_groups(const entries *es, diags *d)
 		const entry *a = &es->v[i - 1], *b = &es->v[i];
 		if (strcmp(a->kernel, b->kernel) != 0)
 			continue;
-		if (a->cc == b->cc) {
-			diag_plain_error(d, "kernel %s: '%s' (%s) and '%s' (%s) are both for compute capability %d.%d; link only one of them",
-			                 a->kernel, a->header, a->arch, b->header, b->arch, a->cc / 10, a->cc % 10);
+		if (a->ai->order == b->ai->order) {
+			char what[64];
+			describe_order(a->ai, what, sizeof what);
+			diag_plain_error(d, "kernel %s: '%s' (%s) and '%s' (%s) are both for %s; link only one of them",
+			                 a->kernel, a->manifest, a->arch, b->manifest, b->arch, what);
 			ok = false;
 		}
 	}
@@ -445,10 +533,10 @@ static bool check_groups(const entries *es, diags *d)
 			const sig *sa = k ? &a->launch : &a->select, *sb = k ? &b->launch : &b->select;
 			if (!strcmp(sa->text, sb->text))
 				continue;
-			diag_error(d, (aotc_loc){b->header, sb->line, 1},
-			           "kernel %s: the %s signature for %s differs from the one for %s", b->kernel,
-			           k ? "launch" : "select", b->arch, a->arch);
-			diag_note(d, (aotc_loc){a->header, sa->line, 1}, "the one for %s is here", a->arch);
+			diag_error(d, (aotc_loc){b->manifest, 0, 0},
+			           "kernel %s: the %s signature for %s (%s) differs from the one for %s (%s)",
+			           b->kernel, k ? "launch" : "select", b->arch, sb->text, a->arch, sa->text);
+			diag_note(d, (aotc_loc){a->manifest, 0, 0}, "the one for %s is here", a->arch);
 			ok = false;
 		}
 	}
@@ -459,6 +547,9 @@ static bool check_groups(const entries *es, diags *d)
 
 typedef struct gen {
 	const entries *es;
+	const platform *p;
+	const emit_target *t;  /* the launcher's types and statuses */
+	const char *tag;       /* "cuda", "rocm": aot_K_<tag>_select */
 	const char *base;     /* the output's file name without directory and .c */
 	const char *guard;
 	const char *include_as; /* --include-as, or NULL */
@@ -473,14 +564,16 @@ static int group_end(const entries *es, int i)
 	return j;
 }
 
-/* select's compute-capability parameter: "cc", unless a shape argument
- * already has that name (emit rejects aot_ names, so aot_cc is free). */
-static const char *cc_param(const entry *e)
+/* select's architecture-number parameter: "cc" ("gfx"), unless a shape
+ * argument already has that name (manifests refuse aot_ names, so aot_cc
+ * is free). buf holds it. */
+static const char *num_param(const gen *g, const entry *e, char *buf, size_t n)
 {
+	snprintf(buf, n, "%s", g->p->num);
 	for (int i = 0; i < e->select.n; i++)
-		if (!strcmp(e->select.names[i], "cc"))
-			return "aot_cc";
-	return "cc";
+		if (!strcmp(e->select.names[i], g->p->num))
+			snprintf(buf, n, "aot_%s", g->p->num);
+	return buf;
 }
 
 static void provenance(out *o, const gen *g, const char *what)
@@ -505,14 +598,15 @@ static void provenance(out *o, const gen *g, const char *what)
 			strbuf_putc(sb, '\n');
 		}
 	}
-	strbuf_puts(sb, " * The architecture for a device of compute capability cc (major * 10 + minor):\n"
-	                " * the highest linked one not newer than cc, else the lowest.\n"
-	                " *\n"
-	                " * Build: the per-architecture .c files and ");
-	strbuf_printf(sb, "%s.c with any C compiler, and %s.cu alone\n"
-	              " * with nvcc and one -gencode per linked architecture (it includes every\n"
-	              " * architecture's launcher, so do not compile the per-architecture .cu files too);\n"
-	              " * then link them together.\n", g->base, g->base);
+	strbuf_printf(sb, " * The architecture for a device of %s%s:\n"
+	              " * the highest linked one not newer than %s, else the lowest.\n"
+	              " *\n"
+	              " * Build: the per-architecture .c files and ", g->p->device_of, g->p->num_note, g->p->num);
+	strbuf_printf(sb, "%s.c with any C compiler, and %s.%s alone\n"
+	              " * with %s per linked architecture (it includes every\n"
+	              " * architecture's launcher, so do not compile the per-architecture .%s files too);\n"
+	              " * then link them together.\n", g->base, g->base, g->t->launcher_ext, g->p->compile_with,
+	              g->t->launcher_ext);
 	for (int i = 0; i < es->n; i++)
 		if (es->v[i].libs) {
 			/* each kernel file's once: a kernel's entries share the file */
@@ -559,16 +653,17 @@ static void includes(out *o, const gen *g)
 }
 
 /* switch (arch_for(cc)) { case j: RET aot_K_cuda_A_FN(ARGS); ... default: DFLT } */
-static void arch_switch(out *o, const entries *es, int first, int end, const char *cc,
-                        const char *fn, const sig *args, const char *extra, const char *dflt)
+static void arch_switch(out *o, const gen *g, int first, int end, const char *cc, const char *fn,
+                        const sig *args, const char *extra, const char *dflt)
 {
+	const entries *es = g->es;
 	const char *k = es->v[first].kernel;
-	out_line(o, "switch (aot_%s_cuda_arch_for(%s)) {", k, cc);
+	out_line(o, "switch (aot_%s_%s_arch_for(%s)) {", k, g->tag, cc);
 	for (int j = first; j < end; j++) {
 		out_line(o, "case %d:", j - first);
 		for (int t = 0; t <= o->indent; t++)
 			strbuf_putc(&o->sb, '\t');
-		strbuf_printf(&o->sb, "return aot_%s_cuda_%s_%s(", k, es->v[j].arch, fn);
+		strbuf_printf(&o->sb, "return aot_%s_%s_%s_%s(", k, g->tag, es->v[j].arch, fn);
 		for (int i = 0; args && i < args->n; i++)
 			strbuf_printf(&o->sb, "%s%s", i ? ", " : "", args->names[i]);
 		if (extra)
@@ -583,6 +678,7 @@ static void arch_switch(out *o, const entries *es, int first, int end, const cha
 static char *gen_c(const gen *g)
 {
 	const entries *es = g->es;
+	const char *tag = g->tag, *num = g->p->num;
 	out o = {.indent = 0};
 	strbuf_init(&o.sb);
 	provenance(&o, g, "Multi-architecture dispatch: the architecture whose tuning fits the device, then its variant for the shape. C99, no dependencies.");
@@ -592,41 +688,45 @@ static char *gen_c(const gen *g)
 	for (int i = 0; i < es->n; i = group_end(es, i)) {
 		int end = group_end(es, i), na = end - i;
 		const entry *e = &es->v[i];
-		const char *k = e->kernel, *cc = cc_param(e);
+		const char *k = e->kernel;
+		char np[16];
+		num_param(g, e, np, sizeof np);
 		out_line(&o, "\n/* ---- %s ---- */\n", k);
 		out_line(&o, "/* Lowest first: arch_for walks down from the highest. */");
-		strbuf_printf(&o.sb, "static const int aot_%s_cuda_ccs[%d] = {", k, na);
-		for (int j = i; j < end; j++)
-			strbuf_printf(&o.sb, "%s%d", j > i ? ", " : "", es->v[j].cc);
+		strbuf_printf(&o.sb, "static const int aot_%s_%s_%ss[%d] = {", k, tag, num, na);
+		for (int j = i; j < end; j++) {
+			strbuf_puts(&o.sb, j > i ? ", " : "");
+			strbuf_printf(&o.sb, g->p->num_fmt, es->v[j].ai->order);
+		}
 		strbuf_puts(&o.sb, "};\n");
-		strbuf_printf(&o.sb, "static const char *const aot_%s_cuda_archs[%d] = {", k, na);
+		strbuf_printf(&o.sb, "static const char *const aot_%s_%s_archs[%d] = {", k, tag, na);
 		for (int j = i; j < end; j++)
 			strbuf_printf(&o.sb, "%s\"%s\"", j > i ? ", " : "", es->v[j].arch);
 		strbuf_puts(&o.sb, "};\n\n");
-		out_line(&o, "int aot_%s_cuda_num_archs(void) { return %d; }\n", k, na);
-		out_line(&o, "const char *aot_%s_cuda_arch_at(int i)\n{", k);
-		out_line(&o, "\treturn i >= 0 && i < %d ? aot_%s_cuda_archs[i] : NULL;\n}\n", na, k);
-		out_line(&o, "int aot_%s_cuda_arch_for(int cc)\n{", k);
+		out_line(&o, "int aot_%s_%s_num_archs(void) { return %d; }\n", k, tag, na);
+		out_line(&o, "const char *aot_%s_%s_arch_at(int i)\n{", k, tag);
+		out_line(&o, "\treturn i >= 0 && i < %d ? aot_%s_%s_archs[i] : NULL;\n}\n", na, k, tag);
+		out_line(&o, "int aot_%s_%s_arch_for(int %s)\n{", k, tag, num);
 		out_line(&o, "\tint i = %d;", na - 1);
-		out_line(&o, "\twhile (i > 0 && aot_%s_cuda_ccs[i] > cc)", k);
+		out_line(&o, "\twhile (i > 0 && aot_%s_%s_%ss[i] > %s)", k, tag, num, num);
 		out_line(&o, "\t\ti--;");
 		out_line(&o, "\treturn i;\n}\n");
-		out_line(&o, "const char *aot_%s_cuda_arch_name(int cc)\n{", k);
-		out_line(&o, "\treturn aot_%s_cuda_archs[aot_%s_cuda_arch_for(cc)];\n}\n", k, k);
-		strbuf_printf(&o.sb, "int aot_%s_cuda_select(int %s%s%s)\n{\n", k, cc,
+		out_line(&o, "const char *aot_%s_%s_arch_name(int %s)\n{", k, tag, num);
+		out_line(&o, "\treturn aot_%s_%s_archs[aot_%s_%s_arch_for(%s)];\n}\n", k, tag, k, tag, num);
+		strbuf_printf(&o.sb, "int aot_%s_%s_select(int %s%s%s)\n{\n", k, tag, np,
 		              e->select.n ? ", " : "", e->select.text);
 		o.indent = 1;
-		arch_switch(&o, es, i, end, cc, "select", &e->select, NULL, "-1");
+		arch_switch(&o, g, i, end, np, "select", &e->select, NULL, "-1");
 		o.indent = 0;
 		out_line(&o, "}\n");
-		out_line(&o, "int aot_%s_cuda_num_variants(int cc)\n{", k);
+		out_line(&o, "int aot_%s_%s_num_variants(int %s)\n{", k, tag, num);
 		o.indent = 1;
-		arch_switch(&o, es, i, end, "cc", "num_variants", NULL, NULL, "0");
+		arch_switch(&o, g, i, end, num, "num_variants", NULL, NULL, "0");
 		o.indent = 0;
 		out_line(&o, "}\n");
-		out_line(&o, "const char *aot_%s_cuda_variant_name(int cc, int v)\n{", k);
+		out_line(&o, "const char *aot_%s_%s_variant_name(int %s, int v)\n{", k, tag, num);
 		o.indent = 1;
-		arch_switch(&o, es, i, end, "cc", "variant_name", NULL, "v", "NULL");
+		arch_switch(&o, g, i, end, num, "variant_name", NULL, "v", "NULL");
 		o.indent = 0;
 		out_line(&o, "}");
 	}
@@ -636,6 +736,7 @@ static char *gen_c(const gen *g)
 static char *gen_h(const gen *g)
 {
 	const entries *es = g->es;
+	const char *tag = g->tag, *num = g->p->num;
 	out o = {.indent = 0};
 	strbuf_init(&o.sb);
 	provenance(&o, g, "Declarations of the multi-architecture dispatch and launcher.");
@@ -648,27 +749,28 @@ static char *gen_h(const gen *g)
 		int end = group_end(es, i);
 		const entry *e = &es->v[i];
 		const char *k = e->kernel;
+		char np[16];
 		strbuf_printf(&o.sb, "\n/* ---- %s:", k);
 		for (int j = i; j < end; j++)
 			strbuf_printf(&o.sb, " %s", es->v[j].arch);
-		strbuf_puts(&o.sb, " ----\n * cc is a compute capability as major * 10 + minor (90 for sm90). */\n\n");
+		strbuf_printf(&o.sb, " ----\n%s\n\n", g->p->num_doc);
 		out_line(&o, "/* The linked architectures, lowest first; NULL for an index out of range. */");
-		out_line(&o, "int aot_%s_cuda_num_archs(void);", k);
-		out_line(&o, "const char *aot_%s_cuda_arch_at(int i);", k);
-		out_line(&o, "/* The index of the architecture used on a device of compute capability cc:");
-		out_line(&o, " * the highest not newer than cc, else the lowest. */");
-		out_line(&o, "int aot_%s_cuda_arch_for(int cc);", k);
-		out_line(&o, "const char *aot_%s_cuda_arch_name(int cc);", k);
+		out_line(&o, "int aot_%s_%s_num_archs(void);", k, tag);
+		out_line(&o, "const char *aot_%s_%s_arch_at(int i);", k, tag);
+		out_line(&o, "/* The index of the architecture used on a device of %s:", g->p->device_of);
+		out_line(&o, " * the highest not newer than %s, else the lowest. */", num);
+		out_line(&o, "int aot_%s_%s_arch_for(int %s);", k, tag, num);
+		out_line(&o, "const char *aot_%s_%s_arch_name(int %s);", k, tag, num);
 		out_line(&o, "/* That architecture's variant for a shape, or -1 when none is valid there. */");
-		strbuf_printf(&o.sb, "int aot_%s_cuda_select(int %s%s%s);\n", k, cc_param(e),
+		strbuf_printf(&o.sb, "int aot_%s_%s_select(int %s%s%s);\n", k, tag, num_param(g, e, np, sizeof np),
 		              e->select.n ? ", " : "", e->select.text);
-		out_line(&o, "int aot_%s_cuda_num_variants(int cc);", k);
+		out_line(&o, "int aot_%s_%s_num_variants(int %s);", k, tag, num);
 		out_line(&o, "/* \"sgemm<64, 128, 8, 8, 4>\"; NULL for an index out of range. */");
-		out_line(&o, "const char *aot_%s_cuda_variant_name(int cc, int v);", k);
-		out_line(&o, "\n#if defined(__CUDACC__) || defined(CUDART_VERSION)");
+		out_line(&o, "const char *aot_%s_%s_variant_name(int %s, int v);", k, tag, num);
+		out_line(&o, "\n#if %s", g->t->have_runtime);
 		out_line(&o, "/* On the current device: its architecture's launcher, which selects and");
-		out_line(&o, " * launches on stream (cudaErrorInvalidValue when no variant is valid). */");
-		out_line(&o, "cudaError_t aot_%s_cuda_launch(%s);", k, e->launch.text);
+		out_line(&o, " * launches on stream (%s when no variant is valid). */", g->t->invalid);
+		out_line(&o, "%s aot_%s_%s_launch(%s);", g->t->error_t, k, tag, e->launch.text);
 		out_line(&o, "#endif");
 	}
 	out_line(&o, "\n#ifdef __cplusplus\n}\n#endif\n");
@@ -676,19 +778,23 @@ static char *gen_h(const gen *g)
 	return o.sb.data;
 }
 
-static char *gen_cu(const gen *g)
+/* The launcher: FILE.cu (CUDA) or FILE.hip (ROCm). */
+static char *gen_launcher(const gen *g)
 {
 	const entries *es = g->es;
+	const platform *p = g->p;
+	const emit_target *t = g->t;
 	out o = {.indent = 0};
 	strbuf_init(&o.sb);
 	provenance(&o, g, "Multi-architecture launcher: the current device's architecture, then its launcher.");
 	out_line(&o, "#include <atomic>\n");
-	out_line(&o, "#include <cuda_runtime.h>\n");
+	out_line(&o, "#include <%s>\n", p->runtime_include);
 	includes(&o, g);
 	/* One translation unit for every architecture (nvcc with one -gencode
-	 * each): the kernel source once, then each architecture's launcher,
-	 * which skips its own include of the source, so nothing the source
-	 * defines is defined twice in the program. */
+	 * each, hipcc with one --offload-arch): the kernel source once, then
+	 * each architecture's launcher, which skips its own include of the
+	 * source, so nothing the source defines is defined twice in the
+	 * program. */
 	if (g->include_as) {
 		out_line(&o, "#include \"%s\"", g->include_as);
 	} else {
@@ -703,39 +809,36 @@ static char *gen_cu(const gen *g)
 	}
 	out_line(&o, "#define AOTC_LINKED 1");
 	for (int i = 0; i < es->n; i++)
-		out_line(&o, "#include \"%.*s.cu\"", (int)strlen(es->v[i].include) - 2, es->v[i].include);
-	out_line(&o, "\n/* The current device's compute capability, major * 10 + minor. Cached per");
-	out_line(&o, " * device: a launch should not pay two attribute queries. 0 is \"not yet\". */");
-	out_line(&o, "static cudaError_t aot_link_device_cc(int *cc)\n{");
+		out_line(&o, "#include \"%s\"", es->v[i].launcher);
+	out_line(&o, "\n%s", p->query_doc);
+	out_line(&o, "static %s aot_link_device_%s(int *%s)\n{", t->error_t, p->num, p->num);
 	o.indent = 1;
 	out_line(&o, "enum { CACHED = 64 };");
 	out_line(&o, "static std::atomic<int> cache[CACHED];");
-	out_line(&o, "int dev, major, minor;");
-	out_line(&o, "cudaError_t e = cudaGetDevice(&dev);");
-	out_line(&o, "if (e != cudaSuccess)");
+	out_line(&o, "%s", p->query_vars);
+	out_line(&o, "%s e = %sGetDevice(&dev);", t->error_t, p->api);
+	out_line(&o, "if (e != %s)", t->ok);
 	out_line(&o, "\treturn e;");
-	out_line(&o, "if (dev >= 0 && dev < CACHED && (*cc = cache[dev].load(std::memory_order_relaxed)) != 0)");
-	out_line(&o, "\treturn cudaSuccess;");
-	out_line(&o, "if ((e = cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev)) != cudaSuccess ||");
-	out_line(&o, "    (e = cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, dev)) != cudaSuccess)");
-	out_line(&o, "\treturn e;");
-	out_line(&o, "*cc = major * 10 + minor;");
+	out_line(&o, "if (dev >= 0 && dev < CACHED && (*%s = cache[dev].load(std::memory_order_relaxed)) != 0)", p->num);
+	out_line(&o, "\treturn %s;", t->ok);
+	out_raw(&o, p->query);
 	out_line(&o, "if (dev >= 0 && dev < CACHED)");
-	out_line(&o, "\tcache[dev].store(*cc, std::memory_order_relaxed);");
-	out_line(&o, "return cudaSuccess;");
+	out_line(&o, "\tcache[dev].store(*%s, std::memory_order_relaxed);", p->num);
+	out_line(&o, "return %s;", t->ok);
 	o.indent = 0;
 	out_line(&o, "}");
 	for (int i = 0; i < es->n; i = group_end(es, i)) {
 		const entry *e = &es->v[i];
 		const char *k = e->kernel;
-		out_line(&o, "\nextern \"C\" cudaError_t aot_%s_cuda_launch(%s)\n{", k, e->launch.text);
+		char var[16];
+		snprintf(var, sizeof var, "aot_%s", p->num);
+		out_line(&o, "\nextern \"C\" %s aot_%s_%s_launch(%s)\n{", t->error_t, k, g->tag, e->launch.text);
 		o.indent = 1;
-		out_line(&o, "int aot_cc;");
-		out_line(&o, "cudaError_t aot_e = aot_link_device_cc(&aot_cc);");
-		out_line(&o, "if (aot_e != cudaSuccess)");
+		out_line(&o, "int %s;", var);
+		out_line(&o, "%s aot_e = aot_link_device_%s(&%s);", t->error_t, p->num, var);
+		out_line(&o, "if (aot_e != %s)", t->ok);
 		out_line(&o, "\treturn aot_e;");
-		arch_switch(&o, es, i, group_end(es, i), "aot_cc", "launch", &e->launch, NULL,
-		            "cudaErrorInvalidValue");
+		arch_switch(&o, g, i, group_end(es, i), var, "launch", &e->launch, NULL, t->invalid);
 		o.indent = 0;
 		out_line(&o, "}");
 	}
@@ -772,11 +875,14 @@ int link_dirs(const char *const *dirs, int ndirs, const char *out_path, const ch
 		status = 2;
 	}
 	entries es = {0};
+	const platform *plat = NULL;
 	/* Every directory is scanned even after a bad one: all errors at once. */
 	bool scan = status == 0;
 	for (int i = 0; scan && i < ndirs; i++)
 		if (!scan_dir(&es, dirs[i], out_real, d))
 			status = 1;
+	if (status == 0 && !(plat = check_platform(&es, d)))
+		status = 1;
 	if (status == 0) {
 		qsort(es.v, (size_t)es.n, sizeof *es.v, cmp_entry);
 		if (!check_groups(&es, d))
@@ -820,10 +926,11 @@ int link_dirs(const char *const *dirs, int ndirs, const char *out_path, const ch
 		for (const char *p = base; *p; p++)
 			strbuf_putc(&guard, isalnum((unsigned char)*p) ? (char)toupper((unsigned char)*p) : '_');
 		strbuf_puts(&guard, "_H");
-		gen g = {.es = &es, .base = base, .guard = guard.data, .include_as = include_as};
+		gen g = {.es = &es, .p = plat, .t = emit_target_of(plat->kind), .tag = arch_kind_name(plat->kind),
+		         .base = base, .guard = guard.data, .include_as = include_as};
 		/* All three in memory first: a bad input never leaves a part written. */
-		char *files[3] = {gen_c(&g), gen_h(&g), gen_cu(&g)};
-		const char *ext[3] = {"c", "h", "cu"};
+		char *files[3] = {gen_c(&g), gen_h(&g), gen_launcher(&g)};
+		const char *ext[3] = {"c", "h", g.t->launcher_ext};
 		for (int i = 0; i < 3 && status == 0; i++) {
 			strbuf path;
 			strbuf_init(&path);
@@ -845,7 +952,7 @@ int link_dirs(const char *const *dirs, int ndirs, const char *out_path, const ch
 					printf("%s%s", j > i ? ", " : "", es.v[j].arch);
 				printf(")");
 			}
-			printf(" into %.*s.{c,h,cu}\n", (int)(ol - 2), out_path);
+			printf(" into %.*s.{c,h,%s}\n", (int)(ol - 2), out_path, g.t->launcher_ext);
 		}
 	}
 	for (int i = 0; i < es.n; i++)

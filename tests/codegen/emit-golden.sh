@@ -30,7 +30,8 @@ emit() {
 	"$aotc" emit "$2" --arch "$3" --db "$4" -o "$1" >"$1.log" 2>&1
 }
 
-# kernel NAME SOURCE ARCH DB TAG EXT: emits twice and checks the three files.
+# kernel NAME SOURCE ARCH DB TAG EXT: emits twice and checks the three files
+# and the manifest (_aot_K_TAG.json, which aotc link reads).
 kernel() {
 	name=$1 src=$2 arch=$3 db=$4 tag=$5 ext=$6
 	base=_aot_${name}_$tag
@@ -41,7 +42,7 @@ kernel() {
 		fi
 	done
 	ok "$name: aotc emit exits 0"
-	for e in c h "$ext"; do
+	for e in c h "$ext" json; do
 		f=$base.$e
 		if [ ! -f "$tmp/a/$name/$f" ]; then
 			bad "$name: $f emitted"

@@ -4,7 +4,9 @@
 # times skewed so that their dispatches differ), linked into one dispatch; the
 # linked C compiles warning-free as C99, picks the architecture by docs/spec.md §4's
 # rule, forwards select to it; the linked .cu compiles with nvcc; bad inputs
-# fail with a message and write nothing.
+# fail with a message and write nothing. link reads what emit's manifests
+# (_aot_K_cuda_A.json) say, never the C: the bad inputs are bad manifests.
+# ROCm's link is in rocm.sh.
 # Usage: link.sh AOTC REPO_ROOT
 aotc=$1
 root=$2
@@ -63,6 +65,45 @@ PY
 	expect 0 "emitted" "emit $a" "$aotc" emit "$root/templates/sgemm.cu" --arch "$a" \
 		--db "$tmp/db_$a" -o "$tmp/$a"
 done
+
+# The manifests: what emit wrote, for link and build systems (docs/cli.md).
+for a in sm80 sm90 sm100; do
+	if python3 - "$tmp/$a/_aot_sgemm_cuda_$a.json" "$a" "$tmp/$a/_aot_sgemm_cuda_$a.c" <<'PY' >"$tmp/out" 2>&1; then
+import json, re, sys
+path, arch, c = sys.argv[1:]
+text = open(path).read()
+m = json.loads(text)
+base = "_aot_sgemm_cuda_" + arch
+nv = int(re.search(r"#define AOT_NV (\d+)", open(c).read()).group(1))
+want = {
+    "aotc_manifest": 1, "kernel": "sgemm", "arch": arch, "platform": "cuda",
+    "prefix": base[1:], "files": {"dispatch": base + ".c", "header": base + ".h", "launcher": base + ".cu"},
+    "hardware_id": "cuda_NVIDIA_H200_13.0", "libraries": ["cublas"], "include": "sgemm.cu",
+    "select": [{"type": "int64_t", "name": n} for n in "MNK"], "variants": nv,
+}
+for k, v in want.items():
+    assert m.get(k) == v, (k, m.get(k), v)
+assert list(m)[:3] == ["aotc_manifest", "aotc_version", "kernel"], list(m)
+assert [p["name"] for p in m["launch"]] == ["M", "N", "K", "alpha", "A", "B", "beta", "C", "aot_stream"]
+assert m["launch"][4] == {"type": "const float *", "name": "A"} and m["launch"][-1]["type"] == "cudaStream_t"
+assert text == json.dumps(m, indent=2) + "\n", "not 2-space JSON with a final newline"
+PY
+		ok "$a: the manifest says what emit wrote"
+	else
+		no "$a: manifest"
+	fi
+done
+
+# edit SRC DST PYTHON: DST is manifest SRC after PYTHON (on m) ran.
+edit() {
+	python3 - "$1" "$2" "$3" <<'PY'
+import json, sys
+src, dst, code = sys.argv[1:]
+m = json.load(open(src))
+exec(code)
+open(dst, "w").write(json.dumps(m, indent=2) + "\n")
+PY
+}
 
 mkdir -p "$tmp/link"
 expect 0 "^aotc: linked sgemm" "link sm80 sm90 sm100" "$aotc" link "$tmp/sm80" "$tmp/sm90" "$tmp/sm100" \
@@ -223,9 +264,9 @@ expect 1 "sm90copy.*both for compute capability 9.0|both for compute capability 
 	"same kernel and architecture twice" "$aotc" link "$tmp/sm90" "$tmp/sm90copy" -o "$tmp/bad/x.c"
 # sm90a counts as 90: linking it beside sm90 is ambiguous.
 mkdir -p "$tmp/sm90a"
-for f in c h cu; do
-	sed 's/_cuda_sm90/_cuda_sm90a/g; s/CUDA_SM90_H/CUDA_SM90A_H/g' "$tmp/sm90/_aot_sgemm_cuda_sm90.$f" \
-		>"$tmp/sm90a/_aot_sgemm_cuda_sm90a.$f"
+for f in c h cu json; do
+	sed 's/_cuda_sm90/_cuda_sm90a/g; s/CUDA_SM90_H/CUDA_SM90A_H/g; s/"arch": "sm90"/"arch": "sm90a"/' \
+		"$tmp/sm90/_aot_sgemm_cuda_sm90.$f" >"$tmp/sm90a/_aot_sgemm_cuda_sm90a.$f"
 done
 expect 1 "both for compute capability 9.0" "sm90 and sm90a" "$aotc" link "$tmp/sm90" "$tmp/sm90a" -o "$tmp/bad/x.c"
 mkdir -p "$tmp/link90a"
@@ -236,30 +277,66 @@ else
 	no "sm90a table"
 fi
 # Signatures that differ between architectures.
+m100=$tmp/sm100/_aot_sgemm_cuda_sm100.json
 cp -R "$tmp/sm100" "$tmp/sig"
-sed 's/_select(int64_t M, int64_t N, int64_t K)/_select(int64_t M, int64_t N)/' \
-	"$tmp/sm100/_aot_sgemm_cuda_sm100.h" >"$tmp/sig/_aot_sgemm_cuda_sm100.h"
-expect 1 "select signature for sm100 differs" "select signatures differ" \
-	"$aotc" link "$tmp/sm90" "$tmp/sig" -o "$tmp/bad/x.c"
-sed 's/float \*C, cudaStream_t aot_stream/double *C, cudaStream_t aot_stream/' \
-	"$tmp/sm100/_aot_sgemm_cuda_sm100.h" >"$tmp/sig/_aot_sgemm_cuda_sm100.h"
-expect 1 "launch signature for sm100 differs" "launch signatures differ" \
-	"$aotc" link "$tmp/sm90" "$tmp/sig" -o "$tmp/bad/x.c"
-# Code in a declaration never reaches the output.
-sed 's/int64_t K);/int64_t K); int evil(void) { return 0; }/' \
-	"$tmp/sm100/_aot_sgemm_cuda_sm100.h" >"$tmp/sig/_aot_sgemm_cuda_sm100.h"
-expect 1 "_aot_sgemm_cuda_sm100.h|cannot link" "injected code rejected" \
+edit "$m100" "$tmp/sig/_aot_sgemm_cuda_sm100.json" 'del m["select"][2]'
+expect 1 "_aot_sgemm_cuda_sm100.json: error: kernel sgemm: the select signature for sm100 .* differs" \
+	"select signatures differ" "$aotc" link "$tmp/sm90" "$tmp/sig" -o "$tmp/bad/x.c"
+edit "$m100" "$tmp/sig/_aot_sgemm_cuda_sm100.json" 'm["launch"][7]["type"] = "double *"'
+expect 1 "launch signature for sm100 \(.*double \*C, cudaStream_t aot_stream\) differs" \
+	"launch signatures differ" "$aotc" link "$tmp/sm90" "$tmp/sig" -o "$tmp/bad/x.c"
+# Code in a type never reaches the output.
+edit "$m100" "$tmp/sig/_aot_sgemm_cuda_sm100.json" 'm["launch"][0]["type"] = "int); int evil(void) { return 0; } void f(int"'
+expect 1 '"launch"\[0\]: its type is not a type aotc writes' "injected code rejected" \
 	"$aotc" link "$tmp/sig" -o "$tmp/bad/x.c"
+edit "$m100" "$tmp/sig/_aot_sgemm_cuda_sm100.json" 'm["launch"][-1]["type"] = "hipStream_t"'
+expect 1 '"launch"\[8\]: the last is not the stream' "a ROCm stream in a CUDA manifest" \
+	"$aotc" link "$tmp/sig" -o "$tmp/bad/x.c"
+# A manifest JSON cannot read: the position; a newer format; and every
+# error of one run at once.
+cp -R "$tmp/sm90" "$tmp/corrupt"
+sed '5s/,$//' "$tmp/sm90/_aot_sgemm_cuda_sm90.json" >"$tmp/corrupt/_aot_sgemm_cuda_sm90.json"
+expect 1 "_aot_sgemm_cuda_sm90.json:6:[0-9]+: error: not a manifest aotc emit writes" "corrupt manifest" \
+	"$aotc" link "$tmp/corrupt" -o "$tmp/bad/x.c"
+edit "$tmp/sm90/_aot_sgemm_cuda_sm90.json" "$tmp/corrupt/_aot_sgemm_cuda_sm90.json" 'm["aotc_manifest"] = 2'
+expect 1 "written by a newer aotc \(manifest format 2" "manifest from a newer aotc" \
+	"$aotc" link "$tmp/corrupt" -o "$tmp/bad/x.c"
+edit "$tmp/sm90/_aot_sgemm_cuda_sm90.json" "$tmp/corrupt/_aot_sgemm_cuda_sm90.json" \
+	'm["libraries"] = ["c blas"]; m["include"] = "a\"b.cu"; del m["variants"]'
+"$aotc" link "$tmp/corrupt" -o "$tmp/bad/x.c" >"$tmp/out" 2>&1
+if [ "$(grep -c 'error:' "$tmp/out")" -eq 3 ]; then ok "every error of a manifest reported"; else no "errors of a manifest: $(grep -c 'error:' "$tmp/out")"; fi
 # Names that are not C identifiers, and architectures that are not ones.
 mkdir -p "$tmp/name"
-for f in c h cu; do cp "$tmp/sm90/_aot_sgemm_cuda_sm90.$f" "$tmp/name/_aot_bad-name_cuda_sm90.$f"; done
-expect 1 "bad-name.*C identifier" "kernel name not an identifier" "$aotc" link "$tmp/name" -o "$tmp/bad/x.c"
-rm -rf "$tmp/name" && mkdir -p "$tmp/name"
-for f in c h cu; do cp "$tmp/sm90/_aot_sgemm_cuda_sm90.$f" "$tmp/name/_aot_sgemm_cuda_sm9x.$f"; done
-expect 1 "sm9x" "architecture not an architecture" "$aotc" link "$tmp/name" -o "$tmp/bad/x.c"
-# A header without its .c beside it.
-mkdir -p "$tmp/half" && cp "$tmp/sm90/_aot_sgemm_cuda_sm90.h" "$tmp/sm90/_aot_sgemm_cuda_sm90.cu" "$tmp/half/"
-expect 1 "_aot_sgemm_cuda_sm90.c' is missing" "missing .c" "$aotc" link "$tmp/half" -o "$tmp/bad/x.c"
+cp "$tmp/sm90/"_aot_sgemm_cuda_sm90.* "$tmp/name/"
+edit "$tmp/sm90/_aot_sgemm_cuda_sm90.json" "$tmp/name/_aot_sgemm_cuda_sm90.json" 'm["kernel"] = "bad-name"'
+expect 1 "kernel 'bad-name' is not a C identifier" "kernel name not an identifier" "$aotc" link "$tmp/name" -o "$tmp/bad/x.c"
+edit "$tmp/sm90/_aot_sgemm_cuda_sm90.json" "$tmp/name/_aot_sgemm_cuda_sm90.json" 'm["arch"] = "sm9x"'
+expect 1 "architecture 'sm9x' is not one this aotc knows" "architecture not an architecture" "$aotc" link "$tmp/name" -o "$tmp/bad/x.c"
+edit "$tmp/sm90/_aot_sgemm_cuda_sm90.json" "$tmp/name/_aot_sgemm_cuda_sm90.json" 'm["arch"] = "sm80"'
+expect 1 "whose manifest is _aot_sgemm_cuda_sm80.json" "manifest renamed" "$aotc" link "$tmp/name" -o "$tmp/bad/x.c"
+# A manifest without its launcher (or .c) beside it.
+mkdir -p "$tmp/half" && cp "$tmp/sm90/_aot_sgemm_cuda_sm90.h" "$tmp/sm90/_aot_sgemm_cuda_sm90.c" \
+	"$tmp/sm90/_aot_sgemm_cuda_sm90.json" "$tmp/half/"
+expect 1 "_aot_sgemm_cuda_sm90.cu' is missing beside '.*_aot_sgemm_cuda_sm90.json'" "missing launcher" \
+	"$aotc" link "$tmp/half" -o "$tmp/bad/x.c"
+# Emitted files without manifests: an older aotc's.
+rm "$tmp/half/_aot_sgemm_cuda_sm90.json"
+expect 1 "no emitted files with a manifest.*emit them again" "files without a manifest" \
+	"$aotc" link "$tmp/half" -o "$tmp/bad/x.c"
+# One platform per link: CUDA and ROCm apart; a host kernel has nothing to link.
+expect 0 "emitted" "emit axpy gfx90a" "$aotc" emit "$root/tests/codegen/rocm/axpy.cu" --arch gfx90a \
+	--db "$root/tests/codegen/rocm" -o "$tmp/rocm"
+expect 1 "is CUDA \(sm90\) and .* is ROCm \(gfx90a\): one link joins one platform; link the CUDA and the ROCm directories separately" \
+	"CUDA and ROCm mixed" "$aotc" link "$tmp/sm90" "$tmp/rocm" -o "$tmp/bad/x.c"
+expect 0 "emitted" "emit matmul_host" "$aotc" emit "$root/templates/matmul_host.cpp" --arch host \
+	--db "$root/tests/codegen" -o "$tmp/host"
+expect 1 "host/?' holds only host kernels' files \(_aot_matmul_host_host.json\): nothing to link" \
+	"only host manifests" "$aotc" link "$tmp/host" -o "$tmp/bad/x.c"
+# Host files in one build directory with GPU ones are left out.
+cp -R "$tmp/sm90" "$tmp/withhost" && cp "$tmp/host/"_aot_matmul_host_host.* "$tmp/withhost/"
+mkdir -p "$tmp/hout"
+expect 0 "^aotc: linked sgemm \(sm90\) into" "host files beside CUDA ones are left out" \
+	"$aotc" link "$tmp/withhost" -o "$tmp/hout/l.c"
 # -o must name a .c file, and not one of emit's.
 expect 2 "must name the C file" "-o without .c" "$aotc" link "$tmp/sm90" -o "$tmp/bad/x.h"
 expect 2 "_aot_" "-o over an emitted name" "$aotc" link "$tmp/sm90" -o "$tmp/bad/_aot_sgemm_cuda_sm90.c"

@@ -10,7 +10,10 @@
 # files equal the goldens (AOTC_UPDATE=1 rewrites them); with hipcc, both
 # launchers compile for their architecture (--offload-arch) and link with
 # the dispatch into a program (not run: no AMD GPU here); the same databases
-# emit the same bytes again.
+# emit the same bytes again. Each emit writes a manifest (_aot_axpy_rocm_<arch>.json,
+# golden for gfx90a). aotc link joins the two architectures into
+# aot_axpy.{c,h,hip}: the C compiles as C99 and a driver checks arch_for's
+# fallback by gfx number; with hipcc the linked launcher builds.
 # Usage: rocm.sh AOTC REPO_ROOT
 aotc=$1
 root=$2
@@ -41,12 +44,12 @@ for arch in gfx90a gfx942; do
 		bad "$arch: header" "$(grep -n launch "$tmp/$arch/$base.h")"
 	"$aotc" emit $rocm/axpy.cu --arch $arch --db $rocm -o "$tmp/$arch.2" >/dev/null 2>&1
 	same=1
-	for f in c h hip; do cmp -s "$tmp/$arch/$base.$f" "$tmp/$arch.2/$base.$f" || same=0; done
+	for f in c h hip json; do cmp -s "$tmp/$arch/$base.$f" "$tmp/$arch.2/$base.$f" || same=0; done
 	[ $same = 1 ] && ok "$arch: the same bytes again" || bad "$arch: emit is not deterministic"
 done
 
 # Goldens (gfx90a).
-for f in c h hip; do
+for f in c h hip json; do
 	name=_aot_axpy_rocm_gfx90a.$f
 	if [ "${AOTC_UPDATE:-0}" = 1 ]; then
 		cp "$tmp/gfx90a/$name" "$golden/$name"
@@ -63,6 +66,106 @@ if cmp -s "$tmp/gfx90a/_aot_axpy_rocm_gfx90a.c" "$tmp/gfx942/_aot_axpy_rocm_gfx9
 	bad "gfx90a and gfx942 emit the same dispatch"
 else
 	ok "gfx90a and gfx942 dispatches differ"
+fi
+
+# The manifests: a ROCm platform, a .hip launcher, a hipStream_t.
+for arch in gfx90a gfx942; do
+	if python3 - "$tmp/$arch/_aot_axpy_rocm_$arch.json" "$arch" <<'PY' >"$tmp/log" 2>&1; then
+import json, sys
+m = json.load(open(sys.argv[1]))
+arch = sys.argv[2]
+base = "_aot_axpy_rocm_" + arch
+assert (m["platform"], m["arch"], m["prefix"]) == ("rocm", arch, base[1:]), m
+assert m["files"] == {"dispatch": base + ".c", "header": base + ".h", "launcher": base + ".hip"}, m["files"]
+assert m["hardware_id"] == "rocm_made_up_" + arch and m["libraries"] == [] and m["include"] == "axpy.cu"
+assert m["select"] == [{"type": "int64_t", "name": "n"}], m["select"]
+assert m["launch"][-1] == {"type": "hipStream_t", "name": "aot_stream"}, m["launch"]
+PY
+		ok "$arch: the manifest"
+	else
+		bad "$arch: the manifest" "$(cat "$tmp/log")"
+	fi
+done
+
+# aotc link over the two: one ROCm dispatch, by gfx number.
+mkdir -p "$tmp/link"
+if "$aotc" link "$tmp/gfx942" "$tmp/gfx90a" -o "$tmp/link/aot_axpy.c" >"$tmp/log" 2>&1 &&
+	grep -q "^aotc: linked axpy (gfx90a, gfx942) into .*/aot_axpy.{c,h,hip}$" "$tmp/log"; then
+	ok "link gfx90a gfx942"
+else
+	bad "link gfx90a gfx942" "$(cat "$tmp/log")"
+fi
+lk=$tmp/link/aot_axpy
+checks=$(
+	grep -q '^static const int aot_axpy_rocm_gfxs\[2\] = {0x90a, 0x942};$' "$lk.c" || echo "no gfx table in the .c"
+	grep -q '^int aot_axpy_rocm_select(int gfx, int64_t n);$' "$lk.h" || echo "no select in the .h"
+	grep -q '^hipError_t aot_axpy_rocm_launch(int n, float a, const float \*x, float \*y, hipStream_t aot_stream);$' "$lk.h" ||
+		echo "no launch in the .h"
+	grep -q 'compute capability' "$lk.c" "$lk.h" "$lk.hip" && echo "says compute capability"
+	[ -e "$lk.cu" ] && echo "wrote a .cu"
+	grep -q '^#include <hip/hip_runtime.h>$' "$lk.hip" || echo "no hip_runtime.h"
+	[ "$(grep -c '^#include "axpy.cu"$' "$lk.hip")" = 1 ] || echo "the kernel source not once"
+	grep -q '^#include "../gfx90a/_aot_axpy_rocm_gfx90a.hip"$' "$lk.hip" || echo "no gfx90a launcher"
+	grep -q '^#include "../gfx942/_aot_axpy_rocm_gfx942.hip"$' "$lk.hip" || echo "no gfx942 launcher"
+	grep -q 'hipGetDeviceProperties(&prop, dev)' "$lk.hip" && grep -q 'gcnArchName' "$lk.hip" || echo "no device query"
+	grep -q 'return hipErrorInvalidValue;' "$lk.hip" || echo "no hipErrorInvalidValue"
+	grep -q 'cuda' "$lk.hip" && echo "CUDA in the .hip"
+)
+[ -z "$checks" ] && ok "the linked files are ROCm's" || bad "the linked files" "$checks"
+"$aotc" link "$tmp/gfx90a" "$tmp/gfx942" -o "$tmp/link/again.c" >/dev/null 2>&1
+same=1
+for f in c h hip; do
+	sed 's/again/aot_axpy/g; s/AGAIN/AOT_AXPY/g' "$tmp/link/again.$f" | cmp -s - "$lk.$f" || same=0
+done
+[ $same = 1 ] && ok "link: the same bytes whatever the order of the directories" || bad "link is not deterministic"
+cat >"$tmp/link/driver.c" <<'END'
+#include <stdio.h>
+#include <string.h>
+
+#include "aot_axpy.h"
+#include "../gfx90a/_aot_axpy_rocm_gfx90a.h"
+#include "../gfx942/_aot_axpy_rocm_gfx942.h"
+
+int main(void)
+{
+	/* The device's gfx number -> the architecture: the highest linked not
+	 * newer, else the lowest. */
+	static const struct { int gfx; const char *arch; } want[] = {
+		{0x942, "gfx942"}, {0x950, "gfx942"}, {0x940, "gfx90a"}, {0x941, "gfx90a"},
+		{0x90a, "gfx90a"}, {0x908, "gfx90a"}, {0x900, "gfx90a"}, {0, "gfx90a"},
+	};
+	int bad = 0;
+	for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
+		const char *got = aot_axpy_rocm_arch_name(want[i].gfx);
+		if (strcmp(got, want[i].arch)) {
+			printf("gfx %#x: %s, expected %s\n", want[i].gfx, got, want[i].arch);
+			bad++;
+		}
+	}
+	for (int64_t n = 1; n <= (INT64_C(1) << 30); n *= 7) {
+		if (aot_axpy_rocm_select(0x90a, n) != aot_axpy_rocm_gfx90a_select(n) ||
+		    aot_axpy_rocm_select(0x942, n) != aot_axpy_rocm_gfx942_select(n)) {
+			printf("n %lld: select differs from the architecture's own\n", (long long)n);
+			bad++;
+		}
+	}
+	if (aot_axpy_rocm_num_archs() != 2 || strcmp(aot_axpy_rocm_arch_at(1), "gfx942") || aot_axpy_rocm_arch_at(2)) {
+		printf("num_archs / arch_at\n");
+		bad++;
+	}
+	return bad != 0;
+}
+END
+if cc -std=c99 -Wall -Wextra -Werror -pedantic -c "$lk.c" -o "$tmp/link/l.o" >"$tmp/build.log" 2>&1 &&
+	cc -std=c99 -Wall -Wextra -Werror -pedantic -c "$tmp/gfx90a/_aot_axpy_rocm_gfx90a.c" -o "$tmp/link/a.o" >>"$tmp/build.log" 2>&1 &&
+	cc -std=c99 -Wall -Wextra -Werror -pedantic -c "$tmp/gfx942/_aot_axpy_rocm_gfx942.c" -o "$tmp/link/b.o" >>"$tmp/build.log" 2>&1 &&
+	cc -std=c99 -Wall -Wextra -Werror -pedantic -c "$tmp/link/driver.c" -o "$tmp/link/d.o" >>"$tmp/build.log" 2>&1 &&
+	cc "$tmp/link/d.o" "$tmp/link/l.o" "$tmp/link/a.o" "$tmp/link/b.o" -o "$tmp/link/driver" >>"$tmp/build.log" 2>&1; then
+	ok "the linked .c compiles as C99"
+	"$tmp/link/driver" >"$tmp/log" 2>&1 && ok "arch_for by gfx number: gfx942 -> gfx942, gfx940 -> gfx90a, gfx908 -> gfx90a (the lowest)" ||
+		bad "arch_for" "$(cat "$tmp/log")"
+else
+	bad "the linked .c does not compile" "$(head -20 "$tmp/build.log")"
 fi
 
 # A CUDA database is not a ROCm one.
@@ -120,6 +223,21 @@ int main()
 	return e == hipSuccess ? 0 : 1;
 }
 END
+	# The linked launcher: one translation unit for both architectures.
+	# Debian's hipcc 5.2 knows gfx90a and gfx940 but not gfx942: gfx940
+	# stands in for it (the same HIP source either way).
+	sed 's/LAUNCHER_H/aot_axpy.h/; s/SELECT(/aot_axpy_rocm_select(0x90a, /; s/LAUNCH/aot_axpy_rocm_launch/' \
+		"$tmp/main.hip" >"$tmp/link/main.hip"
+	if "$hipcc" --offload-arch=gfx90a --offload-arch=gfx940 -std=c++17 -O2 -Wall -Werror -I "$tmp/link" -I $rocm \
+			-c "$lk.hip" -o "$tmp/link/h.o" >"$tmp/build.log" 2>&1 &&
+		"$hipcc" --offload-arch=gfx90a --offload-arch=gfx940 -std=c++17 -I "$tmp/link" -c "$tmp/link/main.hip" \
+			-o "$tmp/link/m.o" >>"$tmp/build.log" 2>&1 &&
+		"$hipcc" --offload-arch=gfx90a --offload-arch=gfx940 "$tmp/link/m.o" "$tmp/link/h.o" "$tmp/link/l.o" \
+			"$tmp/link/a.o" "$tmp/link/b.o" -o "$tmp/link/prog" >>"$tmp/build.log" 2>&1; then
+		ok "hipcc builds the linked launcher (--offload-arch=gfx90a --offload-arch=gfx940) and links the program"
+	else
+		bad "linked HIP build" "$(grep -v '^$' "$tmp/build.log" | head -20)"
+	fi
 	for arch in gfx90a gfx942; do
 		base=_aot_axpy_rocm_$arch
 		# Debian's hipcc 5.2 (clang 15) knows gfx940 but not gfx942: the
