@@ -382,16 +382,17 @@ static const target target_cuda = {
 	"cudaGetLastError()",
 	"cudaFuncSetAttribute(%.*s, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)aot_smem)",
 	"defined(__CUDACC__) || defined(CUDART_VERSION)", "", NULL, /* nvcc includes cuda_runtime.h */
+	true,
 };
 static const target target_hip = {
 	"hip", true, "hipError_t", "hipSuccess", "hipErrorInvalidValue", "hipStream_t",
 	"hipGetLastError()",
 	"hipFuncSetAttribute(reinterpret_cast<const void *>(&%.*s), hipFuncAttributeMaxDynamicSharedMemorySize, (int)aot_smem)",
 	"defined(__HIPCC__) || defined(HIP_VERSION)", " (AMD devices allow as much or more)",
-	"hip/hip_runtime.h",
+	"hip/hip_runtime.h", false,
 };
 static const target target_host = {
-	"cpp", false, "int", "0", "-1", NULL, NULL, NULL, NULL, NULL, NULL,
+	"cpp", false, "int", "0", "-1", NULL, NULL, NULL, NULL, NULL, NULL, false,
 };
 
 const emit_target *emit_target_of(arch_kind kind)
@@ -430,6 +431,31 @@ typedef struct ctx {
 	bool any_ext;             /* some emitted variant is a routine */
 } ctx;
 
+/* The libraries the launcher links with (its kernel file's AOTC_EXTERNs
+ * name them; the launcher includes the file, routines and all), each once,
+ * in order of appearance: *n of them (malloc'd; the names are the IR's).
+ * None where a __global__ kernel's routines, CUDA's, are not built. */
+static const char **libraries(const ctx *c, int *n)
+{
+	const kernel *k = c->k;
+	int cap = 0;
+	for (int i = 0; i < k->nexterns; i++)
+		cap += k->externs[i].nlibs;
+	const char **names = xcalloc((size_t)cap + 1, sizeof *names);
+	*n = 0;
+	if (k->is_global && !c->t->cuda_routines)
+		return names;
+	for (int i = 0; i < k->nexterns; i++)
+		for (int l = 0; l < k->externs[i].nlibs; l++) {
+			bool seen = false;
+			for (int j = 0; j < *n && !seen; j++)
+				seen = !strcmp(names[j], k->externs[i].libs[l]);
+			if (!seen)
+				names[(*n)++] = k->externs[i].libs[l];
+		}
+	return names;
+}
+
 static int cmp_int(const void *a, const void *b) { return *(const int *)a - *(const int *)b; }
 
 static void provenance(out *o, const ctx *c, const char *what)
@@ -466,18 +492,15 @@ static void provenance(out *o, const ctx *c, const char *what)
 	if (in->eval)
 		strbuf_printf(sb, " * Measured on %d held-out shapes (aotc eval database): geomean %.3f, worst %.3f.\n",
 		              in->neval, in->eval->geomean, in->eval->worst);
-	if (c->k->nexterns) {
-		/* The launcher includes the kernel file, routines and all. */
-		bool any = false;
-		for (int i = 0; i < c->k->nexterns; i++)
-			for (int l = 0; l < c->k->externs[i].nlibs; l++) {
-				strbuf_puts(sb, any ? " -l" : " * Link with: -l");
-				put_comment_text(sb, c->k->externs[i].libs[l]);
-				any = true;
-			}
-		if (any)
-			strbuf_puts(sb, " (the kernel file's AOTC_EXTERN routines call them).\n");
+	int nlibs;
+	const char **libs = libraries(c, &nlibs);
+	for (int i = 0; i < nlibs; i++) {
+		strbuf_puts(sb, i ? " -l" : " * Link with: -l");
+		put_comment_text(sb, libs[i]);
 	}
+	if (nlibs)
+		strbuf_puts(sb, " (the kernel file's AOTC_EXTERN routines call them).\n");
+	free(libs);
 	strbuf_printf(sb, " * Regenerate with: aotc emit ");
 	put_comment_text(sb, c->source);
 	strbuf_printf(sb, " --arch %s --db DIR", in->arch);
@@ -1224,19 +1247,14 @@ static char *manifest(const ctx *c, diags *d)
 	json_object_set_new(m, "files", files);
 	ok &= set_str(m, "hardware_id", json_string_value(json_object_get(c->in->db->hardware, "id")));
 	ok &= set_str(m, "source_hash", c->in->m->source_hash);
-	/* Each library once, in the order the Link with: line first names it. */
+	int n;
+	const char **names = libraries(c, &n);
 	json_t *libs = json_array();
-	for (int i = 0; i < k->nexterns; i++)
-		for (int l = 0; l < k->externs[i].nlibs; l++) {
-			const char *lib = k->externs[i].libs[l];
-			bool seen = false;
-			for (size_t j = 0; j < json_array_size(libs); j++)
-				seen |= !strcmp(json_string_value(json_array_get(libs, j)), lib);
-			if (!seen) {
-				json_t *v = json_string(lib);
-				ok &= v && json_array_append_new(libs, v) == 0;
-			}
-		}
+	for (int i = 0; i < n; i++) {
+		json_t *v = json_string(names[i]);
+		ok &= v && json_array_append_new(libs, v) == 0;
+	}
+	free(names);
 	json_object_set_new(m, "libraries", libs);
 	ok &= set_str(m, "include", c->include);
 	json_t *sel = json_array(), *lau = json_array();
@@ -1371,6 +1389,10 @@ int emit_files(const emit_input *in, diags *d)
 			if (!c.ext[i]) {
 				diag_plain_error(d, "%s: routine '%s' is not an AOTC_EXTERN of '%s': the database is not this kernel's",
 				                 in->db->path, cf->name, k->name);
+				status = 3;
+			} else if (k->is_global && !c.t->cuda_routines) {
+				diag_plain_error(d, "%s: routine '%s' is a CUDA routine, not built for %s (aotc tune leaves it out there): the database was not tuned for %s",
+				                 in->db->path, cf->name, in->arch, in->arch);
 				status = 3;
 			}
 			c.names[i] = arena_printf(&a, "%s", cf->name);

@@ -56,6 +56,8 @@ typedef struct emit_target {
 	const char *have_runtime;   /* when the header declares the launcher */
 	const char *limits_note;    /* after the CUDA launch limits in the dispatch's comment */
 	const char *prelude;        /* the launcher's first include: what its compiler does not add */
+	bool cuda_routines;         /* a __global__ kernel's AOTC_EXTERNs (CUDA routines, which
+	                               the kernel file must leave out elsewhere) are linked */
 } emit_target;
 
 const emit_target *emit_target_of(arch_kind kind);

@@ -211,7 +211,7 @@ typedef struct rt_ops {
 const rt_ops *rt_backend_for(const char *arch);
 
 extern const rt_ops rt_host_ops;
-extern const rt_ops rt_hip_ops;   /* compile side only (runtime/hip/hip.c) */
+extern const rt_ops rt_hip_ops;   /* runtime/hip/: hipcc, libamdhip64 at run time */
 #ifdef AOTC_HAVE_CUDA
 extern const rt_ops rt_cuda_ops;
 #endif

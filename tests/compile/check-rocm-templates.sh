@@ -67,6 +67,51 @@ n=$(amdgpu_objects)
 [ "$n" -eq "$objects" ] && ok "gfx90a: the cache holds $n AMDGPU code objects, one per variant and reference" ||
 	bad "gfx90a: $n AMDGPU code objects in the cache, not $objects"
 
+# Emission for gfx90a from the H200 databases relabelled as ROCm ones (their
+# times are the H200's: made for this test, not measured on an AMD GPU):
+# the HIP launchers of both templates build with hipcc and link with the C
+# dispatch; sgemm's header names no cuBLAS. The relabelled sgemm database
+# with its cuBLAS routine still in it is refused: tune never puts a CUDA
+# routine in a ROCm database.
+relabel() { # TEMPLATE KEEP_EXTERNS OUT_DIR
+	mkdir -p "$3"
+	python3 - "$root/templates/$1.cuda_NVIDIA_H200_13.0.json" "$2" "$3/$1.rocm_made_up_gfx90a.json" <<'PY'
+import json, sys
+db = json.load(open(sys.argv[1]))
+db["hardware"] = {"id": "rocm_made_up_gfx90a", "backend": "rocm", "arch": "gfx90a",
+                  "name": "H200 times relabelled for check-rocm-templates.sh, not measured"}
+if sys.argv[2] == "no":
+    keep = [i for i, c in enumerate(db["configs"]) if not c.get("extern")]
+    index = {old: new for new, old in enumerate(keep)}
+    db["configs"] = [db["configs"][i] for i in keep]
+    db["measurements"] = [dict(m, config=index[m["config"]]) for m in db["measurements"]
+                          if m["config"] in index]
+json.dump(db, open(sys.argv[3], "w"))
+PY
+}
+for t in softmax sgemm; do
+	relabel $t no "$tmp/rdb"
+	if "$aotc" emit "$root/templates/$t.cu" --arch gfx90a --db "$tmp/rdb" -o "$tmp/emit" >"$tmp/log" 2>&1 &&
+		"${AOTC_HIPCC:-hipcc}" --offload-arch=gfx90a -I"$root/templates" -I"$tmp/emit" \
+			-c "$tmp/emit/_aot_${t}_rocm_gfx90a.hip" -o "$tmp/$t.o" >>"$tmp/log" 2>&1 &&
+		cc -std=c99 -Wall -Wextra -Werror -c "$tmp/emit/_aot_${t}_rocm_gfx90a.c" -o "$tmp/$t.c.o" >>"$tmp/log" 2>&1 &&
+		"${AOTC_HIPCC:-hipcc}" --offload-arch=gfx90a -shared "$tmp/$t.o" "$tmp/$t.c.o" -o "$tmp/lib$t.so" >>"$tmp/log" 2>&1; then
+		ok "gfx90a: $t's emitted HIP launcher builds with hipcc and links with its dispatch"
+	else
+		bad "gfx90a: $t's emission and build" "$(tail -8 "$tmp/log")"
+	fi
+done
+grep -q "Link with" "$tmp/emit/_aot_sgemm_rocm_gfx90a.h" || grep -q cublas "$tmp/emit/_aot_sgemm_rocm_gfx90a.json" &&
+	bad "gfx90a: sgemm's files name cuBLAS" "$(grep -n "Link with\|cublas" "$tmp/emit/_aot_sgemm_rocm_gfx90a."*)" ||
+	ok "gfx90a: sgemm's header and manifest link no cuBLAS"
+relabel sgemm yes "$tmp/rdb-cublas"
+st=0
+"$aotc" emit "$root/templates/sgemm.cu" --arch gfx90a --db "$tmp/rdb-cublas" -o "$tmp/emit-cublas" >"$tmp/log" 2>&1 || st=$?
+[ $st = 3 ] && grep -q "routine 'sgemm_cublas' is a CUDA routine, not built for gfx90a" "$tmp/log" &&
+	[ ! -e "$tmp/emit-cublas/_aot_sgemm_rocm_gfx90a.c" ] &&
+	ok "gfx90a: a database holding the cuBLAS routine is refused (exit 3), nothing written" ||
+	bad "gfx90a: a database holding the cuBLAS routine: exit $st" "$(cat "$tmp/log")"
+
 # gfx942: compiled where hipcc knows it, refused once where it does not.
 echo '__global__ void k() {}' >"$tmp/probe.hip"
 if "${AOTC_HIPCC:-hipcc}" --genco --offload-arch=gfx942 "$tmp/probe.hip" -o "$tmp/probe.co" >/dev/null 2>&1; then
