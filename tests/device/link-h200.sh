@@ -17,6 +17,12 @@ import json, sys
 src, dst, arch = sys.argv[1:]
 d = json.load(open(src))
 d["hardware"]["arch"] = arch
+# Without the cuBLAS routine, which wins most shapes on every copy alike:
+# the three dispatches are to differ.
+keep = [i for i, c in enumerate(d["configs"]) if not c.get("extern")]
+index = {old: new for new, old in enumerate(keep)}
+d["configs"] = [d["configs"][i] for i in keep]
+d["measurements"] = [dict(m, config=index[m["config"]]) for m in d["measurements"] if m["config"] in index]
 slow = {"sm80": 128, "sm100": 32}.get(arch)
 if slow:
     names = [c["name"] for c in d["configs"]]
@@ -100,5 +106,7 @@ done
 cc -std=c99 -O2 -I. -c aot_sgemm.c -o aot_sgemm.c.o
 nvcc -std=c++17 -O2 $gen -I "$OLDPWD/templates" -I. -c aot_sgemm.cu -o aot_sgemm.cu.o
 nvcc -std=c++17 -O2 $gen -I. -c main.cu -o main.o
-nvcc $gen main.o aot_sgemm.cu.o aot_sgemm.c.o sm80.o sm90.o sm100.o -o main
+# -lcublas: the launcher includes sgemm.cu, whose cuBLAS routine is there
+# even where no dispatch calls it (the linked header says "Link with").
+nvcc $gen main.o aot_sgemm.cu.o aot_sgemm.c.o sm80.o sm90.o sm100.o -lcublas -o main
 ./main
