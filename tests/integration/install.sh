@@ -173,6 +173,8 @@ expect_configure "no database of that architecture" "no tuning database for 'sge
 aotc_add_kernel(app_host SOURCE kernels/sgemm.cu ARCH sm100 DB kernels)'
 expect_configure "bad ARCH" "ARCH 'sm_90' is not a CUDA architecture" \
 	'aotc_add_kernel(app_host SOURCE kernels/sgemm.cu ARCH sm_90 DB kernels)'
+expect_configure "ROCm ARCH" "ARCH gfx90a: ROCm architectures are not taken here; emit with .aotc emit --arch gfx90a." \
+	'aotc_add_kernel(app_host SOURCE kernels/sgemm.cu ARCH gfx90a DB kernels)'
 expect_configure "no SOURCE" "SOURCE is missing" 'aotc_add_kernel(app_host ARCH host DB kernels)'
 expect_configure "not a target" "'nothere' is not a target" \
 	'aotc_add_kernel(nothere SOURCE kernels/matmul_host.cpp ARCH host DB kernels)'
