@@ -431,6 +431,13 @@ typedef struct ctx {
 	bool any_ext;             /* some emitted variant is a routine */
 } ctx;
 
+/* Whether the kernel's AOTC_EXTERN routines are built for this target: a
+ * __global__ kernel's are CUDA routines. */
+static bool routines_built(const ctx *c)
+{
+	return !c->k->is_global || c->t->cuda_routines;
+}
+
 /* The libraries the launcher links with (its kernel file's AOTC_EXTERNs
  * name them; the launcher includes the file, routines and all), each once,
  * in order of appearance: *n of them (malloc'd; the names are the IR's).
@@ -443,7 +450,7 @@ static const char **libraries(const ctx *c, int *n)
 		cap += k->externs[i].nlibs;
 	const char **names = xcalloc((size_t)cap + 1, sizeof *names);
 	*n = 0;
-	if (k->is_global && !c->t->cuda_routines)
+	if (!routines_built(c))
 		return names;
 	for (int i = 0; i < k->nexterns; i++)
 		for (int l = 0; l < k->externs[i].nlibs; l++) {
@@ -1390,7 +1397,7 @@ int emit_files(const emit_input *in, diags *d)
 				diag_plain_error(d, "%s: routine '%s' is not an AOTC_EXTERN of '%s': the database is not this kernel's",
 				                 in->db->path, cf->name, k->name);
 				status = 3;
-			} else if (k->is_global && !c.t->cuda_routines) {
+			} else if (!routines_built(&c)) {
 				diag_plain_error(d, "%s: routine '%s' is a CUDA routine, not built for %s (aotc tune leaves it out there): the database was not tuned for %s",
 				                 in->db->path, cf->name, in->arch, in->arch);
 				status = 3;

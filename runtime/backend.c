@@ -51,6 +51,21 @@ const rt_ops *rt_backend_for(const char *arch)
 	return NULL;
 }
 
+bool rt_resolve(void *lib, const rt_sym *syms, size_t n, const char **missing)
+{
+	for (size_t i = 0; i < n; i++) {
+		void *p = dlsym(lib, syms[i].name);
+		if (!p && syms[i].fallback)
+			p = dlsym(lib, syms[i].fallback);
+		if (!p) {
+			*missing = syms[i].name;
+			return false;
+		}
+		*syms[i].slot = p;
+	}
+	return true;
+}
+
 rt_status rt_load_shared(const rt_blob *blob, const char *name, int dl_flags, const char *symbol,
                          void **handle, void **sym, strbuf *err)
 {

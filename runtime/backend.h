@@ -101,6 +101,20 @@ void rt_blob_finish(rt_blob *b);
 rt_status rt_load_shared(const rt_blob *blob, const char *name, int dl_flags, const char *symbol,
                          void **handle, void **sym, strbuf *err);
 
+/* One symbol of a library loaded at run time (the CUDA driver, NVRTC,
+ * libamdhip64): the name to try first (the versioned one where a header
+ * renames the entry point), an optional fallback with the same signature,
+ * and where to store it. */
+typedef struct rt_sym {
+	const char *name;
+	const char *fallback;
+	void **slot;
+} rt_sym;
+
+/* dlsyms every entry of syms[0..n); false with the first missing name in
+ * *missing. */
+bool rt_resolve(void *lib, const rt_sym *syms, size_t n, const char **missing);
+
 /* C++ text for generated callers (host variants, AOTC_EXTERN callers):
  * template <class T> T aotc_arg(void *p), an argument of the launch's
  * void **args in type T: an rt_ptr for a pointer, the value itself

@@ -2,27 +2,11 @@
 #include "cuda_internal.h"
 
 #include <ctype.h>
-#include <dlfcn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "arch.h"
-
-bool cuda_resolve(void *lib, const cuda_sym *syms, size_t n, const char **missing)
-{
-	for (size_t i = 0; i < n; i++) {
-		void *p = dlsym(lib, syms[i].name);
-		if (!p && syms[i].fallback)
-			p = dlsym(lib, syms[i].fallback);
-		if (!p) {
-			*missing = syms[i].name;
-			return false;
-		}
-		*syms[i].slot = p;
-	}
-	return true;
-}
 
 bool cuda_parse_arch(const char *arch, int *major, int *minor, char *name, size_t n)
 {

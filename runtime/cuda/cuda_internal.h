@@ -14,25 +14,12 @@
 
 #include "backend.h"
 
-/* One symbol to resolve: the name to try first (the versioned one where
- * cuda.h renames the entry point), an optional fallback with the same
- * signature, and where to store it. */
-typedef struct cuda_sym {
-	const char *name;
-	const char *fallback;
-	void **slot;
-} cuda_sym;
-
 /* The symbol of an AOTC_EXTERN routine's caller: a blob with it is a host
  * shared object (nvcc.c builds it), which load() dlopens, rather than a
  * CUBIN. It is int CUDA_EXTERN_ENTRY(void **args, void *stream, const char
  * **name, const char **text): the routine's cudaError_t, its name and text. */
 #define CUDA_EXTERN_ENTRY "aotc_extern_entry"
 typedef int cuda_extern_entry(void **args, void *stream, const char **name, const char **text);
-
-/* dlsyms every entry of syms[0..n); false with the first missing name in
- * *missing. */
-bool cuda_resolve(void *lib, const cuda_sym *syms, size_t n, const char **missing);
 
 /* "sm90" / "sm_90a" -> major 9, minor 0 (runtime/arch.c's table); false if
  * arch is not a CUDA architecture aotc knows. name (if non-NULL) gets

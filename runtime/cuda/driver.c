@@ -53,7 +53,7 @@ static struct {
 	__typeof__(cuMemsetD8Async) *MemsetD8Async;
 } cu;
 
-static const cuda_sym cu_syms[] = {
+static const rt_sym cu_syms[] = {
 	{"cuInit", NULL, (void **)&cu.Init},
 	{"cuGetErrorName", NULL, (void **)&cu.GetErrorName},
 	{"cuGetErrorString", NULL, (void **)&cu.GetErrorString},
@@ -105,7 +105,7 @@ static void cu_load(void)
 		return;
 	}
 	const char *missing;
-	if (!cuda_resolve(lib, cu_syms, COUNTOF(cu_syms), &missing)) {
+	if (!rt_resolve(lib, cu_syms, COUNTOF(cu_syms), &missing)) {
 		snprintf(cu_error, sizeof cu_error,
 		         "libcuda.so.1 has no %s: the NVIDIA driver is too old, update it", missing);
 		dlclose(lib);

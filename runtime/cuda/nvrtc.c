@@ -30,7 +30,7 @@ static struct {
 	__typeof__(nvrtcGetCUBIN) *GetCUBIN;
 } nv;
 
-static const cuda_sym nv_syms[] = {
+static const rt_sym nv_syms[] = {
 	{"nvrtcVersion", NULL, (void **)&nv.Version},
 	{"nvrtcGetErrorString", NULL, (void **)&nv.GetErrorString},
 	{"nvrtcCreateProgram", NULL, (void **)&nv.CreateProgram},
@@ -111,7 +111,7 @@ static void nv_load(void)
 	}
 	strbuf_finish(&tried);
 	const char *missing;
-	if (!cuda_resolve(lib, nv_syms, COUNTOF(nv_syms), &missing)) {
+	if (!rt_resolve(lib, nv_syms, COUNTOF(nv_syms), &missing)) {
 		snprintf(nv_error, sizeof nv_error,
 		         "NVRTC is too old (no %s): install CUDA toolkit 11.2 or newer", missing);
 		dlclose(lib);

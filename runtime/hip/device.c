@@ -72,42 +72,39 @@ static struct {
 	                            hipStream_t s);
 } hip;
 
-static const struct {
-	const char *name;
-	void **slot;
-} hip_syms[] = {
-	{"hipInit", (void **)&hip.Init},
-	{"hipGetErrorName", (void **)&hip.GetErrorName},
-	{"hipGetErrorString", (void **)&hip.GetErrorString},
-	{"hipDriverGetVersion", (void **)&hip.DriverGetVersion},
-	{"hipRuntimeGetVersion", (void **)&hip.RuntimeGetVersion},
-	{"hipGetDeviceCount", (void **)&hip.GetDeviceCount},
-	{"hipDeviceGet", (void **)&hip.DeviceGet},
-	{"hipSetDevice", (void **)&hip.SetDevice},
-	{"hipDeviceGetName", (void **)&hip.DeviceGetName},
-	{"hipDeviceTotalMem", (void **)&hip.DeviceTotalMem},
-	{"hipDeviceGetAttribute", (void **)&hip.DeviceGetAttribute},
-	{"hipStreamCreateWithFlags", (void **)&hip.StreamCreateWithFlags},
-	{"hipStreamDestroy", (void **)&hip.StreamDestroy},
-	{"hipStreamSynchronize", (void **)&hip.StreamSynchronize},
-	{"hipEventCreateWithFlags", (void **)&hip.EventCreateWithFlags},
-	{"hipEventDestroy", (void **)&hip.EventDestroy},
-	{"hipEventRecord", (void **)&hip.EventRecord},
-	{"hipEventSynchronize", (void **)&hip.EventSynchronize},
-	{"hipEventElapsedTime", (void **)&hip.EventElapsedTime},
-	{"hipModuleLoadData", (void **)&hip.ModuleLoadData},
-	{"hipModuleUnload", (void **)&hip.ModuleUnload},
-	{"hipModuleGetFunction", (void **)&hip.ModuleGetFunction},
-	{"hipFuncGetAttribute", (void **)&hip.FuncGetAttribute},
-	{"hipFuncSetAttribute", (void **)&hip.FuncSetAttribute},
-	{"hipModuleLaunchKernel", (void **)&hip.ModuleLaunchKernel},
-	{"hipMalloc", (void **)&hip.Malloc},
-	{"hipFree", (void **)&hip.Free},
-	{"hipMemcpyHtoDAsync", (void **)&hip.MemcpyHtoDAsync},
-	{"hipMemcpyDtoHAsync", (void **)&hip.MemcpyDtoHAsync},
-	{"hipMemcpyDtoDAsync", (void **)&hip.MemcpyDtoDAsync},
-	{"hipMemsetD32Async", (void **)&hip.MemsetD32Async},
-	{"hipMemsetD8Async", (void **)&hip.MemsetD8Async},
+static const rt_sym hip_syms[] = {
+	{"hipInit", NULL, (void **)&hip.Init},
+	{"hipGetErrorName", NULL, (void **)&hip.GetErrorName},
+	{"hipGetErrorString", NULL, (void **)&hip.GetErrorString},
+	{"hipDriverGetVersion", NULL, (void **)&hip.DriverGetVersion},
+	{"hipRuntimeGetVersion", NULL, (void **)&hip.RuntimeGetVersion},
+	{"hipGetDeviceCount", NULL, (void **)&hip.GetDeviceCount},
+	{"hipDeviceGet", NULL, (void **)&hip.DeviceGet},
+	{"hipSetDevice", NULL, (void **)&hip.SetDevice},
+	{"hipDeviceGetName", NULL, (void **)&hip.DeviceGetName},
+	{"hipDeviceTotalMem", NULL, (void **)&hip.DeviceTotalMem},
+	{"hipDeviceGetAttribute", NULL, (void **)&hip.DeviceGetAttribute},
+	{"hipStreamCreateWithFlags", NULL, (void **)&hip.StreamCreateWithFlags},
+	{"hipStreamDestroy", NULL, (void **)&hip.StreamDestroy},
+	{"hipStreamSynchronize", NULL, (void **)&hip.StreamSynchronize},
+	{"hipEventCreateWithFlags", NULL, (void **)&hip.EventCreateWithFlags},
+	{"hipEventDestroy", NULL, (void **)&hip.EventDestroy},
+	{"hipEventRecord", NULL, (void **)&hip.EventRecord},
+	{"hipEventSynchronize", NULL, (void **)&hip.EventSynchronize},
+	{"hipEventElapsedTime", NULL, (void **)&hip.EventElapsedTime},
+	{"hipModuleLoadData", NULL, (void **)&hip.ModuleLoadData},
+	{"hipModuleUnload", NULL, (void **)&hip.ModuleUnload},
+	{"hipModuleGetFunction", NULL, (void **)&hip.ModuleGetFunction},
+	{"hipFuncGetAttribute", NULL, (void **)&hip.FuncGetAttribute},
+	{"hipFuncSetAttribute", NULL, (void **)&hip.FuncSetAttribute},
+	{"hipModuleLaunchKernel", NULL, (void **)&hip.ModuleLaunchKernel},
+	{"hipMalloc", NULL, (void **)&hip.Malloc},
+	{"hipFree", NULL, (void **)&hip.Free},
+	{"hipMemcpyHtoDAsync", NULL, (void **)&hip.MemcpyHtoDAsync},
+	{"hipMemcpyDtoHAsync", NULL, (void **)&hip.MemcpyDtoHAsync},
+	{"hipMemcpyDtoDAsync", NULL, (void **)&hip.MemcpyDtoDAsync},
+	{"hipMemsetD32Async", NULL, (void **)&hip.MemsetD32Async},
+	{"hipMemsetD8Async", NULL, (void **)&hip.MemsetD8Async},
 };
 
 static pthread_once_t hip_once = PTHREAD_ONCE_INIT;
@@ -150,14 +147,13 @@ static void hip_load_library(void)
 		return;
 	}
 	strbuf_finish(&tried);
-	for (size_t i = 0; i < COUNTOF(hip_syms); i++) {
-		if (!(*hip_syms[i].slot = dlsym(lib, hip_syms[i].name))) {
-			snprintf(hip_error, sizeof hip_error,
-			         "%s has no %s: the ROCm runtime is too old (aotc needs ROCm 5 or later)",
-			         hip_library, hip_syms[i].name);
-			dlclose(lib);
-			return;
-		}
+	const char *missing;
+	if (!rt_resolve(lib, hip_syms, COUNTOF(hip_syms), &missing)) {
+		snprintf(hip_error, sizeof hip_error,
+		         "%s has no %s: the ROCm runtime is too old (aotc needs ROCm 5 or later)",
+		         hip_library, missing);
+		dlclose(lib);
+		return;
 	}
 	/* hip_internal.h: the layout follows the entry point. */
 	void *props = dlsym(lib, "hipGetDevicePropertiesR0600");
