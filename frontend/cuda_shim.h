@@ -53,7 +53,6 @@ __device__ int atomicAdd(int *, int);
 __device__ unsigned atomicAdd(unsigned *, unsigned);
 __device__ int atomicMax(int *, int);
 __device__ int atomicMin(int *, int);
-template <class T> __device__ T __ldg(const T *);
 __host__ __device__ float expf(float);
 __host__ __device__ float logf(float);
 __host__ __device__ float sqrtf(float);

@@ -32,6 +32,8 @@ extern const char aotc_header_text[];
 extern const size_t aotc_header_text_len;
 extern const char cuda_shim_text[];
 extern const size_t cuda_shim_text_len;
+extern const char cuda_extras_text[];
+extern const size_t cuda_extras_text_len;
 
 #define VDIR "/__aotc__"
 
@@ -83,6 +85,10 @@ typedef struct walk {
 	size_t cands_cap;
 	bool indexed;
 	bool found_system_include;
+	struct span *used;      /* the code aotc reads (mark_used) */
+	int nused;
+	size_t used_cap;
+	int unused_errors;      /* clang's errors outside it, ignored */
 } walk;
 
 /* The file name to print for f: the user's spelling for the main file. */
@@ -763,6 +769,129 @@ static enum CXChildVisitResult visit_top(CXCursor c, CXCursor parent, CXClientDa
 	return CXChildVisit_Continue;
 }
 
+/* ---- The code aotc reads -------------------------------------------------- */
+
+/* Files like the ones people have hold host code, main() and helpers that
+ * clang cannot parse as nvcc does (an intrinsic clang lacks, host overloads
+ * nvcc's headers add). aotc reads only the annotated kernels, their
+ * references, alternatives and library routines, and what those use: the
+ * declarations they reference (functions, templates, types, variables),
+ * transitively, in the user's files. A clang error inside that code is the
+ * user's to fix; one outside it cannot change what aotc reads, so it is
+ * counted and ignored (report_clang_diagnostics). A whole class counts as
+ * used when any member is. */
+typedef struct span {
+	CXFile file;
+	unsigned begin, end;    /* offsets of the expansion range */
+} span;
+
+static bool span_of(CXCursor c, span *out)
+{
+	CXSourceRange r = clang_getCursorExtent(c);
+	CXFile f2;
+	clang_getExpansionLocation(clang_getRangeStart(r), &out->file, NULL, NULL, &out->begin);
+	clang_getExpansionLocation(clang_getRangeEnd(r), &f2, NULL, NULL, &out->end);
+	return out->file && clang_File_isEqual(out->file, f2) && out->begin <= out->end;
+}
+
+static bool in_used(const walk *w, CXFile f, unsigned offset)
+{
+	for (int i = 0; i < w->nused; i++)
+		if (offset >= w->used[i].begin && offset <= w->used[i].end &&
+		    clang_File_isEqual(f, w->used[i].file))
+			return true;
+	return false;
+}
+
+static void use_decl(walk *w, CXCursor c);
+
+static enum CXChildVisitResult visit_used(CXCursor c, CXCursor parent, CXClientData data)
+{
+	(void)parent;
+	walk *w = data;
+	enum CXCursorKind kind = clang_getCursorKind(c);
+	if (kind == CXCursor_OverloadedDeclRef) {
+		/* A dependent call in a template: any overload may be the one. */
+		unsigned n = clang_getNumOverloadedDecls(c);
+		for (unsigned i = 0; i < n; i++)
+			use_decl(w, clang_getOverloadedDecl(c, i));
+	} else if (clang_isReference(kind) || clang_isExpression(kind)) {
+		CXCursor r = clang_getCursorReferenced(c);
+		if (!clang_Cursor_isNull(r) && clang_isDeclaration(clang_getCursorKind(r)))
+			use_decl(w, r);
+	}
+	return CXChildVisit_Recurse;
+}
+
+/* Marks declaration c (its definition, its template, its outermost class)
+ * and what it references as used. */
+static void use_decl(walk *w, CXCursor c)
+{
+	if (clang_Location_isInSystemHeader(clang_getCursorLocation(c)))
+		return;
+	CXCursor def = clang_getCursorDefinition(c);
+	if (!clang_Cursor_isNull(def))
+		c = def;
+	CXCursor tmpl = clang_getSpecializedCursorTemplate(c);
+	if (!clang_Cursor_isNull(tmpl))
+		c = tmpl;
+	for (CXCursor p = clang_getCursorSemanticParent(c); !clang_Cursor_isNull(p) &&
+	     !clang_isInvalid(clang_getCursorKind(p)); p = clang_getCursorSemanticParent(p)) {
+		enum CXCursorKind k = clang_getCursorKind(p);
+		if (k != CXCursor_StructDecl && k != CXCursor_ClassDecl && k != CXCursor_UnionDecl &&
+		    k != CXCursor_ClassTemplate && k != CXCursor_ClassTemplatePartialSpecialization)
+			break;
+		c = p;
+	}
+	span sp;
+	if (!span_of(c, &sp) || clang_Location_isInSystemHeader(clang_getCursorLocation(c)))
+		return;
+	if (in_used(w, sp.file, sp.begin) && in_used(w, sp.file, sp.end))
+		return;
+	ARENA_PUSH(&w->index_arena, w->used, w->nused, w->used_cap, sp);
+	clang_visitChildren(c, visit_used, w);
+}
+
+/* Whether name is one of the identifiers of an annotation's text. */
+static bool names_in(const char *text, size_t len, const char *name)
+{
+	size_t n = strlen(name);
+	for (size_t i = 0; i + n <= len; i++) {
+		if (memcmp(text + i, name, n) != 0)
+			continue;
+		bool before = i > 0 && (isalnum((unsigned char)text[i - 1]) || text[i - 1] == '_');
+		bool after = i + n < len && (isalnum((unsigned char)text[i + n]) || text[i + n] == '_');
+		if (!before && !after)
+			return true;
+	}
+	return false;
+}
+
+/* The roots: the main file's annotated functions and every function an
+ * AOTC_REFERENCE, AOTC_EXTERN or AOTC_ALTERNATIVE names. */
+static void mark_used(walk *w)
+{
+	for (int i = 0; i < w->nfns; i++) {
+		fn *f = &w->fns[i];
+		bool root = f->in_main && f->nannots;
+		for (int j = 0; !root && j < w->nfns; j++)
+			for (int a = 0; !root && a < w->fns[j].nannots; a++) {
+				const annotation *an = &w->fns[j].annots[a];
+				if (!strcmp(an->kind, "reference") || !strcmp(an->kind, "extern") ||
+				    !strcmp(an->kind, "alternative"))
+					root = names_in(an->text, an->len, f->name);
+			}
+		if (!root)
+			continue;
+		/* The annotated declaration and the definition may differ. */
+		span sp;
+		if (span_of(f->cursor, &sp))
+			ARENA_PUSH(&w->index_arena, w->used, w->nused, w->used_cap, sp);
+		clang_visitChildren(f->cursor, visit_used, w);
+		use_decl(w, f->cursor);
+	}
+}
+
 /* ---- Building kernels --------------------------------------------------- */
 
 static aotc_dtype dtype_of_name(const char *s)
@@ -807,9 +936,35 @@ static aotc_dtype dtype_of(CXType t)
 	case CXType_Float: return DT_F32;
 	case CXType_Double: return DT_F64;
 	case CXType_Half: case CXType_Float16: return DT_F16;
+	case CXType_BFloat16: return DT_BF16;
 	default: break;
 	}
 	return DT_OTHER;
+}
+
+/* The element kind of t through typedefs, aliases and `using`: the
+ * builtin type underneath, else the first name on the chain that aotc
+ * knows (floatX -> nv_bfloat16 -> __nv_bfloat16; a pointer's float4),
+ * vector types only where vectors is set. *lanes gets a vector type's. */
+static aotc_dtype dtype_through(CXType t, bool vectors, int *lanes)
+{
+	aotc_dtype d = dtype_of(t);
+	for (int depth = 0; d == DT_OTHER && depth < 64; depth++) {
+		CXCursor decl = clang_getTypeDeclaration(t);
+		enum CXCursorKind kind = clang_getCursorKind(decl);
+		if (clang_isInvalid(kind))
+			break;
+		CXString s = clang_getCursorSpelling(decl);
+		const char *name = clang_getCString(s);
+		d = dtype_of_name(name ? name : "");
+		if (d == DT_OTHER && vectors)
+			d = dtype_of_vector(name ? name : "", lanes);
+		clang_disposeString(s);
+		if (kind != CXCursor_TypedefDecl && kind != CXCursor_TypeAliasDecl)
+			break;
+		t = clang_getTypedefDeclUnderlyingType(decl);
+	}
+	return d;
 }
 
 /* "const float" -> "float" */
@@ -861,9 +1016,10 @@ static void add_param(walk *w, kernel *k, CXCursor c, size_t *cap)
 		p.is_const = clang_isConstQualifiedType(elem);
 	}
 	p.elem_type = unqualified(a, take(a, clang_getTypeSpelling(elem)));
-	p.dtype = dtype_of(elem);
+	p.dtype = dtype_through(elem, p.is_pointer, &p.vec);
 	if (p.dtype == DT_OTHER) {
-		/* Named types (__half) and template type parameters (T = float). */
+		/* Template type parameters (T = float) and names the shim's
+		 * parse leaves unresolved. */
 		const char *name = p.elem_type;
 		int tp = ir_find_tparam(k, name);
 		if (tp >= 0 && k->tparams[tp].is_type && k->tparams[tp].default_text)
@@ -1174,15 +1330,51 @@ static const char *find_cuda(const frontend_options *opt)
 	return NULL;
 }
 
+/* The host compiler's own include directories, as nvcc's host pass sees
+ * them (it asks the compiler too): each line between "#include <...>
+ * search starts here:" and "End of search list." of `$CXX -E -v`. They go
+ * last (-idirafter), so clang's own headers win and only what clang lacks
+ * (gcc's <omp.h>, <quadmath.h>) comes from there. None when the compiler
+ * cannot be run. */
+static int host_include_dirs(arena *a, const char ***out)
+{
+	const char *cxx = getenv("CXX");
+	if (!cxx || !cxx[0])
+		cxx = "c++";
+	char *cmd = arena_printf(a, "%s -E -x c++ -v - </dev/null 2>&1", cxx);
+	FILE *p = popen(cmd, "r");
+	if (!p)
+		return 0;
+	const char **dirs = NULL;
+	int n = 0;
+	size_t cap = 0;
+	char line[4096];
+	bool in_list = false;
+	for (int lines = 0; lines < 1000 && fgets(line, sizeof line, p); lines++) {
+		char *t = trim(line);
+		if (strncmp(t, "#include <...> search starts here", 33) == 0)
+			in_list = true;
+		else if (strncmp(t, "End of search list", 18) == 0)
+			in_list = false;
+		else if (in_list && t[0] == '/' && n < 64)
+			ARENA_PUSH(a, dirs, n, cap, (const char *)arena_strdup(a, t));
+	}
+	pclose(p);
+	*out = dirs;
+	return n;
+}
+
 /* clang stops after this many errors (-ferror-limit), system headers' too. */
 #define CLANG_ERROR_LIMIT 1000
 #define STR_(x) #x
 #define STR(x) STR_(x)
 
-/* clang's errors in the user's files are ours. Errors inside system
- * headers (libclang parsing CCCL or glibc in ways nvcc does not) do not
- * fail the parse: the kernels are what aotc reads, and nvcc compiles the
- * variants; --verbose shows them as warnings. */
+/* clang's errors in the code aotc reads (mark_used) are ours. Errors
+ * inside system headers (libclang parsing CCCL or glibc in ways nvcc does
+ * not) and in code aotc does not read do not fail the parse: the kernels
+ * are what aotc reads, and nvcc compiles the variants; the latter are
+ * counted in w->unused_errors, and --verbose shows both as warnings. A
+ * file without annotated kernels has no such code: all its errors count. */
 static int report_clang_diagnostics(walk *w, bool verbose)
 {
 	int errors = 0, all = 0;
@@ -1193,11 +1385,18 @@ static int report_clang_diagnostics(walk *w, bool verbose)
 		if (sev >= CXDiagnostic_Error) {
 			all++;
 			CXSourceLocation sl = clang_getDiagnosticLocation(dg);
-			aotc_loc loc = loc_of(w, sl, NULL, NULL);
+			unsigned offset;
+			CXFile file;
+			aotc_loc loc = loc_of(w, sl, &offset, &file);
 			CXString msg = clang_getDiagnosticSpelling(dg);
 			if (clang_Location_isInSystemHeader(sl)) {
 				if (verbose)
 					diag_warning(w->d, loc, "%s (in a system header; ignored)",
+					             clang_getCString(msg));
+			} else if (w->nused && file && !in_used(w, file, offset)) {
+				w->unused_errors++;
+				if (verbose)
+					diag_warning(w->d, loc, "%s (in code aotc does not use; ignored)",
 					             clang_getCString(msg));
 			} else {
 				diag_error(w->d, loc, "%s", clang_getCString(msg));
@@ -1210,10 +1409,15 @@ static int report_clang_diagnostics(walk *w, bool verbose)
 	/* Past its limit clang stops parsing: what it read is incomplete. */
 	if (!errors && all > CLANG_ERROR_LIMIT) {
 		diag_error(w->d, (aotc_loc){w->main_path, 0, 0},
-		           "the C++ parser stopped after %d errors in system headers (--verbose shows them)",
+		           "the C++ parser stopped after %d errors in system headers or unused code (--verbose shows them)",
 		           CLANG_ERROR_LIMIT);
 		errors++;
 	}
+	if (!errors && w->unused_errors && !verbose)
+		diag_note(w->d, (aotc_loc){w->main_path, 0, 0},
+		          "%d error%s in code aotc does not use %s ignored; --verbose shows them",
+		          w->unused_errors, w->unused_errors == 1 ? "" : "s",
+		          w->unused_errors == 1 ? "was" : "were");
 	return errors;
 }
 
@@ -1230,7 +1434,9 @@ static aotc_module *parse_here(const char *path, const frontend_options *opt, di
 
 	arena args_arena;
 	arena_init(&args_arena);
-	const char **argv = arena_alloc(&args_arena, (size_t)(32 + 2 * (opt->ninclude_dirs + opt->ndefines)) * sizeof *argv);
+	const char **host_dirs;
+	int nhost_dirs = host_include_dirs(&args_arena, &host_dirs);
+	const char **argv = arena_alloc(&args_arena, (size_t)(32 + 2 * (opt->ninclude_dirs + opt->ndefines + nhost_dirs)) * sizeof *argv);
 	int argc = 0;
 	if (host) {
 		argv[argc++] = "-x";
@@ -1262,6 +1468,8 @@ static aotc_module *parse_here(const char *path, const frontend_options *opt, di
 			argv[argc++] = "-include";
 			argv[argc++] = VDIR "/cuda_shim.h";
 		}
+		argv[argc++] = "-include";
+		argv[argc++] = VDIR "/cuda_extras.h";
 	}
 	argv[argc++] = "-std=c++17";
 	/* Bounds clang's work on a file of errors; high, because ignored
@@ -1273,10 +1481,15 @@ static aotc_module *parse_here(const char *path, const frontend_options *opt, di
 		argv[argc++] = arena_printf(&args_arena, "-I%s", opt->include_dirs[i]);
 	for (int i = 0; i < opt->ndefines; i++)
 		argv[argc++] = arena_printf(&args_arena, "-D%s", opt->defines[i]);
+	for (int i = 0; i < nhost_dirs; i++) {
+		argv[argc++] = "-idirafter";
+		argv[argc++] = host_dirs[i];
+	}
 
 	struct CXUnsavedFile unsaved[] = {
 		{VDIR "/include/aotc.h", aotc_header_text, aotc_header_text_len},
 		{VDIR "/cuda_shim.h", cuda_shim_text, cuda_shim_text_len},
+		{VDIR "/cuda_extras.h", cuda_extras_text, cuda_extras_text_len},
 		{VDIR "/compat/texture_fetch_functions.h", "", 0},
 	};
 
@@ -1302,6 +1515,8 @@ static aotc_module *parse_here(const char *path, const frontend_options *opt, di
 		goto fail;
 	}
 	w.main_file = clang_getFile(w.tu, path);
+	clang_visitChildren(clang_getTranslationUnitCursor(w.tu), visit_top, &w);
+	mark_used(&w);
 	if (report_clang_diagnostics(&w, opt->verbose) > 0) {
 		if (!host && !real_headers && includes_system_headers(&w))
 			diag_note(d, (aotc_loc){m->file, 0, 0},
@@ -1312,8 +1527,6 @@ static aotc_module *parse_here(const char *path, const frontend_options *opt, di
 		goto fail;
 	}
 	m->source = (const_source){find_const, &w};
-
-	clang_visitChildren(clang_getTranslationUnitCursor(w.tu), visit_top, &w);
 	hash_sources(&w);
 
 	/* References first, so that a function used only as a reference (its
