@@ -342,7 +342,7 @@ static void eval_macro(walk *w, cand *k)
 	arena scratch;
 	arena_init(&scratch);
 	expr *e = expr_parse_string(&scratch, &quiet, sb.data, sb.len, k->loc);
-	expr_scope scope = {lookup_in_macro, w};
+	expr_scope scope = {lookup_in_macro, w, NULL};
 	int64_t v;
 	if (e && expr_resolve(e, &scope, &quiet) == 0 &&
 	    expr_eval(e, &(eval_env){0}, &v) == EVAL_OK) {
@@ -475,6 +475,22 @@ static const_found find_const(void *ctx, const char *name, source_const *out, co
 	out->value = k->value;
 	*why = k->why;
 	return k->found;
+}
+
+/* The user's constants for "did you mean": qualified names and their
+ * shortest spelling. */
+static void offer_consts(void *ctx, nearest *n)
+{
+	walk *w = ctx;
+	const char *why;
+	match_cand(w, "", &why); /* indexes the source once */
+	for (int i = 0; i < w->ncands; i++) {
+		const cand *k = &w->cands[i];
+		if (!k->user)
+			continue;
+		nearest_offer(n, k->qname);
+		nearest_offer(n, k->qname + strlen(k->qname) - k->min_len);
+	}
 }
 
 /* Whether raw annotation text that differs from the preprocessor's only
@@ -1151,11 +1167,14 @@ static void attach_reference(walk *w, kernel *k)
 	kernel scratch = *k;
 	scratch.grid = scratch.block = (launch){0};
 	scratch.smem = (aexpr){0};
+	int errors = 0;
 	for (int i = 0; i < r->nannots; i++) {
 		const annotation *a = &r->annots[i];
 		if (!strcmp(a->kind, "grid") || !strcmp(a->kind, "block") || !strcmp(a->kind, "smem"))
-			ir_annotate(w->m, &scratch, a->kind, a->text, a->len, a->loc, w->d);
+			errors += ir_annotate(w->m, &scratch, a->kind, a->text, a->len, a->loc, w->d);
 	}
+	if (errors)
+		return;
 	if (k->is_global && (!scratch.grid.ndims || !scratch.block.ndims)) {
 		diag_error(w->d, r->loc, "reference '%s' needs its own AOTC_GRID and AOTC_BLOCK",
 		           r->name);
@@ -1526,7 +1545,7 @@ static aotc_module *parse_here(const char *path, const frontend_options *opt, di
 			                  : "libclang is older than 16");
 		goto fail;
 	}
-	m->source = (const_source){find_const, &w};
+	m->source = (const_source){find_const, &w, offer_consts};
 	hash_sources(&w);
 
 	/* References first, so that a function used only as a reference (its

@@ -128,6 +128,12 @@ static bool lookup_const_only(void *ctx, const char *name, aotc_loc loc, name_ki
 	return true;
 }
 
+static void suggest_const(void *ctx, nearest *n)
+{
+	const_scope_ctx *s = ctx;
+	ir_offer_consts(s->m, n);
+}
+
 /* A constant integer expression: literals and the source's constants. */
 static bool parse_const(aparser *p, int64_t *out, bool *is_bool)
 {
@@ -138,7 +144,7 @@ static bool parse_const(aparser *p, int64_t *out, bool *is_bool)
 	if (!parse_aexpr(p, &a))
 		return false;
 	const_scope_ctx cs = {p->m, p->k, p->d, p->macro};
-	expr_scope consts = {lookup_const_only, &cs};
+	expr_scope consts = {lookup_const_only, &cs, suggest_const};
 	if (expr_resolve(a.e, &consts, p->d) > 0) {
 		p->errors++;
 		return false;
@@ -712,7 +718,7 @@ static bool tparam_constant(aotc_module *m, const tparam *tp, int64_t *value)
 	expr *e = expr_parse_string(&a, &quiet, tp->default_text, strlen(tp->default_text),
 	                            tp->loc);
 	const_scope_ctx cs = {m, NULL, &quiet, "default"};
-	expr_scope consts = {lookup_const_only, &cs};
+	expr_scope consts = {lookup_const_only, &cs, suggest_const};
 	bool ok = e && expr_resolve(e, &consts, &quiet) == 0 &&
 	          expr_eval(e, &(eval_env){0}, value) == EVAL_OK;
 	diags_finish(&quiet);
@@ -788,13 +794,30 @@ static bool lookup(void *ctx, const char *name, aotc_loc loc, name_kind *kind,
 	return false;
 }
 
+/* The names lookup() takes, for "did you mean". */
+static void suggest(void *ctx, nearest *n)
+{
+	scope_ctx *s = ctx;
+	if (s->tunables)
+		for (int i = 0; i < s->k->ntunables; i++)
+			nearest_offer(n, s->k->tunables[i].name);
+	if (s->params)
+		for (int i = 0; i < s->k->nparams; i++)
+			if (ir_param_is_integer(&s->k->params[i]))
+				nearest_offer(n, s->reference && s->k->ref_param_names ? s->k->ref_param_names[i]
+				                                                       : s->k->params[i].name);
+	for (int i = 0; i < s->k->ntparams; i++)
+		nearest_offer(n, s->k->tparams[i].name);
+	ir_offer_consts(s->m, n);
+}
+
 static int resolve(aotc_module *m, kernel *k, diags *d, aexpr *a, const char *what,
                    bool tunables, bool params, bool shapes_only, bool reference)
 {
 	if (!a->e)
 		return 0;
 	scope_ctx ctx = {m, k, d, what, tunables, params, shapes_only, reference};
-	expr_scope scope = {lookup, &ctx};
+	expr_scope scope = {lookup, &ctx, suggest};
 	return expr_resolve(a->e, &scope, d);
 }
 

@@ -270,6 +270,39 @@ static const char *const func_names[] = {
 
 static int func_arity(expr_func f) { return f == FN_LOG2 ? 1 : 2; }
 
+/* What kernel files and their host code call these (cuda::ceil_div,
+ * NVIDIA samples' iDivUp, Triton's cdiv, std::min): named in "did you
+ * mean" for an unknown function. */
+static const struct {
+	const char *name;
+	expr_func f;
+} func_aliases[] = {
+	{"ceil_div", FN_CDIV}, {"ceildiv", FN_CDIV}, {"div_up", FN_CDIV}, {"divup", FN_CDIV},
+	{"iDivUp", FN_CDIV}, {"div_round_up", FN_CDIV}, {"DIV_ROUND_UP", FN_CDIV},
+	{"round_up", FN_ALIGN}, {"align_up", FN_ALIGN}, {"roundup", FN_ALIGN},
+	{"ilog2", FN_LOG2}, {"log2i", FN_LOG2},
+};
+
+static void unknown_function(lexer *l, token t)
+{
+	char name[64];
+	snprintf(name, sizeof name, "%.*s", (int)(t.len < 63 ? t.len : 63), t.start);
+	nearest near;
+	nearest_init(&near, name);
+	for (size_t f = 0; f < COUNTOF(func_names); f++)
+		nearest_offer(&near, func_names[f]);
+	/* A known alias wins over spelling. */
+	for (size_t i = 0; i < COUNTOF(func_aliases); i++)
+		if (strcmp(func_aliases[i].name, name) == 0)
+			near.best = func_names[func_aliases[i].f];
+	if (near.best)
+		error_at(l, t.loc, "unknown function '%.*s'; did you mean '%s'?",
+		         (int)t.len, t.start, near.best);
+	else
+		error_at(l, t.loc, "unknown function '%.*s' (the functions are cdiv, min, max, align and log2)",
+		         (int)t.len, t.start);
+}
+
 /* Binary operator levels, loosest first. */
 static const struct binop {
 	const char *s;
@@ -375,8 +408,7 @@ static expr *parse_primary(parser *p)
 				if (strlen(func_names[f]) == t.len
 				    && memcmp(func_names[f], t.start, t.len) == 0)
 					return parse_call(p, (expr_func)f, t.loc);
-			error_at(l, t.loc, "unknown function '%.*s'", (int)t.len,
-			         t.start);
+			unknown_function(l, t);
 			return NULL;
 		}
 		if (!(e = new_node(p, EXPR_NAME, t.loc)))
@@ -533,7 +565,15 @@ int expr_resolve(expr *e, const expr_scope *scope, diags *d)
 			return 0;
 		}
 		e->name_kind = NAME_UNRESOLVED;
-		if (!diagnosed)
+		if (diagnosed)
+			return 1;
+		nearest near;
+		nearest_init(&near, e->name);
+		if (scope && scope->suggest)
+			scope->suggest(scope->ctx, &near);
+		if (near.best)
+			diag_error(d, e->loc, "unknown name '%s'; did you mean '%s'?", e->name, near.best);
+		else
 			diag_error(d, e->loc, "unknown name '%s'", e->name);
 		return 1;
 	}

@@ -135,10 +135,14 @@ typedef struct expr_scope {
 	bool (*lookup)(void *ctx, const char *name, aotc_loc loc,
 	               name_kind *kind, int *index, int64_t *value, bool *diagnosed);
 	void *ctx;
+	/* Optional: offers the names in scope (nearest_offer) for "did you
+	 * mean" after an unknown name. */
+	void (*suggest)(void *ctx, struct nearest *n);
 } expr_scope;
 
 /* Resolves every name in e; each unknown name is diagnosed as
- * "unknown name 'X'" at its position. Returns the number of errors. */
+ * "unknown name 'X'" at its position, with the scope's nearest name if
+ * one is near. Returns the number of errors. */
 int expr_resolve(expr *e, const expr_scope *scope, diags *d);
 
 /* Calls fn for every EXPR_NAME node (in source order). */

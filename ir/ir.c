@@ -135,6 +135,14 @@ const_found ir_find_const(aotc_module *m, const char *name, source_const *out,
 	return f;
 }
 
+void ir_offer_consts(const aotc_module *m, nearest *n)
+{
+	for (int i = 0; i < m->nconsts; i++)
+		nearest_offer(n, m->consts[i].name);
+	if (m->source.offer)
+		m->source.offer(m->source.ctx, n);
+}
+
 int ir_find_param(const kernel *k, const char *name)
 {
 	for (int i = 0; i < k->nparams; i++)

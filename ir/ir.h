@@ -207,6 +207,9 @@ typedef enum const_found {
 typedef struct const_source {
 	const_found (*find)(void *ctx, const char *name, source_const *out, const char **why);
 	void *ctx;
+	/* Offers the names of the user's constants (not the system headers')
+	 * for "did you mean"; may be NULL. */
+	void (*offer)(void *ctx, nearest *n);
 } const_source;
 
 typedef struct aotc_module {
@@ -238,6 +241,10 @@ const kernel *ir_find_kernel(const aotc_module *m, const char *name);
  * CONST_NOT_INTEGER *why and out->loc describe it. out may be NULL. */
 const_found ir_find_const(aotc_module *m, const char *name, source_const *out,
                           const char **why);
+
+/* Offers the recorded constants' names and the source's (for "did you
+ * mean"). */
+void ir_offer_consts(const aotc_module *m, nearest *n);
 
 /* True for a scalar parameter of integer type (a possible shape argument). */
 bool ir_param_is_integer(const param *p);

@@ -1,5 +1,6 @@
 #include "util.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <pthread.h>
 #include <stdint.h>
@@ -296,4 +297,57 @@ double monotonic_s(void)
 	struct timespec ts;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+int edit_distance(const char *a, const char *b)
+{
+	enum { MAX = 64 };
+	size_t na = strlen(a), nb = strlen(b);
+	if (na >= MAX || nb >= MAX)
+		return MAX;
+	/* Optimal string alignment: three rows of the Damerau table. */
+	int rows[3][MAX + 1];
+	int *prev2 = rows[0], *prev = rows[1], *cur = rows[2];
+	for (size_t j = 0; j <= nb; j++)
+		prev[j] = (int)j;
+	for (size_t i = 1; i <= na; i++) {
+		cur[0] = (int)i;
+		int ca = tolower((unsigned char)a[i - 1]);
+		for (size_t j = 1; j <= nb; j++) {
+			int cb = tolower((unsigned char)b[j - 1]);
+			int best = prev[j - 1] + (ca != cb);
+			if (prev[j] + 1 < best)
+				best = prev[j] + 1;
+			if (cur[j - 1] + 1 < best)
+				best = cur[j - 1] + 1;
+			if (i > 1 && j > 1 && ca == tolower((unsigned char)b[j - 2]) &&
+			    tolower((unsigned char)a[i - 2]) == cb && prev2[j - 2] + 1 < best)
+				best = prev2[j - 2] + 1;
+			cur[j] = best;
+		}
+		int *t = prev2;
+		prev2 = prev;
+		prev = cur;
+		cur = t;
+	}
+	return prev[nb];
+}
+
+void nearest_init(nearest *n, const char *name)
+{
+	size_t len = strlen(name);
+	n->name = name;
+	n->best = NULL;
+	n->best_d = (len <= 4 ? 1 : len <= 9 ? 2 : 3) + 1;
+}
+
+void nearest_offer(nearest *n, const char *candidate)
+{
+	if (!candidate || !candidate[0] || strcmp(candidate, n->name) == 0)
+		return;
+	int d = edit_distance(n->name, candidate);
+	if (d < n->best_d) {
+		n->best_d = d;
+		n->best = candidate;
+	}
 }

@@ -69,4 +69,22 @@ void hash_hex(const void *data, size_t len, char out[33]);
 /* Seconds on CLOCK_MONOTONIC (for durations). */
 double monotonic_s(void);
 
+/* Edit distance of a and b (insertions, deletions, substitutions and
+ * transpositions of neighbours count 1; case is ignored); names of 64 bytes
+ * or more are 64 apart from anything. */
+int edit_distance(const char *a, const char *b);
+
+/* "Did you mean": the candidate nearest to a name that was not found, fed
+ * one at a time. Near enough is at most 1 edit for names of up to 4
+ * characters, 2 up to 9, 3 beyond; the first of equally near ones wins, and
+ * the name itself is never offered back. */
+typedef struct nearest {
+	const char *name;
+	const char *best;       /* NULL: none near enough (yet) */
+	int best_d;
+} nearest;
+
+void nearest_init(nearest *n, const char *name);
+void nearest_offer(nearest *n, const char *candidate);
+
 #endif

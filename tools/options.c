@@ -153,33 +153,6 @@ static const char *arch_lookup(const char *a)
 	return ai ? ai->name : NULL;
 }
 
-/* Levenshtein distance of two short strings (an architecture's name). */
-static int edit_distance(const char *a, const char *b)
-{
-	enum { MAX = 32 };
-	size_t na = strlen(a), nb = strlen(b);
-	if (na >= MAX || nb >= MAX)
-		return MAX;
-	int row[MAX + 1];
-	for (size_t j = 0; j <= nb; j++)
-		row[j] = (int)j;
-	for (size_t i = 1; i <= na; i++) {
-		int diag = row[0];
-		row[0] = (int)i;
-		for (size_t j = 1; j <= nb; j++) {
-			int up = row[j];
-			int best = diag + (a[i - 1] != b[j - 1]);
-			if (up + 1 < best)
-				best = up + 1;
-			if (row[j - 1] + 1 < best)
-				best = row[j - 1] + 1;
-			row[j] = best;
-			diag = up;
-		}
-	}
-	return row[nb];
-}
-
 const char *options_nearest_arch(const char *a)
 {
 	/* The spellings of other tools first: sm_90, SM90, compute_90, 9.0 */

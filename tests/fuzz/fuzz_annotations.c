@@ -163,7 +163,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	fuzz_diags(&d);
 	diags_add_source(&d, file, text, size);
 	aotc_module *m = ir_module_create(file);
-	m->source = (const_source){find_const, NULL};
+	m->source = (const_source){find_const, NULL, NULL};
 	memcpy(m->source_hash, "0123456789abcdef0123456789abcdef", 33);
 	kernel *k = make_kernel(m);
 	int line = 1;

@@ -46,7 +46,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	diags d;
 	fuzz_diags(&d);
 	diags_add_source(&d, "expr", (const char *)data, size);
-	expr_scope scope = {lookup, NULL};
+	expr_scope scope = {lookup, NULL, NULL};
 	expr *e = expr_parse_string(&a, &d, (const char *)data, size, (aotc_loc){"expr", 1, 1});
 	if (e && expr_resolve(e, &scope, &d) == 0) {
 		int64_t v[COUNTOF(tunables)];

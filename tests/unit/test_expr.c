@@ -74,7 +74,7 @@ static bool lookup(void *ctx, const char *name, aotc_loc loc, name_kind *kind,
 	return false;
 }
 
-static const expr_scope scope = { lookup, NULL };
+static const expr_scope scope = { lookup, NULL, NULL };
 
 static const int64_t tun1[] = { 128, 64, 8, 4, 0, 1, 2, 3, 4, -7, 5 };
 static const int64_t tun2[] = { 64, 128, 4, 8, 5, 0, -3, 7, 0, 3, -2 };
@@ -580,7 +580,7 @@ static void test_names(void)
 	diags_add_source(&d, "t.cu", file, strlen(file));
 	lexer l;
 	lexer_init(&l, &A, &d, src, strlen(src), (aotc_loc){ "t.cu", 7, 11 });
-	expr_scope small = { small_lookup, NULL };
+	expr_scope small = { small_lookup, NULL, NULL };
 	expr *e1 = expr_parse(&l);
 	CHECK(e1 && lexer_is(&l, ","));
 	CHECK(lexer_accept(&l, ","));
@@ -659,7 +659,9 @@ static void test_parse_errors(void)
 	DIAG("log2()", "1:1: error: 'log2' takes 1 argument");
 	DIAG("cdiv(1, 2", "1:10: error: expected ')'");
 	DIAG("cdiv(1 2)", "1:8: error: expected ')'");
-	DIAG("foo(1)", "1:1: error: unknown function 'foo'");
+	DIAG("foo(1)", "1:1: error: unknown function 'foo' (the functions are cdiv, min, max, align and log2)");
+	DIAG("ceil_div(7, 2)", "1:1: error: unknown function 'ceil_div'; did you mean 'cdiv'?");
+	DIAG("mn(7, 2)", "1:1: error: unknown function 'mn'; did you mean 'min'?");
 	DIAG("0.5 + 1", "1:1: error: floating literal in an integer expression");
 	DIAG("1 $ 2", "1:3: error: unexpected character '$'");
 	DIAG("1 + $$$ + @", "1:5: error: unexpected character '$'");

@@ -84,6 +84,26 @@ int main(void)
 	      "strbuf_put_wrapped breaks before the column, one item a line at least");
 	strbuf_finish(&sb);
 
+	/* "Did you mean": transpositions and case count little, far names
+	 * are no suggestion, the name itself never comes back. */
+	check(edit_distance("TILE", "TIEL") == 1, "edit_distance: a transposition is one edit");
+	check(edit_distance("block_size", "BLOCK_SIZE") == 0, "edit_distance ignores case");
+	check(edit_distance("blocksize", "block_size") == 1, "edit_distance: one insertion");
+	check(edit_distance("", "abc") == 3, "edit_distance from empty");
+	nearest near;
+	nearest_init(&near, "blok_size");
+	nearest_offer(&near, "BM");
+	nearest_offer(&near, "block_size");
+	nearest_offer(&near, "block_sizes");
+	check(near.best && !strcmp(near.best, "block_size"), "nearest: the closest, the first of ties");
+	nearest_init(&near, "N");
+	nearest_offer(&near, "N");
+	nearest_offer(&near, "NUM");
+	check(!near.best, "nearest: not the name itself, nothing two edits from a 1-letter name");
+	nearest_init(&near, "alpha");
+	nearest_offer(&near, "beta");
+	check(!near.best, "nearest: alpha is not beta");
+
 	snprintf(p, sizeof p, "rm -rf '%s'", tmp);
 	if (system(p) != 0)
 		printf("cannot remove %s\n", tmp);
