@@ -1032,6 +1032,10 @@ static void add_param(walk *w, kernel *k, CXCursor c, size_t *cap)
 		p.is_const = clang_isConstQualifiedType(elem);
 	}
 	p.elem_type = unqualified(a, take(a, clang_getTypeSpelling(elem)));
+	const char *spelt = unqualified(a, take(a, clang_getTypeSpelling(clang_getCanonicalType(elem))));
+	if (strcmp(spelt, p.elem_type) != 0 && dtype_of_name(p.elem_type) == DT_OTHER &&
+	    !strstr(spelt, "type-parameter") && ir_type_text_ok(spelt))
+		p.elem_canon = spelt;
 	p.dtype = dtype_through(elem, p.is_pointer, &p.vec);
 	if (p.dtype == DT_OTHER) {
 		/* Template type parameters (T = float) and names the shim's
@@ -1120,13 +1124,23 @@ static bool same_params(walk *w, const kernel *k, const fn *kf, const fn *g, con
 	return true;
 }
 
+/* "; did you mean 'f'?" with the file's function nearest to name, or "". */
+static const char *fn_hint(walk *w, const char *name)
+{
+	nearest near;
+	nearest_init(&near, name);
+	for (int i = 0; i < w->nfns; i++)
+		nearest_offer(&near, w->fns[i].name);
+	return near.best ? arena_printf(&w->m->arena, "; did you mean '%s'?", near.best) : "";
+}
+
 /* Checks the reference named by k and copies its launch geometry. */
 static void attach_reference(walk *w, kernel *k)
 {
 	fn *r = find_fn(w, k->reference);
 	if (!r) {
-		diag_error(w->d, k->reference_loc, "AOTC_REFERENCE: no function '%s' in this file",
-		           k->reference);
+		diag_error(w->d, k->reference_loc, "AOTC_REFERENCE: no function '%s' in this file%s",
+		           k->reference, fn_hint(w, k->reference));
 		return;
 	}
 	r->used_as_reference = true;
@@ -1201,7 +1215,8 @@ static void check_externs(walk *w, kernel *k)
 			continue; /* ir_check says so */
 		fn *g = find_fn(w, e->name);
 		if (!g) {
-			diag_error(w->d, e->loc, "AOTC_EXTERN: no function '%s' in this file", e->name);
+			diag_error(w->d, e->loc, "AOTC_EXTERN: no function '%s' in this file%s", e->name,
+			           fn_hint(w, e->name));
 			continue;
 		}
 		const char *why = g->in_namespace ? "is inside a namespace; the routine must be at global scope"
@@ -1568,6 +1583,13 @@ static aotc_module *parse_here(const char *path, const frontend_options *opt, di
 			continue;
 		if (f->used_as_reference && only_launch_annotations(f))
 			continue;
+		if (only_launch_annotations(f)) {
+			/* A reference nothing names (misspelt in AOTC_REFERENCE, which
+			 * says so): one error, not a tunable-less kernel's four. */
+			diag_error(d, f->loc, "'%s' has only launch annotations (AOTC_GRID, AOTC_BLOCK, AOTC_SMEM): a reference no AOTC_REFERENCE names, or a kernel without AOTC_TUNE",
+			           f->name);
+			continue;
+		}
 		if (f->in_namespace) {
 			/* Instantiations and emitted code name the kernel unqualified. */
 			diag_error(d, f->loc, "tuned kernel '%s' is inside a namespace; aotc needs tuned kernels at global scope",

@@ -22,6 +22,16 @@ typedef struct aparser {
 
 static int nerrors(aparser *p) { return p->errors + p->l.errors; }
 
+/* "; did you mean 'x'?" with k's parameter nearest to name, or "". */
+static const char *param_hint(aotc_module *m, const kernel *k, const char *name)
+{
+	nearest near;
+	nearest_init(&near, name);
+	for (int i = 0; i < k->nparams; i++)
+		nearest_offer(&near, k->params[i].name);
+	return near.best ? arena_printf(&m->arena, "; did you mean '%s'?", near.best) : "";
+}
+
 static void claim(aotc_module *m, kernel *k, const char *name)
 {
 	ARENA_PUSH(&m->arena, k->claimed, k->nclaimed, k->claimed_cap, name);
@@ -348,8 +358,8 @@ static void parse_buffer(aparser *p)
 		return;
 	b.param = ir_find_param(p->k, name);
 	if (b.param < 0) {
-		diag_error(p->d, nloc, "AOTC_BUFFER: '%s' is not a parameter of '%s'", name,
-		           p->k->name);
+		diag_error(p->d, nloc, "AOTC_BUFFER: '%s' is not a parameter of '%s'%s", name,
+		           p->k->name, param_hint(p->m, p->k, name));
 		p->errors++;
 		return;
 	}
@@ -397,8 +407,8 @@ static void parse_value(aparser *p)
 	v.param = ir_find_param(p->k, name);
 	param *pp = v.param >= 0 ? &p->k->params[v.param] : NULL;
 	if (!pp) {
-		diag_error(p->d, nloc, "AOTC_VALUE: '%s' is not a parameter of '%s'", name,
-		           p->k->name);
+		diag_error(p->d, nloc, "AOTC_VALUE: '%s' is not a parameter of '%s'%s", name,
+		           p->k->name, param_hint(p->m, p->k, name));
 		p->errors++;
 		return;
 	}

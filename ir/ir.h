@@ -50,6 +50,10 @@ typedef struct param {
 	aotc_dtype dtype;      /* the scalar type, or the pointee's */
 	int vec;               /* lanes of a vector type (float4: 4), else 1 */
 	const char *elem_type; /* spelling of the scalar or pointee type */
+	/* The type elem_type names when that is a typedef or alias of the
+	 * file's ("floatX" -> "__nv_bfloat16"): emitted headers spell this,
+	 * since they are read without the file's declarations; else NULL. */
+	const char *elem_canon;
 	/* What accounts for it (docs/spec.md §2): at most one is set. */
 	int buffer;            /* index into buffers, or -1 */
 	int value;             /* index into values, or -1 */

@@ -79,6 +79,9 @@ static json_t *jkernel(const kernel *k)
 			"pointer", p->is_pointer, "const", p->is_const,
 			"dtype", dtype_name(p->dtype), "lanes", p->vec, "elem_type", p->elem_type,
 			"accounted_by", role));
+		if (p->elem_canon)
+			json_object_set_new(json_array_get(ps, json_array_size(ps) - 1), "elem_canon",
+			                    json_string(p->elem_canon));
 	}
 	json_object_set_new(o, "params", ps);
 
@@ -482,6 +485,11 @@ static void rkernel(reader *r, const json_t *o)
 		           p->type && ir_type_text_ok(p->type), type_expect);
 		check_text(r, arena_printf(a, "%s.elem_type", at), p->elem_type,
 		           p->elem_type && ir_type_text_ok(p->elem_type), type_expect);
+		if (json_object_get(t, "elem_canon")) {
+			p->elem_canon = str(r, t, "elem_canon", false);
+			check_text(r, arena_printf(a, "%s.elem_canon", at), p->elem_canon,
+			           p->elem_canon && ir_type_text_ok(p->elem_canon), type_expect);
+		}
 		if (r->errors)
 			return;
 	}

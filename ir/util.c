@@ -338,7 +338,7 @@ void nearest_init(nearest *n, const char *name)
 	size_t len = strlen(name);
 	n->name = name;
 	n->best = NULL;
-	n->best_d = (len <= 4 ? 1 : len <= 9 ? 2 : 3) + 1;
+	n->best_d = (len <= 2 ? 0 : len <= 4 ? 1 : len <= 9 ? 2 : 3) + 1;
 }
 
 void nearest_offer(nearest *n, const char *candidate)

@@ -29,7 +29,7 @@ static void cache_key(const pool *p, const job *j, char out[33])
 {
 	strbuf sb;
 	strbuf_init(&sb);
-	strbuf_printf(&sb, "aotc-cache-1\n%s\n%s\n%s\n%s\n%s\n", AOTC_VERSION_STRING,
+	strbuf_printf(&sb, "aotc-cache-2\n%s\n%s\n%s\n%s\n%s\n", AOTC_VERSION_STRING,
 	              p->compiler_id, p->req.arch, p->source_hash, j->instance);
 	if (j->ext)
 		strbuf_printf(&sb, "extern %d\n", j->ext_nparams);

@@ -171,6 +171,31 @@ static const char trampoline[] =
 	"\treturn sizeof...(P);\n"
 	"}\n";
 
+/* Whether the kernel file uses OpenMP (includes <omp.h> or has an omp
+ * pragma): its own build passes -fopenmp then, and so does aotc, so that
+ * what is measured is what the user runs (and omp_* calls link). Only the
+ * file itself is read, not what it includes. */
+static bool uses_openmp(const char *path)
+{
+	size_t len;
+	char *text = read_file_max(path, &len, (size_t)64 << 20);
+	if (!text)
+		return false;
+	bool omp = false;
+	for (const char *p = text; !omp && (p = strstr(p, "omp")); p += 3) {
+		const char *line = p;
+		while (line > text && line[-1] != '\n')
+			line--;
+		while (*line == ' ' || *line == '\t')
+			line++;
+		omp = (!strncmp(line, "#include", 8) && !strncmp(p, "omp.h", 5)) ||
+		      (!strncmp(line, "#pragma", 7) && line + 7 < p &&
+		       strspn(line + 7, " \t") == (size_t)(p - line - 7));
+	}
+	free(text);
+	return omp;
+}
+
 static rt_status host_compile(const rt_compile_request *req, rt_blob *out, strbuf *err)
 {
 	memset(out, 0, sizeof *out);
@@ -210,16 +235,18 @@ static rt_status host_compile(const rt_compile_request *req, rt_blob *out, strbu
 	strbuf_printf(&gen, "extern \"C\" void aotc_entry(void **a)\n{\n"
 	                    "\taotc_call(&%s, a);\n}\n", req->extern_fn ? req->extern_fn : req->instance);
 
-	/* cxx... -std=c++17 -O3 -march=native -fPIC -shared -w -I... -D...
+	/* cxx... -std=c++17 -O3 -march=native -fPIC -shared -w [-fopenmp] -I... -D...
 	 * gen.cpp -l<lib>... -o gen.so (the libraries after the source, for
 	 * the linker); the source's directory as its real path has it. */
-	const char **pre = xcalloc((size_t)cxx.nwords + 7, sizeof *pre);
+	const char **pre = xcalloc((size_t)cxx.nwords + 8, sizeof *pre);
 	int npre = 0;
 	for (int i = 0; i < cxx.nwords; i++)
 		pre[npre++] = cxx.words[i];
 	const char *fixed[] = {"-std=c++17", "-O3", "-march=native", "-fPIC", "-shared", "-w"};
 	for (size_t i = 0; i < COUNTOF(fixed); i++)
 		pre[npre++] = fixed[i];
+	if (uses_openmp(src))
+		pre[npre++] = "-fopenmp";
 	char **post = xcalloc((size_t)req->nlibs + 1, sizeof *post);
 	for (int i = 0; i < req->nlibs; i++) {
 		strbuf l;

@@ -100,6 +100,10 @@ int main(void)
 	nearest_offer(&near, "N");
 	nearest_offer(&near, "NUM");
 	check(!near.best, "nearest: not the name itself, nothing two edits from a 1-letter name");
+	nearest_init(&near, "Q");
+	nearest_offer(&near, "n");
+	nearest_offer(&near, "q");
+	check(near.best && !strcmp(near.best, "q"), "nearest: a short name only by its case");
 	nearest_init(&near, "alpha");
 	nearest_offer(&near, "beta");
 	check(!near.best, "nearest: alpha is not beta");
