@@ -382,17 +382,17 @@ static const target target_cuda = {
 	"cudaGetLastError()",
 	"cudaFuncSetAttribute(%.*s, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)aot_smem)",
 	"defined(__CUDACC__) || defined(CUDART_VERSION)", "", NULL, /* nvcc includes cuda_runtime.h */
-	true,
+	true, "cuda_fp16.h", "cuda_bf16.h",
 };
 static const target target_hip = {
 	"hip", true, "hipError_t", "hipSuccess", "hipErrorInvalidValue", "hipStream_t",
 	"hipGetLastError()",
 	"hipFuncSetAttribute(reinterpret_cast<const void *>(&%.*s), hipFuncAttributeMaxDynamicSharedMemorySize, (int)aot_smem)",
 	"defined(__HIPCC__) || defined(HIP_VERSION)", " (AMD devices allow as much or more)",
-	"hip/hip_runtime.h", false,
+	"hip/hip_runtime.h", false, "hip/hip_fp16.h", "hip/hip_bf16.h",
 };
 static const target target_host = {
-	"cpp", false, "int", "0", "-1", NULL, NULL, NULL, NULL, NULL, NULL, false,
+	"cpp", false, "int", "0", "-1", NULL, NULL, NULL, NULL, NULL, NULL, false, NULL, NULL,
 };
 
 const emit_target *emit_target_of(arch_kind kind)
@@ -905,9 +905,18 @@ static char *dispatch_c(const ctx *c)
 
 /* The type a parameter is declared with in the launcher: its own spelling
  * ("const float *" up to its last '*' for a pointer), unless it names a type
- * template parameter (T *), which is its default. */
+ * template parameter (T *), which is its default, or a typedef of the
+ * kernel file (floatX *), which is the type underneath (the header is read
+ * without the file). */
 static void param_type(strbuf *sb, const kernel *k, const param *p)
 {
+	if (p->elem_canon) {
+		if (p->is_pointer)
+			strbuf_printf(sb, "%s%s *", p->is_const ? "const " : "", p->elem_canon);
+		else
+			strbuf_puts(sb, p->elem_canon);
+		return;
+	}
 	int tp = ir_find_tparam(k, p->elem_type);
 	if (tp >= 0 && k->tparams[tp].is_type && k->tparams[tp].default_text) {
 		const char *def = k->tparams[tp].default_text;
@@ -986,6 +995,15 @@ static char *header(const ctx *c)
 		int_params(&o, k, false);
 		strbuf_puts(&o.sb, ", uint32_t grid[3], uint32_t block[3], uint32_t *smem);\n");
 		strbuf_printf(&o.sb, "\n#if %s\n", t->have_runtime);
+		bool half = false, bf16 = false;
+		for (int i = 0; i < k->nparams; i++) {
+			half |= k->params[i].dtype == DT_F16;
+			bf16 |= k->params[i].dtype == DT_BF16;
+		}
+		if (half && t->half_header)
+			out_line(&o, "#include <%s>", t->half_header);
+		if (bf16 && t->bf16_header)
+			out_line(&o, "#include <%s>", t->bf16_header);
 		out_line(&o, "/* Selects, then launches on stream; %s when no variant", t->invalid);
 		out_line(&o, " * is valid for the shape. */");
 		strbuf_printf(&o.sb, "%s %s_launch(", t->error_t, c->prefix);
@@ -1323,7 +1341,8 @@ int emit_files(const emit_input *in, diags *d)
 			diag_error(d, p->loc, "parameter name '%s' cannot be used in emitted code", p->name);
 			return 1;
 		}
-		if (!ir_type_text_ok(p->type) || !ir_type_text_ok(p->elem_type)) {
+		if (!ir_type_text_ok(p->type) || !ir_type_text_ok(p->elem_type) ||
+		    (p->elem_canon && !ir_type_text_ok(p->elem_canon))) {
 			diag_error(d, p->loc, "the type of parameter '%s' cannot be written into emitted code",
 			           p->name);
 			return 1;

@@ -58,6 +58,8 @@ typedef struct emit_target {
 	const char *prelude;        /* the launcher's first include: what its compiler does not add */
 	bool cuda_routines;         /* a __global__ kernel's AOTC_EXTERNs (CUDA routines, which
 	                               the kernel file must leave out elsewhere) are linked */
+	const char *half_header;    /* what declares half and bfloat16 element types, for */
+	const char *bf16_header;    /* a header read without the kernel file */
 } emit_target;
 
 const emit_target *emit_target_of(arch_kind kind);
