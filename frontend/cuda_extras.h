@@ -23,4 +23,38 @@ template <class T> __device__ void __stcg(T *, typename __aotc_same<T>::type);
 template <class T> __device__ void __stcs(T *, typename __aotc_same<T>::type);
 template <class T> __device__ void __stwt(T *, typename __aotc_same<T>::type);
 
+/* Warp reductions (sm_80). */
+__device__ unsigned __reduce_add_sync(unsigned, unsigned);
+__device__ int __reduce_add_sync(unsigned, int);
+__device__ unsigned __reduce_min_sync(unsigned, unsigned);
+__device__ int __reduce_min_sync(unsigned, int);
+__device__ unsigned __reduce_max_sync(unsigned, unsigned);
+__device__ int __reduce_max_sync(unsigned, int);
+__device__ unsigned __reduce_and_sync(unsigned, unsigned);
+__device__ unsigned __reduce_or_sync(unsigned, unsigned);
+__device__ unsigned __reduce_xor_sync(unsigned, unsigned);
+
+/* Thread block clusters (sm_90). */
+__device__ bool __isClusterShared(const void *);
+__device__ void *__cluster_map_shared_rank(void *, unsigned);
+__device__ const void *__cluster_map_shared_rank(const void *, unsigned);
+__device__ unsigned __cluster_query_shared_rank(const void *);
+__device__ unsigned __cluster_map_shared_multicast(const void *, unsigned);
+__device__ void __cluster_barrier_arrive(void);
+__device__ void __cluster_barrier_arrive_relaxed(void);
+__device__ void __cluster_barrier_wait(void);
+
+/* Paired float arithmetic (sm_100). */
+#define AOTC_FLOAT2_OPS_(r)                                                    \
+	__device__ float2 __fadd2_##r(float2, float2);                          \
+	__device__ float2 __fmul2_##r(float2, float2);                          \
+	__device__ float2 __ffma2_##r(float2, float2, float2);
+AOTC_FLOAT2_OPS_(rn)
+AOTC_FLOAT2_OPS_(rz)
+AOTC_FLOAT2_OPS_(ru)
+AOTC_FLOAT2_OPS_(rd)
+#undef AOTC_FLOAT2_OPS_
+
+__device__ void __prof_trigger(int);
+
 #endif
