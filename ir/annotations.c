@@ -774,8 +774,8 @@ static bool lookup(void *ctx, const char *name, aotc_loc loc, name_kind *kind,
 			strbuf e;
 			strbuf_init(&e);
 			expr_print(&e, s->k->values[pp->value].iexpr.e);
-			diag_error(s->d, loc, "%s: '%s' is computed per variant (its AOTC_VALUE uses a tunable) and %s is evaluated per shape; write its expression '%s' instead",
-			           s->what, name, s->what, e.data);
+			diag_error(s->d, loc, "%s: '%s' differs per variant (its AOTC_VALUE uses a tunable) and this expression is evaluated per shape; write '%s' instead",
+			           s->what, name, e.data);
 			strbuf_finish(&e);
 		} else {
 			*kind = NAME_PARAM;
