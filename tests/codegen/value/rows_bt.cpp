@@ -9,7 +9,7 @@ AOTC_VALID_IF(C % UNROLL == 0)
 AOTC_BUFFER(out, B * T * C, out)
 AOTC_BUFFER(inp, B * T * C, in)
 AOTC_VALUE(N, B * T)
-AOTC_SHAPES(B = {1, 4}, T = {3, 64}, C = {16, 36, 64})
+AOTC_SHAPES(B = {1, 4}, T = {3, 64}, C = {16, 50, 64})
 AOTC_REFERENCE(rows_ref)
 void rows(float *out, const float *inp, int N, int C)
 {
