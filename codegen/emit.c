@@ -526,19 +526,29 @@ static int shape_count(const kernel *k)
 	return n;
 }
 
-/* The integer parameters, in parameter order: launch_dims' arguments. */
+/* The integer parameters, in parameter order, but for the per-variant
+ * values: launch_dims' arguments (launcher-only shape arguments last). */
 static void int_params(out *o, const kernel *k, bool shapes_only)
 {
 	bool first = true;
 	for (int i = 0; i < k->nparams; i++) {
 		const param *p = &k->params[i];
-		if (!ir_param_is_integer(p) || (shapes_only && p->shape < 0))
-			continue;
+		if (!ir_param_is_integer(p) || (shapes_only && p->shape < 0) || ir_param_per_variant(k, i))
+			continue; /* per-variant values are computed inside */
 		strbuf_printf(&o->sb, "%sint64_t %s", first ? "" : ", ", p->name);
 		first = false;
 	}
 	if (first && shapes_only)
 		strbuf_puts(&o->sb, "void");
+}
+
+/* Whether AOTC_VALUE i is an integer computed from the shape arguments
+ * alone (select() computes it; a per-variant one, aot_valuesV). */
+static bool value_per_shape(const kernel *k, int i)
+{
+	const value *v = &k->values[i];
+	return !v->is_float && ir_param_is_integer(&k->params[v->param]) &&
+	       !ir_param_per_variant(k, v->param);
 }
 
 /* p[] from the parameters: the integer ones, then (for select and
@@ -549,14 +559,15 @@ static void fill_params(out *o, const kernel *k, bool shapes_only, const char *f
 	strbuf_printf(&o->sb, "\tint64_t aot_p[%d] = {", k->nparams ? k->nparams : 1);
 	for (int i = 0; i < (k->nparams ? k->nparams : 1); i++) {
 		const param *pp = i < k->nparams ? &k->params[i] : NULL;
-		bool set = pp && ir_param_is_integer(pp) && (!shapes_only || pp->shape >= 0);
+		bool set = pp && ir_param_is_integer(pp) && (!shapes_only || pp->shape >= 0) &&
+		           !ir_param_per_variant(k, i);
 		strbuf_printf(&o->sb, "%s%s", i ? ", " : "", set ? pp->name : "0");
 	}
 	strbuf_puts(&o->sb, "};\n");
 	if (!shapes_only)
 		return;
 	for (int i = 0; i < k->nvalues; i++) {
-		if (k->values[i].is_float || !ir_param_is_integer(&k->params[k->values[i].param]))
+		if (!value_per_shape(k, i))
 			continue;
 		out_line(o, "if (aot_value%d(aot_p, NULL, &aot_p[%d]))", i, k->values[i].param);
 		out_line(o, "\treturn %s;", fail);
@@ -609,6 +620,65 @@ static bool feature_used(const ctx *c, int f)
 	return false;
 }
 
+/* aot_valuesV(p): the AOTC_VALUEs over tunables for variant v, into p[];
+ * 1 when one cannot be evaluated. One over tunables alone is a literal. */
+static void variant_values(out *o, const kernel *k, int v, const int64_t *tv)
+{
+	eval_env env = {.tunables = tv, .ntunables = k->ntunables};
+	for (int i = 0; i < k->nparams; i++) {
+		const value *val = &k->values[k->params[i].value];
+		if (!ir_param_per_variant(k, i) || !uses_params(val->iexpr.e))
+			continue;
+		char name[300];
+		snprintf(name, sizeof name, "aot_value_%s_%d", k->params[i].name, v);
+		gen_function(o, name, &val->iexpr, tv);
+	}
+	out_line(o, "static int aot_values%d(int64_t *p)", v);
+	out_line(o, "{");
+	o->indent++;
+	for (int i = 0; i < k->nparams; i++) {
+		const value *val = &k->values[k->params[i].value];
+		if (!ir_param_per_variant(k, i))
+			continue;
+		if (uses_params(val->iexpr.e)) {
+			out_line(o, "if (aot_value_%s_%d(p, &p[%d]))", k->params[i].name, v, i);
+			out_line(o, "\treturn 1;");
+			continue;
+		}
+		int64_t x;
+		if (expr_eval(val->iexpr.e, &env, &x) != EVAL_OK) {
+			out_line(o, "return 1; /* %s cannot be evaluated */", k->params[i].name);
+			break;
+		}
+		strbuf text;
+		strbuf_init(&text);
+		put_comment_text(&text, val->iexpr.text);
+		out_line(o, "p[%d] = INT64_C(%lld); /* %s = %s */", i, (long long)x, k->params[i].name,
+		         text.data);
+		strbuf_finish(&text);
+	}
+	out_line(o, "return 0;");
+	o->indent--;
+	out_line(o, "}");
+	out_raw(o, "\n");
+}
+
+/* int PREFIX_variant_values(int aot_v, shape arguments, int64_t *NAME...):
+ * the per-variant values the launcher passes to variant aot_v. */
+static void variant_values_decl(out *o, const ctx *c)
+{
+	const kernel *k = c->k;
+	strbuf_printf(&o->sb, "int %s_variant_values(int aot_v", c->prefix);
+	if (shape_count(k)) {
+		strbuf_puts(&o->sb, ", ");
+		int_params(o, k, true);
+	}
+	for (int i = 0; i < k->nparams; i++)
+		if (ir_param_per_variant(k, i))
+			strbuf_printf(&o->sb, ", int64_t *%s", k->params[i].name);
+	strbuf_puts(&o->sb, ")");
+}
+
 static char *dispatch_c(const ctx *c)
 {
 	const kernel *k = c->k;
@@ -654,8 +724,10 @@ static char *dispatch_c(const ctx *c)
 
 	/* Helpers and expression functions */
 	bool used[H_COUNT] = {0};
+	/* A per-variant value over tunables alone is folded into a literal. */
 	for (int i = 0; i < k->nvalues; i++)
-		note_helpers(k->values[i].iexpr.e, used);
+		if (value_per_shape(k, i) || uses_params(k->values[i].iexpr.e))
+			note_helpers(k->values[i].iexpr.e, used);
 	for (int i = 0; i < k->nvalid_ifs; i++)
 		note_helpers(k->valid_ifs[i].e, used);
 	for (int i = 0; i < k->nfeatures; i++)
@@ -679,7 +751,7 @@ static char *dispatch_c(const ctx *c)
 		note_helpers(k->smem.e, used);
 	emit_helpers(&o, used);
 	for (int i = 0; i < k->nvalues; i++)
-		if (!k->values[i].is_float && ir_param_is_integer(&k->params[k->values[i].param])) {
+		if (value_per_shape(k, i)) {
 			char name[32];
 			snprintf(name, sizeof name, "aot_value%d", i);
 			gen_function(&o, name, &k->values[i].iexpr, NULL);
@@ -703,6 +775,10 @@ static char *dispatch_c(const ctx *c)
 		out_line(&o, " * block <= 1024 x 1024 x 64 and at most 1024 threads%s. */", c->t->limits_note);
 		out_raw(&o, "\n");
 	}
+	/* With per-variant values p[] is select()'s own array, which each
+	 * variant's aot_valuesV fills in before its launch is evaluated. */
+	bool pv = ir_has_per_variant(k);
+	const char *ptype = pv ? "int64_t *" : "const int64_t *";
 	for (int v = 0; v < c->nvars; v++) {
 		const int64_t *tv = c->in->db->configs[c->vars[v]].values;
 		eval_env env = {.tunables = tv, .ntunables = k->ntunables};
@@ -710,17 +786,19 @@ static char *dispatch_c(const ctx *c)
 		strbuf_printf(&o.sb, "%d: ", v);
 		put_comment_text(&o.sb, c->names[v]);
 		strbuf_puts(&o.sb, " */\n\n");
+		if (pv && !c->ext[v])
+			variant_values(&o, k, v, tv);
 		if (c->ext[v]) {
 			/* A library routine: no launch of its own, valid everywhere. */
 			if (c->t->device) {
-				out_line(&o, "static int aot_dims%d(const int64_t *p, uint32_t grid[3], uint32_t block[3], uint32_t *smem)", v);
+				out_line(&o, "static int aot_dims%d(%sp, uint32_t grid[3], uint32_t block[3], uint32_t *smem)", v, ptype);
 				out_line(&o, "{");
 				out_line(&o, "\t(void)p, (void)grid, (void)block, (void)smem;");
 				out_line(&o, "\treturn 1;");
 				out_line(&o, "}");
 				out_raw(&o, "\n");
 			}
-			out_line(&o, "static int aot_valid%d(const int64_t *p)", v);
+			out_line(&o, "static int aot_valid%d(%sp)", v, ptype);
 			out_line(&o, "{");
 			out_line(&o, "\t(void)p;");
 			out_line(&o, "\treturn 1;");
@@ -748,11 +826,16 @@ static char *dispatch_c(const ctx *c)
 			}
 			/* aot_dimsV: the launch, or 1 when it cannot be evaluated or
 			 * exceeds what any CUDA device launches (docs/spec.md §8). */
-			out_line(&o, "static int aot_dims%d(const int64_t *p, uint32_t grid[3], uint32_t block[3], uint32_t *smem)", v);
+			out_line(&o, "static int aot_dims%d(%sp, uint32_t grid[3], uint32_t block[3], uint32_t *smem)", v, ptype);
 			out_line(&o, "{");
 			o.indent++;
 			out_line(&o, "int64_t x;");
-			out_line(&o, "(void)p;");
+			if (pv) {
+				out_line(&o, "if (aot_values%d(p))", v);
+				out_line(&o, "\treturn 1;");
+			} else {
+				out_line(&o, "(void)p;");
+			}
 			for (int l = 0; l < 2; l++)
 				for (int i = 0; i < 3; i++) {
 					const char *arr = l ? "block" : "grid";
@@ -795,15 +878,20 @@ static char *dispatch_c(const ctx *c)
 		}
 		/* aot_validV(p): every AOTC_VALID_IF holds and (CUDA) the
 		 * launch fits the limits */
-		out_line(&o, "static int aot_valid%d(const int64_t *p)", v);
+		out_line(&o, "static int aot_valid%d(%sp)", v, ptype);
 		out_line(&o, "{");
 		o.indent++;
 		if (c->t->device)
 			out_line(&o, "uint32_t g[3], b[3], s;");
 		if (k->nvalid_ifs)
 			out_line(&o, "int64_t x;");
-		if (!c->t->device && !k->nvalid_ifs)
+		if (pv) {
+			/* as the tuner: a value it cannot compute makes the variant invalid */
+			out_line(&o, "if (aot_values%d(p))", v);
+			out_line(&o, "\treturn 0;");
+		} else if (!c->t->device && !k->nvalid_ifs) {
 			out_line(&o, "(void)p;");
+		}
 		for (int i = 0; i < k->nvalid_ifs; i++) {
 			out_line(&o, "if (aot_valid_if%d_%d(p, &x) || !x)", i, v);
 			out_line(&o, "\treturn 0;");
@@ -816,15 +904,23 @@ static char *dispatch_c(const ctx *c)
 		out_line(&o, "}");
 		out_raw(&o, "\n");
 	}
-	out_line(&o, "static int (*const aot_valid_of[AOT_NV])(const int64_t *) = {");
+	out_line(&o, "static int (*const aot_valid_of[AOT_NV])(%s) = {", pv ? "int64_t *" : "const int64_t *");
 	for (int v = 0; v < c->nvars; v++)
 		out_line(&o, "\taot_valid%d,", v);
 	out_line(&o, "};");
 	out_raw(&o, "\n");
 	if (c->t->device) {
-		out_line(&o, "static int (*const aot_dims_of[AOT_NV])(const int64_t *, uint32_t *, uint32_t *, uint32_t *) = {");
+		out_line(&o, "static int (*const aot_dims_of[AOT_NV])(%s, uint32_t *, uint32_t *, uint32_t *) = {",
+		         pv ? "int64_t *" : "const int64_t *");
 		for (int v = 0; v < c->nvars; v++)
 			out_line(&o, "\taot_dims%d,", v);
+		out_line(&o, "};");
+		out_raw(&o, "\n");
+	}
+	if (pv) {
+		out_line(&o, "static int (*const aot_values_of[AOT_NV])(int64_t *) = {");
+		for (int v = 0; v < c->nvars; v++)
+			out_line(&o, "\taot_values%d,", v);
 		out_line(&o, "};");
 		out_raw(&o, "\n");
 	}
@@ -884,6 +980,21 @@ static char *dispatch_c(const ctx *c)
 	out_line(&o, "return aot_v >= 0 && aot_v < AOT_NV && aot_valid_of[aot_v](aot_p);");
 	o.indent = 0;
 	out_line(&o, "}");
+	if (pv) {
+		out_raw(&o, "\n");
+		variant_values_decl(&o, c);
+		strbuf_puts(&o.sb, "\n{\n");
+		o.indent = 1;
+		fill_params(&o, k, true, "-1");
+		out_line(&o, "if (aot_v < 0 || aot_v >= AOT_NV || aot_values_of[aot_v](aot_p))");
+		out_line(&o, "\treturn -1;");
+		for (int i = 0; i < k->nparams; i++)
+			if (ir_param_per_variant(k, i))
+				out_line(&o, "*%s = aot_p[%d];", k->params[i].name, i);
+		out_line(&o, "return 0;");
+		o.indent = 0;
+		out_line(&o, "}");
+	}
 
 	if (c->t->device) {
 		out_raw(&o, "\n");
@@ -944,12 +1055,23 @@ static void param_decl(strbuf *sb, const kernel *k, const param *p)
 	strbuf_finish(&t);
 }
 
+/* What the launcher takes: the kernel's parameters but for the per-variant
+ * values (it computes them), then the launcher-only shape arguments. */
+static bool launcher_takes(const kernel *k, int i)
+{
+	return !ir_param_per_variant(k, i);
+}
+
 static void launcher_params(strbuf *sb, const kernel *k)
 {
+	bool first = true;
 	for (int i = 0; i < k->nparams; i++) {
-		if (i)
+		if (!launcher_takes(k, i))
+			continue;
+		if (!first)
 			strbuf_puts(sb, ", ");
 		param_decl(sb, k, &k->params[i]);
+		first = false;
 	}
 }
 
@@ -984,6 +1106,12 @@ static char *header(const ctx *c)
 	if (shape_count(k))
 		int_params(&o, k, true);
 	strbuf_puts(&o.sb, ");\n");
+	if (ir_has_per_variant(k)) {
+		out_line(&o, "/* The parameters whose AOTC_VALUE uses tunables, as variant v passes them");
+		out_line(&o, " * at this shape: 0, or -1 if v is out of range or they cannot be evaluated. */");
+		variant_values_decl(&o, c);
+		strbuf_puts(&o.sb, ";\n");
+	}
 	const target *t = c->t;
 	if (t->device) {
 		out_line(&o, "/* Grid, block and dynamic shared memory of variant v: 0, or -1 if they");
@@ -1076,9 +1204,10 @@ int emit_header_copy(const char *dir, char **text, size_t *len, diags *d)
 	return r;
 }
 
+/* The kernel's own parameters (not the launcher-only shape arguments). */
 static void call_args(strbuf *sb, const kernel *k)
 {
-	for (int i = 0; i < k->nparams; i++)
+	for (int i = 0; i < ir_kernel_nparams(k); i++)
 		strbuf_printf(sb, "%s%s", i ? ", " : "", k->params[i].name);
 }
 
@@ -1123,6 +1252,43 @@ static void launcher_info(out *o, const ctx *c)
 	out_raw(o, "\n");
 }
 
+/* The per-variant values of the chosen variant, as the kernel's
+ * parameters of the same names. */
+static void launcher_values(out *o, const ctx *c)
+{
+	const kernel *k = c->k;
+	strbuf decl;
+	strbuf_init(&decl);
+	for (int i = 0; i < k->nparams; i++)
+		if (ir_param_per_variant(k, i))
+			strbuf_printf(&decl, "%saot_%s", decl.len ? ", " : "", k->params[i].name);
+	out_line(o, "/* What the chosen variant passes where an AOTC_VALUE uses its tunables. */");
+	out_line(o, "int64_t %s;", decl.data);
+	strbuf_finish(&decl);
+	strbuf call;
+	strbuf_init(&call);
+	strbuf_printf(&call, "%s_variant_values(aot_v", c->prefix);
+	if (shape_count(k)) {
+		strbuf_puts(&call, ", ");
+		shape_args(&call, k);
+	}
+	for (int i = 0; i < k->nparams; i++)
+		if (ir_param_per_variant(k, i))
+			strbuf_printf(&call, ", &aot_%s", k->params[i].name);
+	out_line(o, "if (%s) != 0)", call.data);
+	out_line(o, "\treturn %s;", c->t->invalid);
+	strbuf_finish(&call);
+	for (int i = 0; i < k->nparams; i++) {
+		if (!ir_param_per_variant(k, i))
+			continue;
+		strbuf t;
+		strbuf_init(&t);
+		param_type(&t, k, &k->params[i]);
+		out_line(o, "%s %s = (%s)aot_%s;", t.data, k->params[i].name, t.data, k->params[i].name);
+		strbuf_finish(&t);
+	}
+}
+
 static char *launcher(const ctx *c)
 {
 	const kernel *k = c->k;
@@ -1163,6 +1329,8 @@ static char *launcher(const ctx *c)
 	strbuf_puts(&o.sb, "};\n");
 	out_line(&o, "\taot_v = aot_state.observe(aot_s, aot_v);");
 	out_line(&o, "}");
+	if (ir_has_per_variant(k))
+		launcher_values(&o, c);
 	if (c->any_ext) {
 		/* AOTC_EXTERN routines: called, not launched. */
 		out_line(&o, "switch (aot_v) {");
@@ -1183,7 +1351,7 @@ static char *launcher(const ctx *c)
 		out_line(&o, "\treturn %s;", t->invalid);
 		strbuf_printf(&o.sb, "\tif (%s_launch_dims(aot_v", c->prefix);
 		for (int i = 0; i < k->nparams; i++)
-			if (ir_param_is_integer(&k->params[i]))
+			if (ir_param_is_integer(&k->params[i]) && !ir_param_per_variant(k, i))
 				strbuf_printf(&o.sb, ", (int64_t)%s", k->params[i].name);
 		strbuf_printf(&o.sb, ", aot_g, aot_b, &aot_smem) != 0)\n\t\treturn %s;\n", t->invalid);
 		out_line(&o, "dim3 aot_grid(aot_g[0], aot_g[1], aot_g[2]), aot_block(aot_b[0], aot_b[1], aot_b[2]);");
@@ -1287,6 +1455,8 @@ static char *manifest(const ctx *c, diags *d)
 		const param *p = &k->params[i];
 		if (ir_param_is_integer(p) && p->shape >= 0)
 			json_array_append_new(sel, param_entry("int64_t", p->name, &ok));
+		if (!launcher_takes(k, i))
+			continue;
 		strbuf t;
 		strbuf_init(&t);
 		param_type(&t, k, p);

@@ -55,6 +55,4 @@ AOTC_FLOAT2_OPS_(ru)
 AOTC_FLOAT2_OPS_(rd)
 #undef AOTC_FLOAT2_OPS_
 
-__device__ void __prof_trigger(int);
-
 #endif

@@ -1403,6 +1403,17 @@ static int host_include_dirs(arena *a, const char ***out)
 #define STR_(x) #x
 #define STR(x) STR_(x)
 
+/* Whether f is one of aotc's own files (VDIR): its errors are a system
+ * header's. */
+static bool is_virtual(CXFile f)
+{
+	CXString name = clang_getFileName(f);
+	const char *n = clang_getCString(name);
+	bool v = n && strncmp(n, VDIR "/", sizeof VDIR) == 0;
+	clang_disposeString(name);
+	return v;
+}
+
 /* clang's errors in the code aotc reads (mark_used) are ours. Errors
  * inside system headers (libclang parsing CCCL or glibc in ways nvcc does
  * not) and in code aotc does not read do not fail the parse: the kernels
@@ -1423,7 +1434,7 @@ static int report_clang_diagnostics(walk *w, bool verbose)
 			CXFile file;
 			aotc_loc loc = loc_of(w, sl, &offset, &file);
 			CXString msg = clang_getDiagnosticSpelling(dg);
-			if (clang_Location_isInSystemHeader(sl)) {
+			if (clang_Location_isInSystemHeader(sl) || (file && is_virtual(file))) {
 				if (verbose)
 					diag_warning(w->d, loc, "%s (in a system header; ignored)",
 					             clang_getCString(msg));

@@ -540,6 +540,20 @@ static bool parse_gen(aparser *p, shape_dim *s)
 	return false;
 }
 
+/* Appends a launcher-only shape argument (an int64_t the launcher and
+ * select() take after the kernel's own parameters); returns its index. */
+static int add_launcher_only(aotc_module *m, kernel *k, const char *name, aotc_loc loc, int shape)
+{
+	param *ps = arena_alloc(&m->arena, (size_t)(k->nparams + 1) * sizeof *ps);
+	if (k->nparams)
+		memcpy(ps, k->params, (size_t)k->nparams * sizeof *ps);
+	ps[k->nparams] = (param){.name = name, .loc = loc, .type = "int64_t", .dtype = DT_I64,
+	                         .vec = 1, .elem_type = "int64_t", .buffer = -1, .value = -1,
+	                         .shape = shape, .launcher_only = true};
+	k->params = ps;
+	return k->nparams++;
+}
+
 /* shapes -> NAME '=' gen (',' NAME '=' gen)* */
 static void parse_shapes(aparser *p)
 {
@@ -569,10 +583,14 @@ static void parse_shapes(aparser *p)
 			continue;
 		}
 		s.param = ir_find_param(p->k, name);
-		if (s.param < 0) {
-			diag_error(p->d, s.loc, "AOTC_SHAPES: '%s' is not a parameter of '%s'", name,
-			           p->k->name);
+		if (s.param < 0 && (ir_find_tunable(p->k, name) >= 0 || ir_find_tparam(p->k, name) >= 0)) {
+			diag_error(p->d, s.loc, "AOTC_SHAPES: '%s' is a template parameter or tunable, not a shape argument",
+			           name);
 			p->errors++;
+		} else if (s.param < 0) {
+			/* Not a parameter: a launcher-only shape argument (ir_check
+			 * refuses it if nothing uses it). */
+			s.param = add_launcher_only(p->m, p->k, name, s.loc, n);
 		} else if (!ir_param_is_integer(&p->k->params[s.param])) {
 			diag_error(p->d, s.loc, "AOTC_SHAPES: shape argument '%s' must be an integer parameter",
 			           name);
@@ -712,6 +730,7 @@ typedef struct scope_ctx {
 	const char *what;   /* "AOTC_REQUIRE", for messages */
 	bool tunables, params, shapes_only;
 	bool reference;     /* the reference's own annotations: its parameter names */
+	bool per_variant;   /* evaluated per variant: may use per-variant values */
 } scope_ctx;
 
 /* A defaulted, untuned template parameter whose default is a constant
@@ -752,7 +771,7 @@ static bool lookup(void *ctx, const char *name, aotc_loc loc, name_kind *kind,
 		return true;
 	}
 	int p = -1;
-	for (int i = 0; s->reference && s->k->ref_param_names && i < s->k->nparams; i++)
+	for (int i = 0; s->reference && s->k->ref_param_names && i < ir_kernel_nparams(s->k); i++)
 		if (strcmp(s->k->ref_param_names[i], name) == 0)
 			p = i;
 	if (p < 0)
@@ -767,6 +786,13 @@ static bool lookup(void *ctx, const char *name, aotc_loc loc, name_kind *kind,
 		} else if (s->shapes_only && pp->shape < 0) {
 			diag_error(s->d, loc, "%s: '%s' is not a shape argument (see AOTC_SHAPES)",
 			           s->what, name);
+		} else if (!s->per_variant && ir_param_per_variant(s->k, p)) {
+			strbuf e;
+			strbuf_init(&e);
+			expr_print(&e, s->k->values[pp->value].iexpr.e);
+			diag_error(s->d, loc, "%s: '%s' differs per variant (its AOTC_VALUE uses a tunable) and this expression is evaluated per shape; write '%s' instead",
+			           s->what, name, e.data);
+			strbuf_finish(&e);
 		} else {
 			*kind = NAME_PARAM;
 			*index = p;
@@ -814,19 +840,22 @@ static void suggest(void *ctx, nearest *n)
 	if (s->params)
 		for (int i = 0; i < s->k->nparams; i++)
 			if (ir_param_is_integer(&s->k->params[i]))
-				nearest_offer(n, s->reference && s->k->ref_param_names ? s->k->ref_param_names[i]
-				                                                       : s->k->params[i].name);
+				nearest_offer(n, s->reference && s->k->ref_param_names && i < ir_kernel_nparams(s->k)
+				                 ? s->k->ref_param_names[i] : s->k->params[i].name);
 	for (int i = 0; i < s->k->ntparams; i++)
 		nearest_offer(n, s->k->tparams[i].name);
 	ir_offer_consts(s->m, n);
 }
 
+/* per_variant: a is evaluated with the variant's tunables and per-variant
+ * values (the kernel's own launch); everything else is per shape. */
 static int resolve(aotc_module *m, kernel *k, diags *d, aexpr *a, const char *what,
-                   bool tunables, bool params, bool shapes_only, bool reference)
+                   bool tunables, bool params, bool shapes_only, bool reference,
+                   bool per_variant)
 {
 	if (!a->e)
 		return 0;
-	scope_ctx ctx = {m, k, d, what, tunables, params, shapes_only, reference};
+	scope_ctx ctx = {m, k, d, what, tunables, params, shapes_only, reference, per_variant};
 	expr_scope scope = {lookup, &ctx, suggest};
 	return expr_resolve(a->e, &scope, d);
 }
@@ -870,7 +899,7 @@ static int check_launch(aotc_module *m, kernel *k, diags *d, launch *g, const ch
 {
 	int errors = 0;
 	for (int i = 0; i < g->ndims; i++)
-		errors += resolve(m, k, d, &g->dims[i], what, tunables, true, false, reference);
+		errors += resolve(m, k, d, &g->dims[i], what, tunables, true, false, reference, !reference);
 	return errors;
 }
 
@@ -903,6 +932,49 @@ static int check_externs(const kernel *k, diags *d)
 	return errors;
 }
 
+static void mark_param(void *ctx, const expr *name)
+{
+	bool *used = ctx;
+	if (name->name_kind == NAME_PARAM)
+		used[name->index] = true;
+}
+
+/* A launcher-only shape argument that no expression uses is nearly always a
+ * misspelt parameter name. */
+static int check_launcher_only(const kernel *k, diags *d)
+{
+	int errors = 0;
+	if (ir_kernel_nparams(k) == k->nparams)
+		return 0;
+	bool used[k->nparams + 1];
+	memset(used, 0, sizeof used);
+	const launch *ls[] = {&k->grid, &k->block, &k->ref_grid, &k->ref_block};
+	for (size_t g = 0; g < COUNTOF(ls); g++)
+		for (int i = 0; i < ls[g]->ndims; i++)
+			expr_visit_names(ls[g]->dims[i].e, mark_param, used);
+	const aexpr *lists[] = {k->valid_ifs, k->features};
+	const int counts[] = {k->nvalid_ifs, k->nfeatures};
+	for (size_t l = 0; l < COUNTOF(lists); l++)
+		for (int i = 0; i < counts[l]; i++)
+			expr_visit_names(lists[l][i].e, mark_param, used);
+	if (k->smem.e)
+		expr_visit_names(k->smem.e, mark_param, used);
+	if (k->ref_smem.e)
+		expr_visit_names(k->ref_smem.e, mark_param, used);
+	for (int i = 0; i < k->nbuffers; i++)
+		expr_visit_names(k->buffers[i].count.e, mark_param, used);
+	for (int i = 0; i < k->nvalues; i++)
+		if (k->values[i].iexpr.e)
+			expr_visit_names(k->values[i].iexpr.e, mark_param, used);
+	for (int i = ir_kernel_nparams(k); i < k->nparams; i++)
+		if (!used[i]) {
+			diag_error(d, k->params[i].loc, "AOTC_SHAPES: '%s' is not a parameter of '%s' and no annotation uses it (a launcher-only shape argument must size the grid, a buffer or an AOTC_VALUE)",
+			           k->params[i].name, k->name);
+			errors++;
+		}
+	return errors;
+}
+
 int ir_check(aotc_module *m, kernel *k, diags *d)
 {
 	int errors = 0;
@@ -931,27 +1003,29 @@ int ir_check(aotc_module *m, kernel *k, diags *d)
 		errors++;
 	}
 
+	/* Values first: whether a parameter is per variant (its AOTC_VALUE
+	 * uses a tunable) decides where else it may be used. */
+	for (int i = 0; i < k->nvalues; i++)
+		errors += resolve(m, k, d, &k->values[i].iexpr, "AOTC_VALUE", true, true, true, false, false);
 	for (int i = 0; i < k->nrequires; i++)
-		errors += resolve(m, k, d, &k->requires[i], "AOTC_REQUIRE", true, false, false, false);
+		errors += resolve(m, k, d, &k->requires[i], "AOTC_REQUIRE", true, false, false, false, false);
 	for (int i = 0; i < k->nvalid_ifs; i++)
-		errors += resolve(m, k, d, &k->valid_ifs[i], "AOTC_VALID_IF", true, true, false, false);
+		errors += resolve(m, k, d, &k->valid_ifs[i], "AOTC_VALID_IF", true, true, false, false, false);
 	errors += check_launch(m, k, d, &k->grid, "AOTC_GRID", true, false);
 	errors += check_launch(m, k, d, &k->block, "AOTC_BLOCK", true, false);
-	errors += resolve(m, k, d, &k->smem, "AOTC_SMEM", true, true, false, false);
+	errors += resolve(m, k, d, &k->smem, "AOTC_SMEM", true, true, false, false, true);
 	errors += check_launch(m, k, d, &k->ref_grid, "AOTC_GRID of the reference", false, true);
 	errors += check_launch(m, k, d, &k->ref_block, "AOTC_BLOCK of the reference", false, true);
-	errors += resolve(m, k, d, &k->ref_smem, "AOTC_SMEM of the reference", false, true, false, true);
+	errors += resolve(m, k, d, &k->ref_smem, "AOTC_SMEM of the reference", false, true, false, true, false);
 	/* Outputs are compared with the reference element by element, so their
 	 * size cannot depend on the variant; inputs (per-block tables) may. */
 	for (int i = 0; i < k->nbuffers; i++)
 		errors += resolve(m, k, d, &k->buffers[i].count,
 		                  k->buffers[i].role == ROLE_IN ? "AOTC_BUFFER"
 		                                                : "AOTC_BUFFER of an output",
-		                  k->buffers[i].role == ROLE_IN, true, false, false);
-	for (int i = 0; i < k->nvalues; i++)
-		errors += resolve(m, k, d, &k->values[i].iexpr, "AOTC_VALUE", false, true, true, false);
+		                  k->buffers[i].role == ROLE_IN, true, false, false, false);
 	for (int i = 0; i < k->nfeatures; i++)
-		errors += resolve(m, k, d, &k->features[i], "AOTC_FEATURES", false, true, true, false);
+		errors += resolve(m, k, d, &k->features[i], "AOTC_FEATURES", false, true, true, false, false);
 	errors += check_externs(k, d);
 
 	/* A launch-only tunable nothing launches with is almost always a
@@ -963,15 +1037,31 @@ int ir_check(aotc_module *m, kernel *k, diags *d)
 			expr_visit_names(launches[g]->dims[i].e, mark_used, used);
 	if (k->smem.e)
 		expr_visit_names(k->smem.e, mark_used, used);
+	/* ... or passes to the kernel as an argument (AOTC_VALUE(block_size, BLOCK)). */
+	for (int i = 0; i < k->nvalues; i++)
+		if (k->values[i].iexpr.e)
+			expr_visit_names(k->values[i].iexpr.e, mark_used, used);
 	for (int t = 0; t < k->ntunables; t++) {
 		if (k->tunables[t].tparam >= 0 || used[t])
 			continue;
 		if (!k->is_template && !k->is_global)
-			diag_error(d, k->tunables[t].loc, "'%s' is not a template parameter of '%s' (a host kernel has no launch expressions for it)",
+			diag_error(d, k->tunables[t].loc, "'%s' is not a template parameter of '%s' and no AOTC_VALUE passes it (a host kernel has no launch expressions)",
 			           k->tunables[t].name, k->name);
 		else
-			diag_error(d, k->tunables[t].loc, "'%s' is not a template parameter of '%s' and no launch expression uses it",
+			diag_error(d, k->tunables[t].loc, "'%s' is not a template parameter of '%s' and no launch expression or AOTC_VALUE uses it",
 			           k->tunables[t].name, k->name);
+		errors++;
+	}
+	errors += check_launcher_only(k, d);
+
+	/* A routine has no tunables to compute a per-variant value with. */
+	for (int i = 0; i < k->nexterns && ir_has_per_variant(k); i++) {
+		for (int j = 0; j < k->nparams; j++)
+			if (ir_param_per_variant(k, j)) {
+				diag_error(d, k->externs[i].loc, "AOTC_EXTERN: '%s' would take '%s', whose AOTC_VALUE uses a tunable; a routine has no tunables",
+				           k->externs[i].name, k->params[j].name);
+				break;
+			}
 		errors++;
 	}
 

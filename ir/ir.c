@@ -65,6 +65,70 @@ bool ir_param_is_integer(const param *p)
 	return !p->is_pointer && dtype_is_integer(p->dtype);
 }
 
+int ir_kernel_nparams(const kernel *k)
+{
+	int n = k->nparams;
+	while (n > 0 && k->params[n - 1].launcher_only)
+		n--;
+	return n;
+}
+
+static void note_tunable(void *ctx, const expr *name)
+{
+	if (name->name_kind == NAME_TUNABLE)
+		*(bool *)ctx = true;
+}
+
+bool ir_param_per_variant(const kernel *k, int i)
+{
+	const param *p = &k->params[i];
+	if (p->value < 0 || k->values[p->value].is_float || !k->values[p->value].iexpr.e)
+		return false;
+	bool uses = false;
+	expr_visit_names(k->values[p->value].iexpr.e, note_tunable, &uses);
+	return uses;
+}
+
+bool ir_has_per_variant(const kernel *k)
+{
+	for (int i = 0; i < k->nparams; i++)
+		if (ir_param_per_variant(k, i))
+			return true;
+	return false;
+}
+
+eval_status ir_variant_params(const kernel *k, const int64_t *values, int64_t *params)
+{
+	eval_env env = {.tunables = values, .ntunables = values ? k->ntunables : 0,
+	                .params = params, .nparams = k->nparams};
+	for (int i = 0; i < k->nparams; i++) {
+		if (!ir_param_per_variant(k, i))
+			continue;
+		eval_status st = expr_eval(k->values[k->params[i].value].iexpr.e, &env, &params[i]);
+		if (st != EVAL_OK)
+			return st;
+	}
+	return EVAL_OK;
+}
+
+typedef struct first_config {
+	int ntunables;
+	int64_t *values;
+} first_config;
+
+static bool take_first(void *ctx, const int64_t *values)
+{
+	first_config *f = ctx;
+	memcpy(f->values, values, (size_t)f->ntunables * sizeof *values);
+	return false;
+}
+
+bool ir_reference_values(const kernel *k, int64_t *values)
+{
+	first_config f = {k->ntunables, values};
+	return ir_enumerate(k, take_first, &f) > 0;
+}
+
 aotc_module *ir_module_create(const char *file)
 {
 	arena a;
@@ -295,7 +359,12 @@ bool ir_dispatchable(const kernel *k, const int64_t *values, const int64_t *para
 		return false;
 	if (!k->is_global)
 		return true;
-	eval_env env = {.tunables = values, .ntunables = k->ntunables, .params = params,
+	/* The launch may use per-variant values: this variant's. */
+	int64_t own[k->nparams + 1];
+	memcpy(own, params, (size_t)k->nparams * sizeof *own);
+	if (ir_variant_params(k, values, own) != EVAL_OK)
+		return false;
+	eval_env env = {.tunables = values, .ntunables = k->ntunables, .params = own,
 	                .nparams = k->nparams};
 	int64_t dims[7];
 	int which;

@@ -58,6 +58,11 @@ typedef struct param {
 	int buffer;            /* index into buffers, or -1 */
 	int value;             /* index into values, or -1 */
 	int shape;             /* index into shapes, or -1 */
+	/* A launcher-only shape argument: a name of AOTC_SHAPES that is not a
+	 * parameter of the kernel (int64_t, never passed to it). Such params
+	 * come after all of the kernel's own, in AOTC_SHAPES order, so that
+	 * params[0..ir_kernel_nparams(k)) are what a launch passes. */
+	bool launcher_only;
 } param;
 
 typedef struct tunable {
@@ -99,7 +104,7 @@ typedef struct value {
 	aotc_loc loc;
 	bool is_float;         /* a floating literal for a floating parameter */
 	double fvalue;
-	aexpr iexpr;           /* otherwise: over shape arguments */
+	aexpr iexpr;           /* otherwise: over shape arguments and tunables */
 } value;
 
 /* pow2(lo, hi), range(lo, hi, step), {list}, geom(lo, hi, n): n values
@@ -252,6 +257,30 @@ void ir_offer_consts(const aotc_module *m, nearest *n);
 
 /* True for a scalar parameter of integer type (a possible shape argument). */
 bool ir_param_is_integer(const param *p);
+
+/* How many parameters the kernel itself takes: params[0..n) are passed to
+ * it, params[n..nparams) are launcher-only shape arguments. */
+int ir_kernel_nparams(const kernel *k);
+
+/* Whether parameter i gets an AOTC_VALUE whose expression names a tunable
+ * (AOTC_VALUE(block_size, BLOCK)): its value depends on the variant, so
+ * only what is evaluated per variant (GRID, BLOCK, SMEM and the kernel's
+ * arguments) may use it; what is evaluated per shape alone (VALID_IF,
+ * FEATURES, BUFFER counts, the reference's geometry) may not. */
+bool ir_param_per_variant(const kernel *k, int i);
+
+/* True when some parameter is per variant (ir_param_per_variant). */
+bool ir_has_per_variant(const kernel *k);
+
+/* Evaluates the per-variant AOTC_VALUEs for these tunable values into
+ * params[] (which holds the shape arguments and the other values, as
+ * shape_param_values leaves them). Returns the first failure. */
+eval_status ir_variant_params(const kernel *k, const int64_t *values, int64_t *params);
+
+/* The tunable values that callers without tunables of their own (the
+ * reference) compute per-variant AOTC_VALUEs with: the first configuration
+ * ir_enumerate gives. False (values untouched) when there is none. */
+bool ir_reference_values(const kernel *k, int64_t *values);
 
 /* Scalar type of a CUDA vector type name ("float4" -> f32, *lanes 4;
  * "__half2" -> f16, 2); DT_OTHER if name is none. */

@@ -74,14 +74,16 @@ static json_t *jkernel(const kernel *k)
 		const param *p = &k->params[i];
 		const char *role = p->buffer >= 0 ? "buffer" : p->value >= 0 ? "value"
 		                   : p->shape >= 0 ? "shape" : "none";
-		json_array_append_new(ps, json_pack("{s:s, s:o, s:s, s:b, s:b, s:s, s:i, s:s, s:s}",
+		json_t *jp = json_pack("{s:s, s:o, s:s, s:b, s:b, s:s, s:i, s:s, s:s}",
 			"name", p->name, "loc", jloc(p->loc), "type", p->type,
 			"pointer", p->is_pointer, "const", p->is_const,
 			"dtype", dtype_name(p->dtype), "lanes", p->vec, "elem_type", p->elem_type,
-			"accounted_by", role));
+			"accounted_by", role);
 		if (p->elem_canon)
-			json_object_set_new(json_array_get(ps, json_array_size(ps) - 1), "elem_canon",
-			                    json_string(p->elem_canon));
+			json_object_set_new(jp, "elem_canon", json_string(p->elem_canon));
+		if (p->launcher_only)
+			json_object_set_new(jp, "launcher_only", json_true());
+		json_array_append_new(ps, jp);
 	}
 	json_object_set_new(o, "params", ps);
 
@@ -156,7 +158,7 @@ static json_t *jkernel(const kernel *k)
 			"smem", jexpr(&k->ref_smem));
 		if (k->ref_param_names) {
 			json_t *names = json_array();
-			for (int i = 0; i < k->nparams; i++)
+			for (int i = 0; i < ir_kernel_nparams(k); i++)
 				json_array_append_new(names, json_string(k->ref_param_names[i]));
 			json_object_set_new(ref, "param_names", names);
 		}
@@ -478,6 +480,15 @@ static void rkernel(reader *r, const json_t *o)
 		if (p->vec < 1 || p->vec > 4)
 			bad(r, "lanes must be 1 to 4");
 		p->buffer = p->value = p->shape = -1;
+		const json_t *lo = json_object_get(t, "launcher_only");
+		if (lo && !json_is_boolean(lo))
+			mistyped(r, "launcher_only");
+		p->launcher_only = json_is_true(lo);
+		/* Launcher-only shape arguments: int64_t, after the kernel's own. */
+		if (p->launcher_only && (p->is_pointer || p->dtype != DT_I64))
+			bad(r, "a launcher_only parameter is an int64_t");
+		if (!p->launcher_only && i > 0 && k->params[i - 1].launcher_only)
+			bad(r, "launcher_only parameters come after the kernel's own");
 		const char *at = arena_printf(a, "params[%d]", i);
 		check_text(r, arena_printf(a, "%s.name", at), p->name,
 		           p->name && ir_is_source_identifier(p->name), "a C++ identifier");
@@ -616,6 +627,9 @@ static void rkernel(reader *r, const json_t *o)
 		if (s->param >= 0)
 			k->params[s->param].shape = i;
 	}
+	for (int i = 0; i < k->nparams && !r->errors; i++)
+		if (k->params[i].launcher_only && k->params[i].shape < 0)
+			bad(r, "a launcher_only parameter must be a shape argument");
 	k->features = rexprs(r, o, "features", &k->nfeatures);
 
 	const json_t *ref = field(r, o, "reference", JSON_OBJECT, true);
@@ -628,16 +642,17 @@ static void rkernel(reader *r, const json_t *o)
 		rlaunch(r, ref, "block", &k->ref_block);
 		rexpr(r, json_object_get(ref, "smem"), &k->ref_smem);
 		const json_t *names = field(r, ref, "param_names", JSON_ARRAY, true);
-		if (names && (int)json_array_size(names) != k->nparams)
+		int nk = ir_kernel_nparams(k);
+		if (names && (int)json_array_size(names) != nk)
 			bad(r, "reference param_names must name every parameter");
-		for (int i = 0; names && !r->errors && i < k->nparams; i++) {
+		for (int i = 0; names && !r->errors && i < nk; i++) {
 			const json_t *n = json_array_get(names, (size_t)i);
 			if (!json_is_string(n)) {
 				bad(r, "reference param_names must be strings");
 				break;
 			}
 			if (!k->ref_param_names)
-				k->ref_param_names = arena_alloc(a, (size_t)k->nparams * sizeof *k->ref_param_names);
+				k->ref_param_names = arena_alloc(a, (size_t)nk * sizeof *k->ref_param_names);
 			k->ref_param_names[i] = arena_strdup(a, json_string_value(n));
 			check_text(r, arena_printf(a, "reference.param_names[%d]", i), k->ref_param_names[i],
 			           ir_is_identifier(k->ref_param_names[i]), "a C identifier");

@@ -515,16 +515,20 @@ static int dispatch_check(options *o, const aotc_module *m, const kernel *k, dia
 		 * here, the values computed from them */
 		shape_param_values(k, &ss, row, params);
 		for (int i = 0; i < r.nsubset; i++) {
+			/* ... and the per-variant values, which launch_dims computes itself */
+			int64_t own[k->nparams + 1];
+			memcpy(own, params, (size_t)k->nparams * sizeof *own);
 			eval_env le = {.tunables = db->configs[vars[i]].values, .ntunables = k->ntunables,
-			               .params = params, .nparams = k->nparams};
+			               .params = own, .nparams = k->nparams};
 			int64_t dims[7];
 			int which;
 			bool ok = !db->configs[vars[i]].is_extern && /* a routine launches nothing */
+			          ir_variant_params(k, db->configs[vars[i]].values, own) == EVAL_OK &&
 			          ir_launch_dims(&k->grid, &k->block, &k->smem, &le, dims, &which) == EVAL_OK &&
 			          ir_dims_launchable(dims);
 			printf("dims %d", i);
 			for (int j = 0; j < k->nparams; j++)
-				if (ir_param_is_integer(&k->params[j]))
+				if (ir_param_is_integer(&k->params[j]) && !ir_param_per_variant(k, j))
 					printf(" %lld", (long long)params[j]);
 			if (ok)
 				printf(" -> %lld %lld %lld %lld %lld %lld %lld\n", (long long)dims[0],

@@ -1,6 +1,7 @@
 #include "cost_features.h"
 
 #include <math.h>
+#include <string.h>
 
 static void find_cdivs(cost_features *f, const expr *e)
 {
@@ -68,9 +69,12 @@ void cost_features_row(const cost_features *f, const int64_t *row, const int64_t
 		double blocks = 0, threads = 0;
 		int64_t dims[7];
 		int which;
-		eval_env env = {.tunables = tv[i], .ntunables = f->ntunables, .params = params,
+		/* The launch may use per-variant values: this configuration's. */
+		int64_t own[k->nparams + 1];
+		memcpy(own, params, (size_t)k->nparams * sizeof *own);
+		eval_env env = {.tunables = tv[i], .ntunables = f->ntunables, .params = own,
 		                .nparams = k->nparams};
-		if (have && ir_launch_dims(&k->grid, &k->block, &k->smem, &env, dims, &which) == EVAL_OK) {
+		if (have && ir_variant_params(k, tv[i], own) == EVAL_OK && ir_launch_dims(&k->grid, &k->block, &k->smem, &env, dims, &which) == EVAL_OK) {
 			blocks = (double)dims[0] * (double)dims[1] * (double)dims[2];
 			threads = (double)dims[3] * (double)dims[4] * (double)dims[5];
 		}

@@ -34,16 +34,25 @@ meas_status launch_dims(const kernel *k, const launch *grid, const launch *block
                                const json_t *dev, json_t **out, strbuf *why)
 {
 	*out = NULL;
+	/* The kernel's own launch may use per-variant values: this variant's
+	 * (the reference's geometry may not, ir_check says). */
+	int64_t own[k->nparams + 1];
+	memcpy(own, params, (size_t)k->nparams * sizeof *own);
+	eval_status st = values ? ir_variant_params(k, values, own) : EVAL_OK;
+	if (st != EVAL_OK) {
+		strbuf_printf(why, "%s in an AOTC_VALUE over tunables", eval_status_name(st));
+		return MS_INVALID;
+	}
 	if (!k->is_global) {
 		*out = json_pack("{s:[i,i,i], s:[i,i,i], s:i}", "grid", 1, 1, 1, "block", 1, 1, 1,
 		                 "smem", 0);
 		return MS_OK;
 	}
 	eval_env env = {.tunables = values, .ntunables = values ? k->ntunables : 0,
-	                .params = params, .nparams = k->nparams};
+	                .params = own, .nparams = k->nparams};
 	int64_t dims[7];
 	int which;
-	eval_status st = ir_launch_dims(grid, block, smem, &env, dims, &which);
+	st = ir_launch_dims(grid, block, smem, &env, dims, &which);
 	if (st != EVAL_OK) {
 		static const char *const what[7] = {"grid x", "grid y", "grid z", "block x", "block y",
 		                                    "block z", "dynamic shared memory"};

@@ -355,8 +355,8 @@ eval_status shape_param_values(const kernel *k, const shape_set *s, const int64_
 	eval_env env = {.params = params, .nparams = k->nparams};
 	for (int i = 0; i < k->nvalues; i++) {
 		const value *v = &k->values[i];
-		if (v->is_float)
-			continue;
+		if (v->is_float || ir_param_per_variant(k, v->param))
+			continue; /* per variant: ir_variant_params */
 		eval_status st = expr_eval(v->iexpr.e, &env, &params[v->param]);
 		if (st != EVAL_OK)
 			return st;

@@ -44,7 +44,8 @@ void shape_format(strbuf *sb, const kernel *k, const shape_set *s, int i);
 
 /* Values of all integer parameters for shape row: the shape arguments, then
  * AOTC_VALUEs over them. params[] has k->nparams slots (non-integers left
- * 0). Returns EVAL_OK or why a VALUE could not be evaluated. */
+ * 0). AOTC_VALUEs over tunables are left 0: ir_variant_params fills them in
+ * for a variant. Returns EVAL_OK or why a VALUE could not be evaluated. */
 eval_status shape_param_values(const kernel *k, const shape_set *s, const int64_t *row,
                                int64_t *params);
 

@@ -85,7 +85,7 @@ static void add_externs(configs *c, const char *arch)
 
 /* What an extern's caller takes: the kernel's parameters, and for a
  * __global__ kernel the stream. */
-static int extern_nparams(const kernel *k) { return k->nparams + (k->is_global ? 1 : 0); }
+static int extern_nparams(const kernel *k) { return ir_kernel_nparams(k) + (k->is_global ? 1 : 0); }
 
 /* The C++ expression that names the instantiation: the variant name
  * without its launch-only tunables. */

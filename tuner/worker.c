@@ -117,20 +117,13 @@ static uint64_t mix(uint64_t h, uint64_t v)
 static void set_scalar_args(wstate *w)
 {
 	const kernel *k = w->k;
-	eval_env env = {.params = w->params, .nparams = k->nparams};
 	for (int i = 0; i < k->nparams; i++) {
 		const param *p = &k->params[i];
 		if (p->is_pointer)
 			continue;
-		double v = (double)w->params[i];
-		if (p->value >= 0 && dtype_is_floating(p->dtype)) {
-			const value *val = &k->values[p->value];
-			int64_t iv = 0;
-			if (val->is_float)
-				v = val->fvalue;
-			else if (expr_eval(val->iexpr.e, &env, &iv) == EVAL_OK)
-				v = (double)iv;
-		}
+		double v = (double)w->params[i]; /* an integer AOTC_VALUE was evaluated there */
+		if (p->value >= 0 && dtype_is_floating(p->dtype) && k->values[p->value].is_float)
+			v = k->values[p->value].fvalue;
 		w->slots[i] = 0;
 		if (dtype_is_integer(p->dtype) && p->dtype != DT_U64 && p->dtype != DT_I64) {
 			/* exact for every 32-bit value */
@@ -498,6 +491,14 @@ static json_t *do_shape(wstate *w, const json_t *req)
 	}
 	if (shape_param_values(w->k, &w->shapes, w->row, w->params) != EVAL_OK)
 		return status_reply("invalid", "an AOTC_VALUE cannot be evaluated for this shape");
+	/* The reference has no tunables: an AOTC_VALUE over them gets the
+	 * first configuration's value (docs/annotations.md). */
+	if (ir_has_per_variant(w->k)) {
+		int64_t first[w->k->ntunables + 1];
+		if (!ir_reference_values(w->k, first) ||
+		    ir_variant_params(w->k, first, w->params) != EVAL_OK)
+			return status_reply("invalid", "an AOTC_VALUE over tunables cannot be evaluated for the reference at this shape");
+	}
 	set_scalar_args(w);
 	w->have_shape = true;
 
@@ -655,6 +656,14 @@ static json_t *do_measure(wstate *w, const json_t *req)
 	rt_status rs;
 	verdict v;
 	double error, last_error;
+	/* Per-variant values: this variant's arguments (an extern has none). */
+	if (!is_extern && ir_has_per_variant(w->k)) {
+		if (ir_variant_params(w->k, values, w->params) != EVAL_OK) {
+			out = status_reply("invalid", "an AOTC_VALUE over tunables cannot be evaluated");
+			goto done;
+		}
+		set_scalar_args(w);
+	}
 	rt_function *f = load_blob(w, blob, symbol, &rs);
 	if (!f)
 		goto fail;

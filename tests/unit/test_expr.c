@@ -661,7 +661,7 @@ static void test_parse_errors(void)
 	DIAG("cdiv(1 2)", "1:8: error: expected ')'");
 	DIAG("foo(1)", "1:1: error: unknown function 'foo' (the functions are cdiv, min, max, align and log2)");
 	DIAG("ceil_div(7, 2)", "1:1: error: unknown function 'ceil_div'; did you mean 'cdiv'?");
-	DIAG("mn(7, 2)", "1:1: error: unknown function 'mn'; did you mean 'min'?");
+	DIAG("maxx(7, 2)", "1:1: error: unknown function 'maxx'; did you mean 'max'?");
 	DIAG("0.5 + 1", "1:1: error: floating literal in an integer expression");
 	DIAG("1 $ 2", "1:3: error: unexpected character '$'");
 	DIAG("1 + $$$ + @", "1:5: error: unexpected character '$'");
