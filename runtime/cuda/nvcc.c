@@ -176,7 +176,16 @@ rt_status cuda_nvcc_compile(const rt_compile_request *req, rt_blob *out, strbuf 
 	strbuf gen;
 	strbuf_init(&gen);
 	strbuf_printf(&gen, "#include \"%s\"\n", req->source_path);
-	if (req->extern_fn)
+	if (req->extern_fn && req->on_host) {
+		/* A host reference: the same shared object, called on host
+		 * memory by the worker itself (rt_host_entry). */
+		strbuf_puts(&gen, rt_cpp_arg);
+		strbuf what;
+		strbuf_init(&what);
+		strbuf_printf(&what, "AOTC_REFERENCE(%s)", req->extern_fn);
+		rt_cpp_host_entry(&gen, req->extern_fn, req->extern_nparams, what.data);
+		strbuf_finish(&what);
+	} else if (req->extern_fn)
 		strbuf_printf(&gen, "%s%s"
 		              "extern \"C\" int " CUDA_EXTERN_ENTRY "(void **a, void *stream, const char **name,\n"
 		              "                                 const char **text)\n"
@@ -191,7 +200,7 @@ rt_status cuda_nvcc_compile(const rt_compile_request *req, rt_blob *out, strbuf 
 		              req->instance);
 
 	/* nvcc -cubin -arch=sm_90 -std=c++17 -I... -D... variant.cu -o
-	 * variant.cubin; an extern's caller: nvcc -shared -Xcompiler -fPIC
+	 * variant.cubin; an extern's caller or a host reference: nvcc -shared -Xcompiler -fPIC
 	 * -cudart shared ... -l<lib>... -o variant.so, run where it is built,
 	 * so with the toolkit's libraries on its rpath. */
 	strbuf archopt;
@@ -238,7 +247,7 @@ rt_status cuda_nvcc_compile(const rt_compile_request *req, rt_blob *out, strbuf 
 	strbuf_finish(&gen);
 	if (st != RT_OK)
 		return st;
-	char *symbol = req->extern_fn ? xstrdup(CUDA_EXTERN_ENTRY)
+	char *symbol = req->extern_fn ? xstrdup(req->on_host ? RT_HOST_ENTRY : CUDA_EXTERN_ENTRY)
 	                              : elf_find_kernel(bin, size, req->instance, "nvcc", err);
 	if (!symbol) {
 		free(bin);
