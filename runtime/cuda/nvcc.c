@@ -206,7 +206,7 @@ rt_status cuda_nvcc_compile(const rt_compile_request *req, rt_blob *out, strbuf 
 	strbuf archopt;
 	strbuf_init(&archopt);
 	strbuf_printf(&archopt, "-arch=%s", arch);
-	const char *pre[8];
+	const char *pre[10];
 	int npre = 0;
 	pre[npre++] = nvcc.path;
 	if (req->extern_fn) {
@@ -218,6 +218,8 @@ rt_status cuda_nvcc_compile(const rt_compile_request *req, rt_blob *out, strbuf 
 	}
 	pre[npre++] = archopt.data;
 	pre[npre++] = "-std=c++17";
+	if (req->on_host)
+		pre[npre++] = "-O3"; /* host code the worker runs on every shape */
 	char **post = xcalloc((size_t)req->nlibs + 3, sizeof *post);
 	int npost = 0;
 	for (int i = 0; req->extern_fn && i < req->nlibs; i++) {
