@@ -4,7 +4,7 @@
 // axpy.cu, and the worker calls axpy_host itself, so a variant is right only when it
 // agrees with the host code. AXPY_HOST_BREAK (read by the host function, so that the test
 // needs no second file and no recompile) breaks the reference on purpose: "wrong" adds 1 to
-// y[7], so that every variant disagrees with it; "past" also writes y[n].
+// y[7], so that every variant disagrees with it; "past" also writes y[n]; "crash" faults.
 #include <aotc.h>
 #include <cstdlib>
 #include <cstring>
@@ -18,6 +18,8 @@ void axpy_host(int n, float a, const float *x, float *y)
 		y[7] += 1;
 	if (how && !std::strcmp(how, "past"))
 		y[n] = 0;
+	if (how && !std::strcmp(how, "crash"))
+		*(volatile int *)nullptr = 0;
 }
 
 template <int BS, int PER>

@@ -124,7 +124,7 @@ fi
 # code, the worker calls it on host copies of the inputs, and the variants are checked
 # against its outputs: the same statuses as against axpy.cu's reference kernel; every
 # variant wrong against a reference broken on purpose; a reference that writes past a
-# buffer loses the shape, with a warning that says so.
+# buffer, or crashes, loses the shape, with a warning that says so.
 href=tests/runtime/axpy_host_ref.cu
 hdb="$tmp/hdb/axpy.rocm_aotc_test_stand-in_not_a_GPU_5.2.json"
 if "$aotc" tune $href --arch gfx90a --db "$tmp/hdb" --shapes "$tmp/shapes.json" -j 2 >"$tmp/log" 2>&1 &&
@@ -145,6 +145,11 @@ AXPY_HOST_BREAK=past "$aotc" tune $href --arch gfx90a --db "$tmp/hdb-past" --sha
 grep -q "shape n=1024: the reference failed (error: the host reference writes outside its buffers: y: written past its end)" "$tmp/log" &&
 	ok "stand-in, host reference writing past a buffer: the shape is lost, with a warning" ||
 	bad "stand-in, host reference writing past a buffer" "$(tail -8 "$tmp/log")"
+AXPY_HOST_BREAK=crash "$aotc" tune $href --arch gfx90a --db "$tmp/hdb-crash" --shapes "$tmp/one.json" -j 2 >"$tmp/log" 2>&1
+# Killed by SIGSEGV; under AddressSanitizer, which reports the fault, exited.
+grep -q "shape n=1024: the reference failed (worker \(killed by signal\|exited with status\)" "$tmp/log" &&
+	ok "stand-in, host reference that crashes: the worker only, the shape is lost with a warning" ||
+	bad "stand-in, host reference that crashes" "$(tail -8 "$tmp/log")"
 
 # A device of another architecture: named, exit 3.
 "$aotc" tune $src --arch gfx908 --db "$tmp/db908" --shapes "$tmp/shapes.json" -j 2 >"$tmp/log" 2>&1
