@@ -543,6 +543,7 @@ typedef struct fn {
 	const char *name;
 	aotc_loc loc;
 	bool in_main, is_global, is_template;
+	bool is_device, is_host; /* __device__, __host__ written (either may be) */
 	bool in_namespace;      /* declared inside a namespace */
 	annotation *annots;
 	int nannots;
@@ -715,6 +716,12 @@ static enum CXChildVisitResult visit_fn_child(CXCursor c, CXCursor parent, CXCli
 		break;
 	case CXCursor_CUDAGlobalAttr:
 		f->is_global = true;
+		break;
+	case CXCursor_CUDADeviceAttr:
+		f->is_device = true;
+		break;
+	case CXCursor_CUDAHostAttr:
+		f->is_host = true;
 		break;
 	case CXCursor_ParmDecl: {
 		arena *a = &w->m->arena;
@@ -1147,16 +1154,33 @@ static void attach_reference(walk *w, kernel *k)
 	if (r->in_namespace) {
 		diag_error(w->d, k->reference_loc, "AOTC_REFERENCE: '%s' is inside a namespace; the reference must be at global scope",
 		           k->reference);
+		diag_note(w->d, r->loc, "'%s' declared here", k->reference);
 		return;
 	}
 	if (r->is_template) {
 		diag_error(w->d, k->reference_loc, "AOTC_REFERENCE: '%s' is a template; the reference must be a plain function",
 		           k->reference);
+		diag_note(w->d, r->loc, "'%s' declared here", k->reference);
 		return;
 	}
-	if (r->is_global != k->is_global) {
-		diag_error(w->d, k->reference_loc, "AOTC_REFERENCE: '%s' must %sbe __global__ like '%s'",
-		           k->reference, k->is_global ? "" : "not ", k->name);
+	if (r->is_global && !k->is_global) {
+		diag_error(w->d, k->reference_loc, "AOTC_REFERENCE: '%s' must not be __global__ like '%s'",
+		           k->reference, k->name);
+		return;
+	}
+	/* A __global__ kernel's reference may be a host function instead,
+	 * called on host copies of the inputs (docs/annotations.md). */
+	bool on_host = k->is_global && !r->is_global;
+	if (on_host && (r->is_device && !r->is_host)) {
+		diag_error(w->d, k->reference_loc, "AOTC_REFERENCE: '%s' is a __device__ function; a reference is a __global__ kernel or a host function",
+		           k->reference);
+		diag_note(w->d, r->loc, "'%s' declared here", k->reference);
+		return;
+	}
+	if (on_host && strcmp(r->result_type, "void") != 0) {
+		diag_error(w->d, k->reference_loc, "AOTC_REFERENCE: '%s' returns '%s'; a host reference returns void (its outputs are its buffers)",
+		           k->reference, r->result_spelling);
+		diag_note(w->d, r->loc, "'%s' declared here", k->reference);
 		return;
 	}
 	/* The tuner passes the reference the kernel's arguments by position;
@@ -1184,10 +1208,20 @@ static void attach_reference(walk *w, kernel *k)
 	int errors = 0;
 	for (int i = 0; i < r->nannots; i++) {
 		const annotation *a = &r->annots[i];
-		if (!strcmp(a->kind, "grid") || !strcmp(a->kind, "block") || !strcmp(a->kind, "smem"))
-			errors += ir_annotate(w->m, &scratch, a->kind, a->text, a->len, a->loc, w->d);
+		if (strcmp(a->kind, "grid") && strcmp(a->kind, "block") && strcmp(a->kind, "smem"))
+			continue;
+		if (on_host) {
+			/* Ignoring it would hide a reference that is not the
+			 * function its author meant. */
+			diag_error(w->d, a->loc, "AOTC_%s on host reference '%s': it runs on the host and takes no launch geometry",
+			           !strcmp(a->kind, "grid") ? "GRID" : !strcmp(a->kind, "block") ? "BLOCK" : "SMEM",
+			           r->name);
+			continue;
+		}
+		errors += ir_annotate(w->m, &scratch, a->kind, a->text, a->len, a->loc, w->d);
 	}
-	if (errors)
+	k->ref_on_host = on_host;
+	if (on_host || errors)
 		return;
 	if (k->is_global && (!scratch.grid.ndims || !scratch.block.ndims)) {
 		diag_error(w->d, r->loc, "reference '%s' needs its own AOTC_GRID and AOTC_BLOCK",

@@ -169,6 +169,10 @@ typedef struct kernel {
 	int nfeatures;
 	const char *reference; /* NULL: first variant that runs */
 	aotc_loc reference_loc;
+	/* A __global__ kernel's reference is a plain host function, called once
+	 * per input set on host copies of the buffers (no geometry then); a host
+	 * kernel's reference is called like its variants and this is false. */
+	bool ref_on_host;
 	launch ref_grid, ref_block; /* the reference's own geometry */
 	/* The reference's parameter names (nparams of them; its geometry may use
 	 * them, position by position), or NULL where they are the kernel's. */

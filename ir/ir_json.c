@@ -156,6 +156,8 @@ static json_t *jkernel(const kernel *k)
 			"name", k->reference, "loc", jloc(k->reference_loc),
 			"grid", jlaunch(&k->ref_grid), "block", jlaunch(&k->ref_block),
 			"smem", jexpr(&k->ref_smem));
+		if (k->ref_on_host)
+			json_object_set_new(ref, "host", json_true());
 		if (k->ref_param_names) {
 			json_t *names = json_array();
 			for (int i = 0; i < ir_kernel_nparams(k); i++)
@@ -641,6 +643,12 @@ static void rkernel(reader *r, const json_t *o)
 		rlaunch(r, ref, "grid", &k->ref_grid);
 		rlaunch(r, ref, "block", &k->ref_block);
 		rexpr(r, json_object_get(ref, "smem"), &k->ref_smem);
+		const json_t *host = json_object_get(ref, "host");
+		if (host && !json_is_boolean(host))
+			mistyped(r, "reference.host");
+		k->ref_on_host = json_is_true(host);
+		if (k->ref_on_host && (!k->is_global || k->ref_grid.ndims || k->ref_block.ndims || k->ref_smem.e))
+			bad(r, "a host reference (reference.host) belongs to a __global__ kernel and has no grid, block or smem");
 		const json_t *names = field(r, ref, "param_names", JSON_ARRAY, true);
 		int nk = ir_kernel_nparams(k);
 		if (names && (int)json_array_size(names) != nk)

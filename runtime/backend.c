@@ -138,6 +138,33 @@ const char rt_cpp_arg[] =
 	"\t}\n"
 	"}\n";
 
+/* The call through a trampoline generic in fn's parameter types. */
+static const char host_trampoline[] =
+	"template <class R, class... P, std::size_t... I>\n"
+	"static void aotc_call(R (*f)(P...), void **a, std::index_sequence<I...>)\n"
+	"{\n"
+	"\t(void)a;\n"
+	"\tf(aotc_arg<P>(a[I])...);\n"
+	"}\n"
+	"template <class R, class... P> static void aotc_call(R (*f)(P...), void **a)\n"
+	"{\n"
+	"\taotc_call(f, a, std::index_sequence_for<P...>{});\n"
+	"}\n"
+	"template <class R, class... P> constexpr std::size_t aotc_arity(R (*)(P...))\n"
+	"{\n"
+	"\treturn sizeof...(P);\n"
+	"}\n";
+
+void rt_cpp_host_entry(strbuf *gen, const char *fn, int nparams, const char *what)
+{
+	strbuf_puts(gen, host_trampoline);
+	if (nparams >= 0)
+		strbuf_printf(gen, "static_assert(aotc_arity(&%s) == %d, \"%s takes the kernel's %d parameters\");\n",
+		              fn, nparams, what, nparams);
+	strbuf_printf(gen, "extern \"C\" void " RT_HOST_ENTRY "(void **a)\n{\n"
+	                   "\taotc_call(&%s, a);\n}\n", fn);
+}
+
 char *rt_source_dir(const char *path)
 {
 	char *dir = xstrdup(path);

@@ -73,6 +73,14 @@ typedef struct rt_compile_request {
 	 * kernel's. */
 	const char *extern_fn;     /* NULL: an instantiation */
 	int extern_nparams;
+	/* extern_fn is not a routine but a plain host function run on host
+	 * memory (a __global__ kernel's host AOTC_REFERENCE): whatever the
+	 * backend, the file is compiled as host code into a shared object
+	 * (rt_load_shared) whose entry RT_HOST_ENTRY calls fn(args...) with
+	 * pointers as host addresses, checked at compile time to take
+	 * extern_nparams arguments (the kernel's); the device never sees it.
+	 * The host backend builds every extern this way. */
+	bool on_host;
 	/* The libraries the file's AOTC_EXTERNs name, all of them (C
 	 * identifiers): the whole file is compiled into every extern's caller,
 	 * and on the host into every variant too, so each links them all
@@ -122,6 +130,18 @@ bool rt_resolve(void *lib, const rt_sym *syms, size_t n, const char **missing);
  * the standard headers it and the callers use (<cstddef>, <cstdint>,
  * <cstring>, <type_traits>, <utility>). */
 extern const char rt_cpp_arg[];
+
+/* The entry point of a host call's shared object (the host backend's
+ * variants and externs, a host reference of any backend):
+ * void RT_HOST_ENTRY(void **args), args as launch() takes them. */
+#define RT_HOST_ENTRY "aotc_entry"
+typedef void rt_host_entry(void **args);
+
+/* Appends to gen (after rt_cpp_arg) the C++ of RT_HOST_ENTRY calling fn
+ * (a function or an instance; its return value dropped) with args in its
+ * own parameter types; with nparams >= 0 a static_assert that fn takes
+ * nparams parameters, naming what (e.g. "AOTC_EXTERN(f)") when it does not. */
+void rt_cpp_host_entry(strbuf *gen, const char *fn, int nparams, const char *what);
 
 /* The directory of path ("." when it names none, "/" for a file there);
  * malloc'd. */

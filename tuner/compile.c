@@ -33,6 +33,8 @@ static void cache_key(const pool *p, const job *j, char out[33])
 	              p->compiler_id, p->req.arch, p->source_hash, j->instance);
 	if (j->ext)
 		strbuf_printf(&sb, "extern %d\n", j->ext_nparams);
+	if (j->on_host)
+		strbuf_printf(&sb, "host %d\n", j->ext_nparams);
 	for (int i = 0; i < p->req.nlibs; i++)
 		strbuf_printf(&sb, "-l%s\n", p->req.libs[i]);
 	for (int i = 0; i < p->req.ninclude_dirs; i++)
@@ -68,9 +70,10 @@ static void run_job(pool *p, job *j)
 	free(symbol);
 	rt_compile_request req = p->req;
 	req.instance = j->instance;
-	if (j->ext) {
-		req.extern_fn = j->ext->name;
+	if (j->ext || j->on_host) {
+		req.extern_fn = j->instance;
 		req.extern_nparams = j->ext_nparams;
+		req.on_host = j->on_host;
 	}
 	rt_blob blob = {0};
 	strbuf err;
@@ -136,23 +139,30 @@ static void *pool_thread(void *arg)
 	return NULL;
 }
 
-static int add_job(pool *p, const char *instance, const extern_fn *ext, int nparams)
+static int add_job(pool *p, const char *instance, const extern_fn *ext, bool on_host, int nparams)
 {
 	for (int i = 0; i < p->njobs; i++)
-		if (!strcmp(p->jobs[i].instance, instance) && !p->jobs[i].ext == !ext)
+		if (!strcmp(p->jobs[i].instance, instance) && !p->jobs[i].ext == !ext &&
+		    p->jobs[i].on_host == on_host)
 			return i;
 	p->jobs = xrealloc(p->jobs, (size_t)(p->njobs + 1) * sizeof *p->jobs);
 	p->urgent = xrealloc(p->urgent, (size_t)(p->njobs + 1) * sizeof *p->urgent);
 	p->wanted = xrealloc(p->wanted, (size_t)(p->njobs + 1) * sizeof *p->wanted);
-	p->jobs[p->njobs] = (job){.instance = xstrdup(instance), .ext = ext, .ext_nparams = nparams};
+	p->jobs[p->njobs] = (job){.instance = xstrdup(instance), .ext = ext, .on_host = on_host,
+	                          .ext_nparams = nparams};
 	return p->njobs++;
 }
 
-int pool_add(pool *p, const char *instance) { return add_job(p, instance, NULL, 0); }
+int pool_add(pool *p, const char *instance) { return add_job(p, instance, NULL, false, 0); }
 
 int pool_add_extern(pool *p, const extern_fn *e, int nparams)
 {
-	return add_job(p, e->name, e, nparams);
+	return add_job(p, e->name, e, false, nparams);
+}
+
+int pool_add_host_fn(pool *p, const char *fn, int nparams)
+{
+	return add_job(p, fn, NULL, true, nparams);
 }
 
 void pool_start(pool *p, int nthreads, bool on_demand)

@@ -16,8 +16,9 @@
 typedef enum { JOB_PENDING, JOB_RUNNING, JOB_DONE } job_state;
 
 typedef struct job {
-	char *instance;       /* for an extern: its name */
+	char *instance;       /* for an extern or a host function: its name */
 	const extern_fn *ext; /* an AOTC_EXTERN routine (borrowed), or NULL */
+	bool on_host;         /* a host function run on host memory (rt_compile_request) */
 	int ext_nparams;      /* what its caller passes it (rt_compile_request) */
 	job_state state;
 	rt_status rs;
@@ -54,6 +55,10 @@ int pool_add(pool *p, const char *instance);
 /* The job for extern routine e, called with nparams arguments (added unless
  * there; e is borrowed); its index. Before pool_start. */
 int pool_add_extern(pool *p, const extern_fn *e, int nparams);
+/* The job for host function fn (a __global__ kernel's host reference),
+ * called with nparams arguments on host memory (added unless there); its
+ * index. Before pool_start. */
+int pool_add_host_fn(pool *p, const char *fn, int nparams);
 void pool_start(pool *p, int nthreads, bool on_demand);
 /* Asks for job j (on demand: to be compiled in the order asked). */
 void pool_want(pool *p, int j);

@@ -87,6 +87,16 @@ static void add_externs(configs *c, const char *arch)
  * __global__ kernel the stream. */
 static int extern_nparams(const kernel *k) { return ir_kernel_nparams(k) + (k->is_global ? 1 : 0); }
 
+/* The reference's compile job, or -1 without one: a __global__ kernel's
+ * host reference is host code the worker calls itself; any other is
+ * compiled like a variant. */
+static int add_reference(pool *p, const kernel *k)
+{
+	if (!k->reference)
+		return -1;
+	return k->ref_on_host ? pool_add_host_fn(p, k->reference, k->nparams) : pool_add(p, k->reference);
+}
+
 /* The C++ expression that names the instantiation: the variant name
  * without its launch-only tunables. */
 static char *instance_of(const char *name)
@@ -600,7 +610,7 @@ static int compile_stage(tune_run *r)
 		return 3;
 	}
 	r->p.req = r->req;
-	r->ref_job = k->reference && n.pending ? pool_add(&r->p, k->reference) : -1;
+	r->ref_job = n.pending ? add_reference(&r->p, k) : -1;
 	r->cf.job = xcalloc((size_t)r->cf.n, sizeof *r->cf.job);
 	for (int c = 0; c < r->cf.n; c++)
 		r->cf.job[c] = -1;
@@ -676,6 +686,8 @@ static json_t *reference_at(tune_run *r, int s, int *status)
 		*status = 1;
 		return NULL;
 	}
+	if (k->ref_on_host)
+		return json_pack("{s:s, s:s, s:b}", "blob", j->path, "symbol", j->symbol, "host", true);
 	strbuf why;
 	strbuf_init(&why);
 	json_t *dims;
@@ -1097,7 +1109,7 @@ int tune_compile_only(const aotc_module *m, const kernel *k, const tune_options 
 		status = 3;
 		goto out;
 	}
-	int ref_job = k->reference ? pool_add(&p, k->reference) : -1;
+	int ref_job = add_reference(&p, k);
 	/* --shard: the configurations tune --shard would measure (the
 	 * reference in every shard: each tune needs it). */
 	mine = xcalloc((size_t)cf.n + 1, 1);

@@ -4,11 +4,13 @@
  * reference outputs, so checking a variant never moves data to the host. */
 #include "worker.h"
 
+#include <dlfcn.h>
 #include <errno.h>
 #include <math.h>
 #include <poll.h>
 #include <signal.h>
 #include <spawn.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -84,6 +86,10 @@ typedef struct wstate {
 	loaded *cache;
 	int ncache;
 	size_t cache_cap;
+	/* A host reference's shared object: loaded once, never closed (it may
+	 * hold the CUDA runtime, as an extern's caller does). */
+	char *host_ref_path;
+	rt_host_entry *host_ref;
 	strbuf err;
 } wstate;
 
@@ -351,6 +357,108 @@ static rt_status take_reference(wstate *w, int s)
 	return RT_OK;
 }
 
+/* ---- A host reference ---- */
+
+/* The host function at path (its entry point symbol), loaded once. */
+static rt_host_entry *load_host_reference(wstate *w, const char *path, const char *symbol,
+                                          rt_status *rs)
+{
+	*rs = RT_OK;
+	if (w->host_ref && !strcmp(w->host_ref_path, path))
+		return w->host_ref;
+	rt_blob blob = {0};
+	blob.data = read_file(path, &blob.size);
+	if (!blob.data) {
+		strbuf_printf(&w->err, "cannot read %s: %s", path, strerror(errno));
+		*rs = RT_ERR_OTHER;
+		return NULL;
+	}
+	void *so, *sym;
+	/* Lazy: a library the file links but the reference does not call
+	 * need not resolve. */
+	*rs = rt_load_shared(&blob, "reference", RTLD_LAZY | RTLD_LOCAL, symbol, &so, &sym, &w->err);
+	rt_blob_finish(&blob);
+	if (*rs != RT_OK)
+		return NULL;
+	free(w->host_ref_path);
+	w->host_ref_path = xstrdup(path);
+	w->host_ref = (rt_host_entry *)sym;
+	return w->host_ref;
+}
+
+/* Whether bytes bytes at p are all CANARY. */
+static bool canary_intact(const unsigned char *p, size_t bytes)
+{
+	for (size_t i = 0; i < bytes; i++)
+		if (p[i] != CANARY)
+			return false;
+	return true;
+}
+
+/* Runs the host reference on input set s and makes its outputs reference
+ * set s: every buffer gets a host copy with guard zones (inputs from the
+ * pristine set, outputs poisoned, as a variant sees them), the function
+ * is called with their addresses where a kernel gets device pointers and
+ * the shape's scalars, the zones are checked (*ok false and note saying
+ * where when written), and the outputs go to the device beside the ones a
+ * reference kernel would leave there, so that variants are checked the
+ * same way against either. */
+static rt_status run_host_reference(wstate *w, rt_host_entry *entry, int s, bool *ok,
+                                    strbuf *note)
+{
+	const kernel *k = w->k;
+	rt_status rs = RT_OK;
+	unsigned char **host = xcalloc((size_t)k->nbuffers + 1, sizeof *host);
+	uint64_t *slots = xcalloc((size_t)k->nparams + 1, sizeof *slots);
+	void **args = xcalloc((size_t)k->nparams + 1, sizeof *args);
+	memcpy(slots, w->slots, (size_t)k->nparams * sizeof *slots);
+	for (int i = 0; i < k->nparams; i++)
+		args[i] = &slots[i];
+	*ok = true;
+	for (int i = 0; i < k->nbuffers; i++) {
+		wbuf *b = &w->bufs[i];
+		host[i] = xmalloc(b->bytes + 2 * (size_t)GUARD);
+		memset(host[i], CANARY, b->bytes + 2 * (size_t)GUARD);
+		unsigned char *data = host[i] + GUARD;
+		if (b->b->role == ROLE_OUT)
+			memset(data, elem_poison_byte(b->t), b->bytes);
+		else if ((rs = w->ops->download(w->dev, data, b->pristine[s].data, b->bytes, &w->err)) != RT_OK)
+			goto out;
+		slots[b->b->param] = (uint64_t)(uintptr_t)data;
+	}
+	entry(args);
+	for (int i = 0; i < k->nbuffers && *ok; i++) {
+		const wbuf *b = &w->bufs[i];
+		const char *name = k->params[b->b->param].name;
+		if (!canary_intact(host[i], GUARD))
+			strbuf_printf(note, "%s: written before its start", name);
+		else if (!canary_intact(host[i] + GUARD + b->bytes, GUARD))
+			strbuf_printf(note, "%s: written past its end", name);
+		else
+			continue;
+		*ok = false;
+	}
+	for (int i = 0; i < k->nbuffers && *ok; i++) {
+		wbuf *b = &w->bufs[i];
+		if (b->b->role == ROLE_IN)
+			continue;
+		g_release(w, &b->ref[s]);
+		if ((rs = g_alloc(w, &b->ref[s], b->bytes)) != RT_OK ||
+		    (rs = w->ops->upload(w->dev, b->ref[s].data, host[i] + GUARD, b->bytes, &w->err)) != RT_OK ||
+		    (rs = g_seal(w, &b->ref[s])) != RT_OK)
+			goto out;
+		b->ref_scalars = b->scalars;
+	}
+	w->have_ref[s] = *ok;
+out:
+	for (int i = 0; i < k->nbuffers; i++)
+		free(host[i]);
+	free(host);
+	free(slots);
+	free(args);
+	return rs;
+}
+
 static bool parse_launch(const json_t *o, rt_launch *l)
 {
 	memset(l, 0, sizeof *l);
@@ -508,12 +616,15 @@ static json_t *do_shape(wstate *w, const json_t *req)
 	rt_launch dims;
 	const char *blob = json_string_value(json_object_get(ref, "blob"));
 	const char *symbol = json_string_value(json_object_get(ref, "symbol"));
-	if (!blob || !symbol || !parse_launch(json_object_get(ref, "launch"), &dims))
+	bool on_host = json_is_true(json_object_get(ref, "host"));
+	if (!blob || !symbol || (!on_host && !parse_launch(json_object_get(ref, "launch"), &dims)))
 		return status_reply("error", "malformed reference");
 	const char *why = NULL;
 	rt_status rs;
-	rt_function *f = load_blob(w, blob, symbol, &rs);
-	if (!f)
+	rt_function *f = NULL;
+	rt_host_entry *entry = NULL;
+	if (on_host ? !(entry = load_host_reference(w, blob, symbol, &rs))
+	            : !(f = load_blob(w, blob, symbol, &rs)))
 		return failure(w, rs);
 	if ((rs = ensure_buffers(w, NULL, &why)) != RT_OK)
 		return why ? status_reply("error", why) : failure(w, rs);
@@ -524,6 +635,23 @@ static json_t *do_shape(wstate *w, const json_t *req)
 		bool ok;
 		strbuf note;
 		strbuf_init(&note);
+		if (on_host) {
+			if ((rs = run_host_reference(w, entry, s, &ok, &note)) != RT_OK) {
+				strbuf_finish(&note);
+				return failure(w, rs);
+			}
+			if (!ok) {
+				strbuf msg;
+				strbuf_init(&msg);
+				strbuf_printf(&msg, "the host reference writes outside its buffers: %s", note.data);
+				json_t *o = status_reply("error", msg.data);
+				strbuf_finish(&msg);
+				strbuf_finish(&note);
+				return o;
+			}
+			strbuf_finish(&note);
+			continue;
+		}
 		if ((rs = prepare_run(w, s)) != RT_OK ||
 		    (rs = w->ops->launch(w->dev, f, &dims, w->args, NULL, &w->err)) != RT_OK ||
 		    (rs = w->ops->sync(w->dev, &w->err)) != RT_OK ||
@@ -797,6 +925,7 @@ int worker_main(void)
 		w.ops->close(w.dev);
 	}
 	free(w.cache);
+	free(w.host_ref_path);
 	free(w.slots);
 	free(w.args);
 	free(w.row);

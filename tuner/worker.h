@@ -4,7 +4,8 @@
  * its stdout:
  *
  *   {"op": "init", "arch", "ir", "kernel", "seed", "method"} -> {"status", "device"}
- *   {"op": "shape", "row", "reference": {"blob", "symbol", "launch"} | null}
+ *   {"op": "shape", "row", "reference": {"blob", "symbol", "launch"}
+ *                                     | {"blob", "symbol", "host": true} | null}
  *                                                         -> {"status", "note"}
  *   {"op": "measure", "blob", "symbol", "launch", "values", "best_ms", "extern"?}
  *       -> {"status", "samples", "error", "screened", "note", "became_reference"}
@@ -12,6 +13,8 @@
  * where "extern": true (values then []) runs an AOTC_EXTERN routine's caller,
  * its buffers sized as the reference's; a "returned_error" status says the
  * routine returned an error (note: which), the device being fine.
+ * where "host": true is a host reference: a shared object whose entry
+ * (rt_host_entry) the worker calls itself on host copies of the buffers;
  * where launch is {"grid": [x, y, z], "block": [x, y, z], "smem": n}. After a
  * "fault" reply the worker exits (the device context is lost). */
 #ifndef AOTC_WORKER_H

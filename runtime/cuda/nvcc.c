@@ -176,7 +176,16 @@ rt_status cuda_nvcc_compile(const rt_compile_request *req, rt_blob *out, strbuf 
 	strbuf gen;
 	strbuf_init(&gen);
 	strbuf_printf(&gen, "#include \"%s\"\n", req->source_path);
-	if (req->extern_fn)
+	if (req->extern_fn && req->on_host) {
+		/* A host reference: the same shared object, called on host
+		 * memory by the worker itself (rt_host_entry). */
+		strbuf_puts(&gen, rt_cpp_arg);
+		strbuf what;
+		strbuf_init(&what);
+		strbuf_printf(&what, "AOTC_REFERENCE(%s)", req->extern_fn);
+		rt_cpp_host_entry(&gen, req->extern_fn, req->extern_nparams, what.data);
+		strbuf_finish(&what);
+	} else if (req->extern_fn)
 		strbuf_printf(&gen, "%s%s"
 		              "extern \"C\" int " CUDA_EXTERN_ENTRY "(void **a, void *stream, const char **name,\n"
 		              "                                 const char **text)\n"
@@ -191,13 +200,13 @@ rt_status cuda_nvcc_compile(const rt_compile_request *req, rt_blob *out, strbuf 
 		              req->instance);
 
 	/* nvcc -cubin -arch=sm_90 -std=c++17 -I... -D... variant.cu -o
-	 * variant.cubin; an extern's caller: nvcc -shared -Xcompiler -fPIC
+	 * variant.cubin; an extern's caller or a host reference: nvcc -shared -Xcompiler -fPIC
 	 * -cudart shared ... -l<lib>... -o variant.so, run where it is built,
 	 * so with the toolkit's libraries on its rpath. */
 	strbuf archopt;
 	strbuf_init(&archopt);
 	strbuf_printf(&archopt, "-arch=%s", arch);
-	const char *pre[8];
+	const char *pre[10];
 	int npre = 0;
 	pre[npre++] = nvcc.path;
 	if (req->extern_fn) {
@@ -209,6 +218,8 @@ rt_status cuda_nvcc_compile(const rt_compile_request *req, rt_blob *out, strbuf 
 	}
 	pre[npre++] = archopt.data;
 	pre[npre++] = "-std=c++17";
+	if (req->on_host)
+		pre[npre++] = "-O3"; /* host code the worker runs on every shape */
 	char **post = xcalloc((size_t)req->nlibs + 3, sizeof *post);
 	int npost = 0;
 	for (int i = 0; req->extern_fn && i < req->nlibs; i++) {
@@ -238,7 +249,7 @@ rt_status cuda_nvcc_compile(const rt_compile_request *req, rt_blob *out, strbuf 
 	strbuf_finish(&gen);
 	if (st != RT_OK)
 		return st;
-	char *symbol = req->extern_fn ? xstrdup(CUDA_EXTERN_ENTRY)
+	char *symbol = req->extern_fn ? xstrdup(req->on_host ? RT_HOST_ENTRY : CUDA_EXTERN_ENTRY)
 	                              : elf_find_kernel(bin, size, req->instance, "nvcc", err);
 	if (!symbol) {
 		free(bin);

@@ -183,6 +183,38 @@ static unsigned char *code_object(const unsigned char *d, size_t size, const cha
 	return NULL;
 }
 
+/* A host reference (rt_compile_request.on_host): the kernel file as host
+ * code only (no device code, so nothing registers with the HIP runtime
+ * when the worker loads it) in a shared object whose entry calls it. */
+static rt_status host_reference(const rt_compile_request *req, const arch_info *ai, rt_blob *out,
+                                strbuf *err)
+{
+	if (!ir_is_identifier(req->extern_fn)) {
+		strbuf_puts(err, "AOTC_REFERENCE: a function name that is not a C identifier");
+		return RT_ERR_COMPILE;
+	}
+	strbuf gen, what, offload;
+	strbuf_init(&gen);
+	strbuf_init(&what);
+	strbuf_init(&offload);
+	strbuf_printf(&gen, "#include <hip/hip_runtime.h>\n#include \"%s\"\n%s", req->source_path, rt_cpp_arg);
+	strbuf_printf(&what, "AOTC_REFERENCE(%s)", req->extern_fn);
+	rt_cpp_host_entry(&gen, req->extern_fn, req->extern_nparams, what.data);
+	/* hipcc --cuda-host-only --offload-arch=gfx90a -shared -fPIC -O3
+	 * -std=c++17 -I... -D... reference.hip -o reference.so (the arch only
+	 * keeps hipcc from probing for a GPU). */
+	strbuf_printf(&offload, "--offload-arch=%s", ai->name);
+	const char *pre[] = {hipcc.path, "--cuda-host-only", offload.data, "-shared", "-fPIC", "-O3", "-std=c++17"};
+	rt_status st = rt_run_compiler("aotc-hipcc", pre, (int)COUNTOF(pre), req, "reference.hip", gen.data,
+	                               NULL, 0, "reference.so", &out->data, &out->size, err);
+	strbuf_finish(&gen);
+	strbuf_finish(&what);
+	strbuf_finish(&offload);
+	if (st == RT_OK)
+		out->symbol = xstrdup(RT_HOST_ENTRY);
+	return st;
+}
+
 static rt_status hip_compile(const rt_compile_request *req, rt_blob *out, strbuf *err)
 {
 	memset(out, 0, sizeof *out);
@@ -193,7 +225,7 @@ static rt_status hip_compile(const rt_compile_request *req, rt_blob *out, strbuf
 		strbuf_printf(err, "not a ROCm architecture: '%s' (expected e.g. gfx90a)", req->arch);
 		return RT_ERR_ENV;
 	}
-	if (req->extern_fn) {
+	if (req->extern_fn && !req->on_host) {
 		strbuf_printf(err, "AOTC_EXTERN routines are not built for ROCm yet ('%s')", req->extern_fn);
 		return RT_ERR_COMPILE;
 	}
@@ -201,6 +233,8 @@ static rt_status hip_compile(const rt_compile_request *req, rt_blob *out, strbuf
 		strbuf_printf(err, "%s: cannot #include a path with '\"' or a newline", req->source_path);
 		return RT_ERR_COMPILE;
 	}
+	if (req->extern_fn)
+		return host_reference(req, ai, out, err);
 	/* The kernel file is CUDA as people write it: the HIP runtime header
 	 * first gives it __global__, threadIdx, float4 and the rest. Taking
 	 * the address instantiates the template for the device. */

@@ -152,25 +152,6 @@ static const char *host_compiler_for(const rt_compile_request *file, strbuf *not
 /* Compiling                                                          */
 /* ------------------------------------------------------------------ */
 
-/* The instance is called through a trampoline generic in its parameter
- * types: each args[i] is an rt_ptr for a pointer parameter and the value
- * itself otherwise (rt_cpp_arg reads them). */
-static const char trampoline[] =
-	"template <class R, class... P, std::size_t... I>\n"
-	"static void aotc_call(R (*f)(P...), void **a, std::index_sequence<I...>)\n"
-	"{\n"
-	"\t(void)a;\n"
-	"\tf(aotc_arg<P>(a[I])...);\n"
-	"}\n"
-	"template <class R, class... P> static void aotc_call(R (*f)(P...), void **a)\n"
-	"{\n"
-	"\taotc_call(f, a, std::index_sequence_for<P...>{});\n"
-	"}\n"
-	"template <class R, class... P> constexpr std::size_t aotc_arity(R (*)(P...))\n"
-	"{\n"
-	"\treturn sizeof...(P);\n"
-	"}\n";
-
 /* Whether the kernel file uses OpenMP (includes <omp.h> or has an omp
  * pragma): its own build passes -fopenmp then, and so does aotc, so that
  * what is measured is what the user runs (and omp_* calls link). Only the
@@ -225,15 +206,19 @@ static rt_status host_compile(const rt_compile_request *req, rt_blob *out, strbu
 	}
 	strbuf gen;
 	strbuf_init(&gen);
-	strbuf_printf(&gen, "#include \"%s\"\n\n%s%s", src, rt_cpp_arg, trampoline);
+	strbuf_printf(&gen, "#include \"%s\"\n\n%s", src, rt_cpp_arg);
 	/* An extern is called like an instance, its arguments of its own
 	 * types (the frontend compared them with the kernel's); its return
 	 * value, if any, is dropped. */
-	if (req->extern_fn)
-		strbuf_printf(&gen, "static_assert(aotc_arity(&%s) == %d, \"AOTC_EXTERN(%s) takes the kernel's %d parameters\");\n",
-		              req->extern_fn, req->extern_nparams, req->extern_fn, req->extern_nparams);
-	strbuf_printf(&gen, "extern \"C\" void aotc_entry(void **a)\n{\n"
-	                    "\taotc_call(&%s, a);\n}\n", req->extern_fn ? req->extern_fn : req->instance);
+	if (req->extern_fn) {
+		strbuf what;
+		strbuf_init(&what);
+		strbuf_printf(&what, "AOTC_%s(%s)", req->on_host ? "REFERENCE" : "EXTERN", req->extern_fn);
+		rt_cpp_host_entry(&gen, req->extern_fn, req->extern_nparams, what.data);
+		strbuf_finish(&what);
+	} else {
+		rt_cpp_host_entry(&gen, req->instance, -1, NULL);
+	}
 
 	/* cxx... -std=c++17 -O3 -march=native -fPIC -shared -w [-fopenmp] -I... -D...
 	 * gen.cpp -l<lib>... -o gen.so (the libraries after the source, for
@@ -270,7 +255,7 @@ static rt_status host_compile(const rt_compile_request *req, rt_blob *out, strbu
 		return st;
 	out->data = so;
 	out->size = size;
-	out->symbol = xstrdup("aotc_entry");
+	out->symbol = xstrdup(RT_HOST_ENTRY);
 	return RT_OK;
 }
 

@@ -7,7 +7,7 @@
  * each launch advances by a made-up time, and whose hipModuleLaunchKernel
  * runs a host version of the kernel that hipModuleGetFunction was asked
  * for, chosen by its mangled name: only tests/codegen/rocm/axpy.cu's axpy
- * and axpy_ref. Three of axpy's variants misbehave on purpose, as broken
+ * and axpy_ref (tests/runtime/axpy_host_ref.cu's axpy is the same kernel). Three of axpy's variants misbehave on purpose, as broken
  * kernels do on a GPU:
  *   axpy<64, 2>   adds 1 to y[0]: a wrong result;
  *   axpy<128, 2>  also writes y[n]: outside its buffer;

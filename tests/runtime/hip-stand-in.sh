@@ -12,6 +12,9 @@
 #    broken variants have the statuses a GPU's would get: axpy<64, 2>
 #    wrong, axpy<128, 2> out_of_bounds, axpy<512, 2> fault; the others ok.
 #    emit takes the database; a device of another architecture is named.
+# 3. The same through a host reference (axpy_host_ref.cu): the worker's
+#    host-reference path (host copies of the inputs, the call, the outputs
+#    as the truth, the guard zones) runs for real here, where no GPU does.
 # Usage: hip-stand-in.sh AOTC REPO_ROOT FAKE_LIBAMDHIP64
 aotc=$1
 root=$2
@@ -70,10 +73,11 @@ if "$aotc" tune $src --arch gfx90a --db "$tmp/db" --shapes "$tmp/shapes.json" -j
 else
 	bad "stand-in: tune" "$(tail -20 "$tmp/log")"
 fi
-db="$tmp/db/axpy.rocm_aotc_test_stand-in_not_a_GPU_5.2.json"
-if [ -f "$db" ]; then
-	ok "stand-in: the database is named by the hardware id (rocm_<name>_<version>)"
-	python3 - "$db" >"$tmp/check" 2>&1 <<'END'
+# The statuses of the stand-in's variants in database $1 (wrong, out_of_bounds, fault for
+# the three broken ones, ok elsewhere; or, with "all-wrong" as $2, wrong for every variant
+# that ran): no output and exit 0 when so.
+statuses() {
+	python3 - "$1" "${2:-}" <<'END'
 import json, sys
 db = json.load(open(sys.argv[1]))
 hw = db["hardware"]
@@ -86,7 +90,7 @@ seen = {}
 for m in db["measurements"]:
     seen.setdefault(names[m["config"]], set()).add(m["status"])
 for name in names:
-    expect = want.get(name, "ok")
+    expect = want.get(name, "wrong" if sys.argv[2] == "all-wrong" else "ok")
     if seen.get(name) != {expect}:
         problems.append("%s: %s, expected %s" % (name, sorted(seen.get(name, [])), expect))
 ok = [m for m in db["measurements"] if m["status"] == "ok"]
@@ -95,6 +99,12 @@ if any(not (m["time_ms"] > 0) for m in ok):
 print("\n".join(problems))
 sys.exit(1 if problems else 0)
 END
+}
+
+db="$tmp/db/axpy.rocm_aotc_test_stand-in_not_a_GPU_5.2.json"
+if [ -f "$db" ]; then
+	ok "stand-in: the database is named by the hardware id (rocm_<name>_<version>)"
+	statuses "$db" >"$tmp/check" 2>&1
 	if [ $? = 0 ]; then
 		ok "stand-in: wrong, out_of_bounds and fault where the stand-in misbehaves, ok elsewhere"
 	else
@@ -109,6 +119,37 @@ END
 else
 	bad "stand-in: no database" "$(ls "$tmp/db" 2>&1)" "$(tail -5 "$tmp/log")"
 fi
+
+# A host reference (AOTC_REFERENCE naming a plain host function): hipcc builds it as host
+# code, the worker calls it on host copies of the inputs, and the variants are checked
+# against its outputs: the same statuses as against axpy.cu's reference kernel; every
+# variant wrong against a reference broken on purpose; a reference that writes past a
+# buffer, or crashes, loses the shape, with a warning that says so.
+href=tests/runtime/axpy_host_ref.cu
+hdb="$tmp/hdb/axpy.rocm_aotc_test_stand-in_not_a_GPU_5.2.json"
+if "$aotc" tune $href --arch gfx90a --db "$tmp/hdb" --shapes "$tmp/shapes.json" -j 2 >"$tmp/log" 2>&1 &&
+	! grep -q "Sanitizer\|runtime error\|reference failed" "$tmp/log" && statuses "$hdb" >"$tmp/check" 2>&1; then
+	ok "stand-in, host reference: wrong, out_of_bounds and fault where the stand-in misbehaves, ok elsewhere"
+else
+	bad "stand-in, host reference" "$(tail -20 "$tmp/log")" "$(cat "$tmp/check" 2>/dev/null)"
+fi
+echo '[{"n": 1024}]' >"$tmp/one.json"
+AXPY_HOST_BREAK=wrong "$aotc" tune $href --arch gfx90a --db "$tmp/hdb-wrong" --shapes "$tmp/one.json" -j 2 >"$tmp/log" 2>&1
+st=$?
+if [ $st = 4 ] && statuses "$tmp/hdb-wrong/axpy.rocm_aotc_test_stand-in_not_a_GPU_5.2.json" all-wrong >"$tmp/check" 2>&1; then
+	ok "stand-in, host reference: it is the truth (every variant wrong against a wrong one, exit 4)"
+else
+	bad "stand-in, wrong host reference: exit $st" "$(tail -8 "$tmp/log")" "$(cat "$tmp/check" 2>/dev/null)"
+fi
+AXPY_HOST_BREAK=past "$aotc" tune $href --arch gfx90a --db "$tmp/hdb-past" --shapes "$tmp/one.json" -j 2 >"$tmp/log" 2>&1
+grep -q "shape n=1024: the reference failed (error: the host reference writes outside its buffers: y: written past its end)" "$tmp/log" &&
+	ok "stand-in, host reference writing past a buffer: the shape is lost, with a warning" ||
+	bad "stand-in, host reference writing past a buffer" "$(tail -8 "$tmp/log")"
+AXPY_HOST_BREAK=crash "$aotc" tune $href --arch gfx90a --db "$tmp/hdb-crash" --shapes "$tmp/one.json" -j 2 >"$tmp/log" 2>&1
+# Killed by SIGSEGV; under AddressSanitizer, which reports the fault, exited.
+grep -q "shape n=1024: the reference failed (worker \(killed by signal\|exited with status\)" "$tmp/log" &&
+	ok "stand-in, host reference that crashes: the worker only, the shape is lost with a warning" ||
+	bad "stand-in, host reference that crashes" "$(tail -8 "$tmp/log")"
 
 # A device of another architecture: named, exit 3.
 "$aotc" tune $src --arch gfx908 --db "$tmp/db908" --shapes "$tmp/shapes.json" -j 2 >"$tmp/log" 2>&1
