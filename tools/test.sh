@@ -1,7 +1,7 @@
 #!/bin/sh
 # Builds aotc twice, normally and under AddressSanitizer + UBSan, and runs the
 # whole test suite on both, then fuzzes each input surface for a fixed time
-# (tools/fuzz.sh; AOTC_FUZZ_SECONDS per target, default 15, 0 skips it).
+# (tools/fuzz.sh; AOTC_FUZZ_SECONDS per target, default 12, 0 skips it).
 # Exits non-zero if anything fails. The timeouts in
 # tests/meson.build fit a loaded 2-core machine; the sanitized run gets three
 # times as long. The sanitized run leaves out the suites that only run
