@@ -88,6 +88,11 @@ typedef struct walk {
 	struct span *used;      /* the code aotc reads (mark_used) */
 	int nused;
 	size_t used_cap;
+	CXCursor *todo;         /* declarations whose references are still to follow */
+	int ntodo;
+	size_t todo_cap;
+	CXCursor *marked;       /* declarations already used: a hash set (mark) */
+	size_t nmarked, marked_cap;
 	int unused_errors;      /* clang's errors outside it, ignored */
 } walk;
 
@@ -828,6 +833,47 @@ static bool in_used(const walk *w, CXFile f, unsigned offset)
 
 static void use_decl(walk *w, CXCursor c);
 
+/* Adds c to the set of declarations already used; false if it was there. */
+static bool mark(walk *w, CXCursor c)
+{
+	if (2 * (w->nmarked + 1) > w->marked_cap) {
+		size_t cap = w->marked_cap ? 2 * w->marked_cap : 1024;
+		CXCursor *t = arena_alloc(&w->index_arena, cap * sizeof *t);
+		for (size_t i = 0; i < cap; i++)
+			t[i] = clang_getNullCursor();
+		for (size_t i = 0; i < w->marked_cap; i++) {
+			if (clang_Cursor_isNull(w->marked[i]))
+				continue;
+			size_t j = clang_hashCursor(w->marked[i]) & (cap - 1);
+			while (!clang_Cursor_isNull(t[j]))
+				j = (j + 1) & (cap - 1);
+			t[j] = w->marked[i];
+		}
+		w->marked = t;
+		w->marked_cap = cap;
+	}
+	size_t j = clang_hashCursor(c) & (w->marked_cap - 1);
+	for (; !clang_Cursor_isNull(w->marked[j]); j = (j + 1) & (w->marked_cap - 1))
+		if (clang_equalCursors(w->marked[j], c))
+			return false;
+	w->marked[j] = c;
+	w->nmarked++;
+	return true;
+}
+
+/* A declaration inside a function (a local, a parameter, a template
+ * parameter): visiting the function covers it. */
+static bool is_local(CXCursor c)
+{
+	switch (clang_getCursorKind(clang_getCursorSemanticParent(c))) {
+	case CXCursor_FunctionDecl: case CXCursor_FunctionTemplate: case CXCursor_CXXMethod:
+	case CXCursor_Constructor: case CXCursor_Destructor: case CXCursor_ConversionFunction:
+		return true;
+	default:
+		return false;
+	}
+}
+
 static enum CXChildVisitResult visit_used(CXCursor c, CXCursor parent, CXClientData data)
 {
 	(void)parent;
@@ -847,7 +893,7 @@ static enum CXChildVisitResult visit_used(CXCursor c, CXCursor parent, CXClientD
 }
 
 /* Marks declaration c (its definition, its template, its outermost class)
- * and what it references as used. */
+ * as used and queues it, so that what it references is marked too. */
 static void use_decl(walk *w, CXCursor c)
 {
 	if (clang_Location_isInSystemHeader(clang_getCursorLocation(c)))
@@ -869,10 +915,12 @@ static void use_decl(walk *w, CXCursor c)
 	span sp;
 	if (!span_of(c, &sp) || clang_Location_isInSystemHeader(clang_getCursorLocation(c)))
 		return;
-	if (in_used(w, sp.file, sp.begin) && in_used(w, sp.file, sp.end))
+	if (is_local(c) || !mark(w, c))
 		return;
 	ARENA_PUSH(&w->index_arena, w->used, w->nused, w->used_cap, sp);
-	clang_visitChildren(c, visit_used, w);
+	/* Visited by mark_used's loop, not here: a chain of a million
+	 * calls must not be a million nested visits. */
+	ARENA_PUSH(&w->index_arena, w->todo, w->ntodo, w->todo_cap, c);
 }
 
 /* Whether name is one of the identifiers of an annotation's text. */
@@ -910,9 +958,11 @@ static void mark_used(walk *w)
 		span sp;
 		if (span_of(f->cursor, &sp))
 			ARENA_PUSH(&w->index_arena, w->used, w->nused, w->used_cap, sp);
-		clang_visitChildren(f->cursor, visit_used, w);
+		ARENA_PUSH(&w->index_arena, w->todo, w->ntodo, w->todo_cap, f->cursor);
 		use_decl(w, f->cursor);
 	}
+	while (w->ntodo > 0)
+		clang_visitChildren(w->todo[--w->ntodo], visit_used, w);
 }
 
 /* ---- Building kernels --------------------------------------------------- */

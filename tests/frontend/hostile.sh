@@ -22,6 +22,14 @@ awk 'BEGIN { printf "void f() { "; for (i = 0; i < 2000; i++) printf "["; print 
 # One error per term on one line: each quotes the line.
 awk 'BEGIN { printf "int a = f(x"; for (i = 1; i < 2000; i++) printf ",x"; print ");" }' >errors_line.cu
 awk 'BEGIN { printf "int a = f(x"; for (i = 1; i < 10000; i++) printf ",x"; print ");" }' >long_line.cu
+# A kernel at the end of a call chain of 5000 device functions whose first
+# has an error: the frontend follows the chain (without recursing once per
+# link) and reports it; an unused function's error is not.
+awk 'BEGIN { print "#include <aotc.h>"; print "__device__ float f0(float x) { return no_such(x); }";
+	for (i = 1; i < 5000; i++) printf "__device__ float f%d(float x) { return f%d(x) + 1; }\n", i, i - 1;
+	print "__device__ float unused_bad(float x) { return also_missing(x); }";
+	print "template <int B>\nAOTC_TUNE(B, 128)\nAOTC_GRID(cdiv(n, B))\nAOTC_BLOCK(B)\nAOTC_BUFFER(x, n, inout)\nAOTC_SHAPES(n = {1024})";
+	print "__global__ void k(float *x, int n) { x[0] = f4999(x[0]); }" }' >chain.cu
 # An #include that never ends: a FIFO nobody writes.
 mkfifo never
 printf '#include "never"\n' >hang.cu
@@ -74,6 +82,12 @@ check "errors on one line" "$shown" "$aotc" compile errors_line.cu --arch host -
 check "20 KB line" "$shown" "$aotc" compile long_line.cu --arch host -o out --db db
 check "20 KB line, limit 3" 'aotc: note: 99[0-9] more errors not shown \(limit 3;' \
 	AOTC_ERROR_LIMIT=3 "$aotc" parse long_line.cu
+check "call chain" '^chain\.cu:2:[0-9]+: error: use of undeclared identifier .no_such.' \
+	"$aotc" compile chain.cu --arch host -o out --db db
+if grep -q also_missing stderr; then
+	echo "FAIL call chain: the unused function's error is reported"
+	fail=$((fail + 1))
+fi
 check "hang" '^hang\.cu: error: the C\+\+ parser \(libclang [0-9]+\) did not finish within 2 s' \
 	AOTC_PARSE_TIMEOUT=2 "$aotc" compile hang.cu --arch host -o out --db db
 
