@@ -452,11 +452,69 @@ static cand *match_cand(walk *w, const char *name, const char **why)
 	return best[u];
 }
 
+/* A class's static constant as the user's code spells it (x128::size,
+ * with x128 a typedef of Packed128<floatX>): not in the index, which holds
+ * namespace-scope names only, and its value may need the class template
+ * instantiated, which only the code that uses it does. So the name is
+ * looked for where the user's files use it: a DeclRefExpr spelt so whose
+ * declaration is a variable (the instantiated member, which clang can
+ * evaluate). Found, it joins the index under that spelling. */
+typedef struct member_search {
+	walk *w;
+	const char *name;
+	CXCursor found;
+} member_search;
+
+static bool same_spelling(const char *text, const char *name)
+{
+	for (;; text++, name++) {
+		while (isspace((unsigned char)*text))
+			text++;
+		if (*text != *name)
+			return false;
+		if (!*text)
+			return true;
+	}
+}
+
+static enum CXChildVisitResult visit_members(CXCursor c, CXCursor parent, CXClientData data)
+{
+	(void)parent;
+	member_search *ms = data;
+	if (clang_Location_isInSystemHeader(clang_getCursorLocation(c)))
+		return CXChildVisit_Continue;
+	if (clang_getCursorKind(c) == CXCursor_DeclRefExpr) {
+		CXCursor r = clang_getCursorReferenced(c);
+		char *text;
+		if (clang_getCursorKind(r) == CXCursor_VarDecl &&
+		    clang_getCursorKind(clang_getCursorSemanticParent(r)) != CXCursor_TranslationUnit &&
+		    (text = extent_text(ms->w, c)) && same_spelling(text, ms->name)) {
+			ms->found = r;
+			return CXChildVisit_Break;
+		}
+	}
+	return CXChildVisit_Recurse;
+}
+
+static cand *find_member_const(walk *w, const char *name)
+{
+	member_search ms = {w, name, clang_getNullCursor()};
+	clang_visitChildren(clang_getTranslationUnitCursor(w->tu), visit_members, &ms);
+	if (clang_Cursor_isNull(ms.found))
+		return NULL;
+	cand k = {.qname = arena_strdup(&w->index_arena, name), .min_len = strlen(name),
+	          .cursor = ms.found, .kind = CONST_VARIABLE, .user = true, .ndefs = 1};
+	ARENA_PUSH(&w->index_arena, w->cands, w->ncands, w->cands_cap, k);
+	return &w->cands[w->ncands - 1];
+}
+
 static const_found find_const(void *ctx, const char *name, source_const *out, const char **why)
 {
 	walk *w = ctx;
 	const char *amb;
 	cand *k = match_cand(w, name, &amb);
+	if (!k && !amb && strstr(name, "::"))
+		k = find_member_const(w, name);
 	if (!k) {
 		if (!amb)
 			return CONST_UNKNOWN;

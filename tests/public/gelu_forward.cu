@@ -9,10 +9,6 @@
 
 #define GELU_SCALING_FACTOR sqrtf(2.0f / M_PI)
 
-// The one line added besides the annotations: x128::size as a namespace-scope
-// constant, which annotations can name (a class's static member they cannot).
-constexpr int X128_SIZE = sizeof(int4) / sizeof(floatX);
-
 void gelu_forward_cpu(float *out, const float *inp, int N)
 {
 #pragma omp parallel for
@@ -36,8 +32,8 @@ __global__ void gelu_forward_kernel1(floatX *out, const floatX *inp, int N)
 }
 
 AOTC_TUNE(block_size, 64, 128, 256, 512, 1024)
-AOTC_VALID_IF(N % X128_SIZE == 0)
-AOTC_GRID(cdiv(N, block_size * X128_SIZE))
+AOTC_VALID_IF(N % x128::size == 0)
+AOTC_GRID(cdiv(N, block_size * x128::size))
 AOTC_BLOCK(block_size)
 AOTC_BUFFER(out, N, out)
 AOTC_BUFFER(inp, N, in)

@@ -58,6 +58,15 @@ has "--verbose: host isfinite in common.h" "common\.h:[0-9]+:[0-9]+: warning: no
 has "--verbose: max(float, float) in main()" "gelu_forward\.cu:[0-9]+:[0-9]+: warning: no matching function for call to 'max' \(in code aotc does not use; ignored\)"
 lacks "--verbose: <omp.h> found (the host compiler's include directories)" "omp\.h' file not found"
 lacks "--verbose: the cache-hint loads and stores are declared" "call to '__(ldcs|stcs|ldcg)'"
+# x128::size: a class template's static member through a typedef, as the
+# code spells it; 16 bytes of floatX.
+x128() {
+	"$aotc" parse "$@" "$here/gelu_forward.cu" 2>/dev/null | python3 -c '
+import json, sys
+print([c["value"] for c in json.load(sys.stdin)["constants"] if c["name"] == "x128::size"])'
+}
+same "x128::size is 4 for float" "$(x128)" "[4]"
+same "x128::size is 8 for bf16" "$(x128 -DENABLE_BF16)" "[8]"
 same "floatX is float by default" "$(dtypes "$here/gelu_forward.cu")" "out=f32/1 inp=f32/1"
 same "floatX is __nv_bfloat16 with -DENABLE_BF16" "$(dtypes "$here/gelu_forward.cu" -DENABLE_BF16)" "out=bf16/1 inp=bf16/1"
 run "gelu_forward.cu: configs" 0 "$aotc" configs "$here/gelu_forward.cu"
@@ -78,7 +87,7 @@ has "... at its place in the header" "^\./common2\.h:[0-9]+:[0-9]+: error: use o
 sed 's/out\[i\] = 0.5f \* x \*/out[i] = no_such_value * x */' gelu_forward.cu >in_unused.cu
 run "an error in a host function nothing annotated uses does not" 0 "$aotc" parse in_unused.cu
 has "... and is counted" "in_unused\.cu: note: 3 errors in code aotc does not use were ignored"
-sed 's/AOTC_GRID(cdiv(N, block_size \* X128_SIZE))/AOTC_GRID(ceil_div(N, block_size * X128_SIZ))/' gelu_forward.cu >typo.cu
+sed 's/AOTC_GRID(cdiv(N, block_size \* x128::size))/AOTC_GRID(ceil_div(N, block_size * x128::size))/' gelu_forward.cu >typo.cu
 run "annotation typos" 1 "$aotc" parse typo.cu
 has "... did you mean cdiv" "typo\.cu:[0-9]+:[0-9]+: error: unknown function 'ceil_div'; did you mean 'cdiv'\?"
 
