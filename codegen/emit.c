@@ -1303,7 +1303,11 @@ static char *launcher(const ctx *c)
 	out_line(&o, "#include \"%s.h\"", c->base);
 	/* aotc link includes the source once for all architectures. */
 	out_line(&o, "#ifndef AOTC_LINKED");
+	/* Kernel files as people have them hold a main(): here it must not
+	 * be the application's. */
+	out_line(&o, "#define main %s_kernel_file_main /* the kernel file's own main(), if any */", c->prefix);
 	out_line(&o, "#include \"%s\"", c->include);
+	out_line(&o, "#undef main");
 	out_line(&o, "#endif");
 	out_raw(&o, "\n");
 	strbuf_putn(&o.sb, launcher_env_text, launcher_env_text_len);

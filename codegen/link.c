@@ -795,16 +795,22 @@ static char *gen_launcher(const gen *g)
 	 * each architecture's launcher, which skips its own include of the
 	 * source, so nothing the source defines is defined twice in the
 	 * program. */
+	/* A kernel file's own main() is not the application's (as in emit). */
 	if (g->include_as) {
+		out_line(&o, "#define main aot_%s_kernel_file_main", es->v[0].kernel);
 		out_line(&o, "#include \"%s\"", g->include_as);
+		out_line(&o, "#undef main");
 	} else {
 		/* Each source once: kernels of one file share it. */
 		for (int i = 0; i < es->n; i = group_end(es, i)) {
 			bool seen = false;
 			for (int j = 0; j < i && !seen; j = group_end(es, j))
 				seen = !strcmp(es->v[j].source, es->v[i].source);
-			if (!seen)
-				out_line(&o, "#include \"%s\"", es->v[i].source);
+			if (seen)
+				continue;
+			out_line(&o, "#define main aot_%s_kernel_file_main", es->v[i].kernel);
+			out_line(&o, "#include \"%s\"", es->v[i].source);
+			out_line(&o, "#undef main");
 		}
 	}
 	out_line(&o, "#define AOTC_LINKED 1");

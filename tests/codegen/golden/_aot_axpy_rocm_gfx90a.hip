@@ -10,7 +10,9 @@
 #include <hip/hip_runtime.h>
 #include "_aot_axpy_rocm_gfx90a.h"
 #ifndef AOTC_LINKED
+#define main aot_axpy_rocm_gfx90a_kernel_file_main /* the kernel file's own main(), if any */
 #include "axpy.cu"
+#undef main
 #endif
 
 /* The launcher's environment (docs/cli.md, "The launcher's environment"):

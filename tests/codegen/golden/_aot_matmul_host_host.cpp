@@ -9,7 +9,9 @@
  */
 #include "_aot_matmul_host_host.h"
 #ifndef AOTC_LINKED
+#define main aot_matmul_host_host_kernel_file_main /* the kernel file's own main(), if any */
 #include "matmul_host.cpp"
+#undef main
 #endif
 
 /* The launcher's environment (docs/cli.md, "The launcher's environment"):

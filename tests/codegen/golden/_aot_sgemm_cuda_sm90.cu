@@ -11,7 +11,9 @@
  */
 #include "_aot_sgemm_cuda_sm90.h"
 #ifndef AOTC_LINKED
+#define main aot_sgemm_cuda_sm90_kernel_file_main /* the kernel file's own main(), if any */
 #include "sgemm.cu"
+#undef main
 #endif
 
 /* The launcher's environment (docs/cli.md, "The launcher's environment"):

@@ -10,7 +10,9 @@
  */
 #include "_aot_softmax_cuda_sm90.h"
 #ifndef AOTC_LINKED
+#define main aot_softmax_cuda_sm90_kernel_file_main /* the kernel file's own main(), if any */
 #include "softmax.cu"
+#undef main
 #endif
 
 /* The launcher's environment (docs/cli.md, "The launcher's environment"):
