@@ -860,7 +860,7 @@ static enum CXChildVisitResult visit_top(CXCursor c, CXCursor parent, CXClientDa
 /* Files like the ones people have hold host code, main() and helpers that
  * clang cannot parse as nvcc does (an intrinsic clang lacks, host overloads
  * nvcc's headers add). aotc reads only the annotated kernels, their
- * references, alternatives and library routines, and what those use: the
+ * references and library routines, and what those use: the
  * declarations they reference (functions, templates, types, variables),
  * transitively, in the user's files. A clang error inside that code is the
  * user's to fix; one outside it cannot change what aotc reads, so it is
@@ -997,19 +997,23 @@ static bool names_in(const char *text, size_t len, const char *name)
 }
 
 /* The roots: the main file's annotated functions and every function an
- * AOTC_REFERENCE, AOTC_EXTERN or AOTC_ALTERNATIVE names. */
+ * AOTC_REFERENCE or AOTC_EXTERN names. */
 static void mark_used(walk *w)
 {
+	const annotation **naming = NULL;   /* the annotations that name functions */
+	int nnaming = 0;
+	size_t naming_cap = 0;
+	for (int j = 0; j < w->nfns; j++)
+		for (int a = 0; a < w->fns[j].nannots; a++) {
+			const annotation *an = &w->fns[j].annots[a];
+			if (!strcmp(an->kind, "reference") || !strcmp(an->kind, "extern"))
+				ARENA_PUSH(&w->index_arena, naming, nnaming, naming_cap, an);
+		}
 	for (int i = 0; i < w->nfns; i++) {
 		fn *f = &w->fns[i];
 		bool root = f->in_main && f->nannots;
-		for (int j = 0; !root && j < w->nfns; j++)
-			for (int a = 0; !root && a < w->fns[j].nannots; a++) {
-				const annotation *an = &w->fns[j].annots[a];
-				if (!strcmp(an->kind, "reference") || !strcmp(an->kind, "extern") ||
-				    !strcmp(an->kind, "alternative"))
-					root = names_in(an->text, an->len, f->name);
-			}
+		for (int a = 0; !root && a < nnaming; a++)
+			root = names_in(naming[a]->text, naming[a]->len, f->name);
 		if (!root)
 			continue;
 		/* The annotated declaration and the definition may differ. */
