@@ -91,6 +91,20 @@ sed 's/AOTC_GRID(cdiv(N, block_size \* x128::size))/AOTC_GRID(ceil_div(N, block_
 run "annotation typos" 1 "$aotc" parse typo.cu
 has "... did you mean cdiv" "typo\.cu:[0-9]+:[0-9]+: error: unknown function 'ceil_div'; did you mean 'cdiv'\?"
 
+# --- layernorm_forward.cu: the same project, B and T launcher-only ---------
+run "layernorm_forward.cu: parse" 0 "$aotc" parse "$here/layernorm_forward.cu"
+has "layernorm_forward.cu: one note for the errors in unused code" \
+	'note: 2 errors in code aotc does not use were ignored'
+got=$("$aotc" parse "$here/layernorm_forward.cu" 2>/dev/null | python3 -c '
+import json, sys
+k = json.load(sys.stdin)["kernels"][0]
+print(" ".join(p["name"] + ("(launcher-only)" if p.get("launcher_only") else "")
+               for p in k["params"] if p["accounted_by"] == "shape"),
+      " ".join("%s=%s" % (v["param"], v["expr"]["text"]) for v in k["values"]))')
+same "shape arguments C, and B, T launcher-only; N = B * T" "$got" "C B(launcher-only) T(launcher-only) N=B * T"
+run "layernorm_forward.cu: tune --compile-only" 0 "$aotc" tune "$here/layernorm_forward.cu" --arch sm90 --compile-only
+has "layernorm_forward.cu: every configuration and the reference compiled" "4 of 4 configurations compiled for sm90 .*; reference compiled"
+
 # --- rmsnorm_cub.cu: CUB, nv_bfloat16 and a `using` alias ------------------
 run "rmsnorm_cub.cu: parse" 0 "$aotc" parse "$here/rmsnorm_cub.cu"
 same "nv_bfloat16 and using weight_t = nv_bfloat16 are bf16" "$(dtypes "$here/rmsnorm_cub.cu")" \
