@@ -1515,22 +1515,50 @@ static const char *find_cuda(const frontend_options *opt)
  * search starts here:" and "End of search list." of `$CXX -E -v`. They go
  * last (-idirafter), so clang's own headers win and only what clang lacks
  * (gcc's <omp.h>, <quadmath.h>) comes from there. None when the compiler
- * cannot be run. */
+ * cannot be run. The parser process's own child; the parser's timeout
+ * bounds it too. */
 static int host_include_dirs(arena *a, const char ***out)
 {
+	/* $CXX split into words, as the host backend runs it (no shell). */
 	const char *cxx = getenv("CXX");
-	if (!cxx || !cxx[0])
-		cxx = "c++";
-	char *cmd = arena_printf(a, "%s -E -x c++ -v - </dev/null 2>&1", cxx);
-	FILE *p = popen(cmd, "r");
-	if (!p)
+	char *words = arena_strdup(a, cxx && cxx[0] ? cxx : "c++");
+	char *argv[40];
+	int argc = 0;
+	for (char *w = strtok(words, " \t"); w && argc < 32; w = strtok(NULL, " \t"))
+		argv[argc++] = w;
+	if (argc == 0)
 		return 0;
+	char *fixed[] = {"-E", "-x", "c++", "-v", "-"};
+	for (size_t i = 0; i < COUNTOF(fixed); i++)
+		argv[argc++] = fixed[i];
+	argv[argc] = NULL;
+	int fds[2];
+	if (pipe(fds) < 0)
+		return 0;
+	pid_t pid = fork();
+	if (pid < 0) {
+		close(fds[0]);
+		close(fds[1]);
+		return 0;
+	}
+	if (pid == 0) {
+		int null = open("/dev/null", O_RDONLY);
+		if (null >= 0)
+			dup2(null, 0);
+		dup2(fds[1], 1);
+		dup2(fds[1], 2);
+		close(fds[0]);
+		execvp(argv[0], argv);
+		_exit(127);
+	}
+	close(fds[1]);
+	FILE *p = fdopen(fds[0], "r");
 	const char **dirs = NULL;
 	int n = 0;
 	size_t cap = 0;
 	char line[4096];
 	bool in_list = false;
-	for (int lines = 0; lines < 1000 && fgets(line, sizeof line, p); lines++) {
+	for (int lines = 0; p && lines < 1000 && fgets(line, sizeof line, p); lines++) {
 		char *t = trim(line);
 		if (strncmp(t, "#include <...> search starts here", 33) == 0)
 			in_list = true;
@@ -1539,7 +1567,12 @@ static int host_include_dirs(arena *a, const char ***out)
 		else if (in_list && t[0] == '/' && n < 64)
 			ARENA_PUSH(a, dirs, n, cap, (const char *)arena_strdup(a, t));
 	}
-	pclose(p);
+	if (p)
+		fclose(p);
+	else
+		close(fds[0]);
+	kill(pid, SIGKILL); /* done reading: it has nothing more to say */
+	waitpid(pid, NULL, 0);
 	*out = dirs;
 	return n;
 }
