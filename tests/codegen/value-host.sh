@@ -154,4 +154,19 @@ if [ -x value_test ]; then
 	fi
 	sed 's/^/    /' run.log | head -30
 fi
+if [ "$case" = rows_bt ] && [ -x value_test ]; then
+	# The launcher records the launcher-only arguments like any shape
+	# argument, and tune takes the record back.
+	AOTC_RECORD=rec.json ./value_test >/dev/null 2>&1
+	got=$(python3 -c '
+import json, sys
+r = json.load(open("rec.json"))["kernels"]["rows"]
+print(len(r), sorted(r[0]["shape"]))' 2>&1)
+	if [ "$got" = "36 ['B', 'C', 'T']" ]; then
+		ok "AOTC_RECORD: 36 shapes of C, B and T"
+	else
+		bad "AOTC_RECORD records launcher-only arguments" "$got"
+	fi
+	try "tune --shapes on the record" "$aotc" tune "$case.cpp" --arch host --db db --shapes rec.json
+fi
 finish
