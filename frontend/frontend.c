@@ -88,9 +88,9 @@ typedef struct walk {
 	struct span *used;      /* the code aotc reads (mark_used) */
 	int nused;
 	size_t used_cap;
-	CXCursor *todo;         /* declarations whose references are still to follow */
-	int ntodo;
-	size_t todo_cap;
+	CXCursor *pending;      /* declarations whose references are still to follow */
+	int npending;
+	size_t pending_cap;
 	CXCursor *marked;       /* declarations already used: a hash set (mark) */
 	size_t nmarked, marked_cap;
 	int unused_errors;      /* clang's errors outside it, ignored */
@@ -978,7 +978,7 @@ static void use_decl(walk *w, CXCursor c)
 	ARENA_PUSH(&w->index_arena, w->used, w->nused, w->used_cap, sp);
 	/* Visited by mark_used's loop, not here: a chain of a million
 	 * calls must not be a million nested visits. */
-	ARENA_PUSH(&w->index_arena, w->todo, w->ntodo, w->todo_cap, c);
+	ARENA_PUSH(&w->index_arena, w->pending, w->npending, w->pending_cap, c);
 }
 
 /* Whether name is one of the identifiers of an annotation's text. */
@@ -1016,15 +1016,17 @@ static void mark_used(walk *w)
 			root = names_in(naming[a]->text, naming[a]->len, f->name);
 		if (!root)
 			continue;
-		/* The annotated declaration and the definition may differ. */
+		/* The annotated declaration, then (use_decl) its definition,
+		 * which is marked already where they are one. */
 		span sp;
-		if (span_of(f->cursor, &sp))
+		if (mark(w, f->cursor) && span_of(f->cursor, &sp)) {
 			ARENA_PUSH(&w->index_arena, w->used, w->nused, w->used_cap, sp);
-		ARENA_PUSH(&w->index_arena, w->todo, w->ntodo, w->todo_cap, f->cursor);
+			ARENA_PUSH(&w->index_arena, w->pending, w->npending, w->pending_cap, f->cursor);
+		}
 		use_decl(w, f->cursor);
 	}
-	while (w->ntodo > 0)
-		clang_visitChildren(w->todo[--w->ntodo], visit_used, w);
+	while (w->npending > 0)
+		clang_visitChildren(w->pending[--w->npending], visit_used, w);
 }
 
 /* ---- Building kernels --------------------------------------------------- */

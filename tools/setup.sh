@@ -9,8 +9,8 @@ cd "$(dirname "$0")/.."
 # cmake: tests/integration builds a downstream CMake project; chromium:
 # tests/heuristics/report-formats.sh renders the HTML report headless.
 # hipcc: tests/codegen/rocm.sh builds the emitted HIP launchers (code
-# objects for gfx90a without an AMD GPU).
-pkgs="meson ninja-build pkg-config gcc g++ clang libclang-rt-dev python3 libclang-16-dev libjansson-dev libxxhash-dev cmake chromium hipcc"
+# objects for gfx90a without an AMD GPU). hyperfine: bench/parse*.sh.
+pkgs="meson ninja-build pkg-config gcc g++ clang libclang-rt-dev python3 libclang-16-dev libjansson-dev libxxhash-dev cmake chromium hipcc hyperfine"
 missing=
 for p in $pkgs; do
 	dpkg -s "$p" >/dev/null 2>&1 || missing="$missing $p"
