@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "arch.h"
+#include "failures.h"
 #include "text.h"
 
 /* ---- Names ------------------------------------------------------------------- */
@@ -465,6 +466,32 @@ static const char **libraries(const ctx *c, int *n)
 
 static int cmp_int(const void *a, const void *b) { return *(const int *)a - *(const int *)b; }
 
+/* The header's account of failed measurements (heuristics/failures.h):
+ * how many variants failed somewhere and how many were dropped (each
+ * emitted aot_validV says where its variant may run); dispatched failures,
+ * were there any. */
+static void failures_comment(const ctx *c, strbuf *sb)
+{
+	const hmatrix *m = c->in->hm;
+	const hresult *r = c->hr;
+	int nfail = 0, ndropped = 0;
+	for (int v = 0; m->fail && v < m->nvariants; v++) {
+		nfail += m->fail[v].nfailed > 0;
+		ndropped += m->fail[v].dropped;
+	}
+	if (nfail)
+		strbuf_printf(sb, " * Measured failing: %d variant%s; %d dropped (no condition on the shape separates\n"
+		              " * where it failed from where it ran), the others kept out of the shapes where they\n"
+		              " * failed and of shapes like them (see each variant's aot_valid).\n",
+		              nfail, nfail == 1 ? "" : "s", ndropped);
+	if (r->train[SEL_TREE].failed || r->heldout[SEL_TREE].failed)
+		strbuf_printf(sb, " * WRONG DISPATCH: %d training and %d held-out shapes get a variant measured failing there.\n",
+		              r->train[SEL_TREE].failed, r->heldout[SEL_TREE].failed);
+	if (c->in->eval && c->in->eval->failed)
+		strbuf_printf(sb, " * WRONG DISPATCH: %d held-out shapes of the eval database get a variant measured failing there.\n",
+		              c->in->eval->failed);
+}
+
 static void provenance(out *o, const ctx *c, const char *what)
 {
 	const emit_input *in = c->in;
@@ -499,6 +526,7 @@ static void provenance(out *o, const ctx *c, const char *what)
 	if (in->eval)
 		strbuf_printf(sb, " * Measured on %d held-out shapes (aotc eval database): geomean %.3f, worst %.3f.\n",
 		              in->neval, in->eval->geomean, in->eval->worst);
+	failures_comment(c, sb);
 	int nlibs;
 	const char **libs = libraries(c, &nlibs);
 	for (int i = 0; i < nlibs; i++) {
@@ -551,6 +579,28 @@ static bool value_per_shape(const kernel *k, int i)
 	       !ir_param_per_variant(k, v->param);
 }
 
+/* "return fail" unless x (C text of an int64_t) fits parameter p's type, as
+ * the tuner (ir_param_fits): a shape the kernel would see truncated is one
+ * no variant is valid for. Nothing for a 64-bit or launcher-only one. */
+static void fits_check(out *o, const param *p, const char *x, const char *fail)
+{
+	static const char *const signed_range[][2] = {
+		[DT_I8] = {"INT8_MIN", "INT8_MAX"}, [DT_I16] = {"INT16_MIN", "INT16_MAX"},
+		[DT_I32] = {"INT32_MIN", "INT32_MAX"}};
+	int64_t lo, hi;
+	if (p->launcher_only || !ir_param_is_integer(p) || !dtype_range(p->dtype, &lo, &hi) || p->dtype == DT_I64)
+		return;
+	if (p->dtype == DT_I8 || p->dtype == DT_I16 || p->dtype == DT_I32)
+		out_line(o, "if (%s < %s || %s > %s) /* the kernel takes %s */", x, signed_range[p->dtype][0], x,
+		         signed_range[p->dtype][1], dtype_name(p->dtype));
+	else if (hi == INT64_MAX)
+		out_line(o, "if (%s < 0) /* the kernel takes %s */", x, dtype_name(p->dtype));
+	else
+		out_line(o, "if (%s < 0 || %s > INT64_C(%lld)) /* the kernel takes %s */", x, x, (long long)hi,
+		         dtype_name(p->dtype));
+	out_line(o, "\treturn %s;", fail);
+}
+
 /* p[] from the parameters: the integer ones, then (for select and
  * variant_valid, whose arguments are the shape arguments only) the
  * AOTC_VALUEs over them; a VALUE that cannot be evaluated returns fail. */
@@ -564,6 +614,10 @@ static void fill_params(out *o, const kernel *k, bool shapes_only, const char *f
 		strbuf_printf(&o->sb, "%s%s", i ? ", " : "", set ? pp->name : "0");
 	}
 	strbuf_puts(&o->sb, "};\n");
+	char x[32];
+	for (int i = 0; i < k->nparams; i++)
+		if (k->params[i].shape >= 0)
+			fits_check(o, &k->params[i], k->params[i].name, fail);
 	if (!shapes_only)
 		return;
 	for (int i = 0; i < k->nvalues; i++) {
@@ -571,7 +625,54 @@ static void fill_params(out *o, const kernel *k, bool shapes_only, const char *f
 			continue;
 		out_line(o, "if (aot_value%d(aot_p, NULL, &aot_p[%d]))", i, k->values[i].param);
 		out_line(o, "\treturn %s;", fail);
+		snprintf(x, sizeof x, "aot_p[%d]", k->values[i].param);
+		fits_check(o, &k->params[k->values[i].param], x, fail);
 	}
+}
+
+/* The region a variant measured failing is kept to (heuristics/failures.h),
+ * as checks on p[] in its aot_validV: a comment says where it failed. */
+static void failure_checks(out *o, const ctx *c, int v)
+{
+	const hfailure *f = c->in->hm->fail ? &c->in->hm->fail[c->vars[v]] : NULL;
+	if (!f || !f->nfailed)
+		return;
+	const kernel *k = c->k;
+	int pidx[HF_MAX_ARGS], na = 0;
+	const char *names[HF_MAX_ARGS];
+	for (int i = 0; i < k->nparams && na < HF_MAX_ARGS; i++)
+		if (k->params[i].shape >= 0) {
+			names[na] = k->params[i].name;
+			pidx[na++] = i;
+		}
+	strbuf why, cond, line;
+	strbuf_init(&why);
+	strbuf_init(&cond);
+	strbuf_init(&line);
+	hf_print_why(&why, f, c->in->db);
+	hf_print(&cond, f, names);
+	strbuf_puts(&line, "/* measured ");
+	put_comment_text(&line, why.data);
+	if (f->dropped) {
+		strbuf_puts(&line, ", and on shapes like those it passed: never dispatched */");
+		out_line(o, "%s", line.data);
+		out_line(o, "return 0;");
+	} else {
+		strbuf_puts(&line, ": kept to ");
+		put_comment_text(&line, cond.data);
+		strbuf_puts(&line, " */");
+		out_line(o, "%s", line.data);
+		for (int i = 0; i < f->nterms; i++) {
+			const hterm *t = &f->terms[i];
+			static const char *const fmt[] = {"if (p[%d] %% INT64_C(%lld) != 0)", "if (p[%d] > INT64_C(%lld))",
+			                                  "if (p[%d] < INT64_C(%lld))"};
+			out_line(o, fmt[t->kind], pidx[t->arg], (long long)t->bound);
+			out_line(o, "\treturn 0;");
+		}
+	}
+	strbuf_finish(&why);
+	strbuf_finish(&cond);
+	strbuf_finish(&line);
 }
 
 static void tree_code(out *o, const ctx *c, int node)
@@ -640,13 +741,16 @@ static void variant_values(out *o, const kernel *k, int v, const int64_t *tv)
 		const value *val = &k->values[k->params[i].value];
 		if (!ir_param_per_variant(k, i))
 			continue;
+		char at[32];
+		snprintf(at, sizeof at, "p[%d]", i);
 		if (uses_params(val->iexpr.e)) {
 			out_line(o, "if (aot_value_%s_%d(p, &p[%d]))", k->params[i].name, v, i);
 			out_line(o, "\treturn 1;");
+			fits_check(o, &k->params[i], at, "1");
 			continue;
 		}
 		int64_t x;
-		if (expr_eval(val->iexpr.e, &env, &x) != EVAL_OK) {
+		if (expr_eval(val->iexpr.e, &env, &x) != EVAL_OK || !ir_param_fits(&k->params[i], x)) {
 			out_line(o, "return 1; /* %s cannot be evaluated */", k->params[i].name);
 			break;
 		}
@@ -800,8 +904,11 @@ static char *dispatch_c(const ctx *c)
 			}
 			out_line(&o, "static int aot_valid%d(%sp)", v, ptype);
 			out_line(&o, "{");
-			out_line(&o, "\t(void)p;");
-			out_line(&o, "\treturn 1;");
+			o.indent++;
+			out_line(&o, "(void)p;");
+			failure_checks(&o, c, v);
+			out_line(&o, "return 1;");
+			o.indent--;
 			out_line(&o, "}");
 			out_raw(&o, "\n");
 			continue;
@@ -892,6 +999,7 @@ static char *dispatch_c(const ctx *c)
 		} else if (!c->t->device && !k->nvalid_ifs) {
 			out_line(&o, "(void)p;");
 		}
+		failure_checks(&o, c, v);
 		for (int i = 0; i < k->nvalid_ifs; i++) {
 			out_line(&o, "if (aot_valid_if%d_%d(p, &x) || !x)", i, v);
 			out_line(&o, "\treturn 0;");

@@ -8,12 +8,35 @@
 #include <unistd.h>
 
 #include "db.h"
+#include "failures.h"
 #include "from_db.h"
 
 static void stats_line(const char *name, double *sd, int n)
 {
 	hstats st = h_stats(sd, n);
-	printf("%-22s %8.3f %8.3f %8.3f %d\n", name, st.geomean, st.p90, st.worst, st.misses);
+	printf("%-22s %8.3f %8.3f %8.3f %6d %6d\n", name, st.geomean, st.p90, st.worst, st.misses, st.failed);
+}
+
+/* Which variants of mt the emitted dispatch may run at shape s of me: as
+ * mt's validity says there (its AOTC_VALID_IFs and the regions learnt
+ * from mt's failures, never me's, which the dispatch cannot know), among
+ * those me measured (map: mt variant -> me variant). */
+static void dispatch_valid(const hmatrix *mt, const hmatrix *me, int s, const int *map, bool *valid)
+{
+	double feat[mt->nfeatures + 1];
+	if (mt->row_info && me->rows && me->nargs == mt->nargs) {
+		hmatrix_row(mt, me->rows + (size_t)s * me->nargs, feat, valid);
+		for (int v = 0; v < mt->nvariants; v++)
+			valid[v] = valid[v] && map[v] >= 0;
+		return;
+	}
+	/* no kernel: me's "invalid" statuses and mt's learnt regions */
+	for (int v = 0; v < mt->nvariants; v++) {
+		int u = map[v];
+		valid[v] = u >= 0 && (h_valid(me, s, u) || (me->failed && me->failed[(size_t)s * me->nvariants + u]));
+		if (valid[v] && mt->fail && me->rows && me->nargs == mt->nargs)
+			valid[v] = hf_holds(&mt->fail[v], me->rows + (size_t)s * me->nargs);
+	}
 }
 
 int eval_selectors(const hresult *r, const hmatrix *mt, const hmatrix *me, hstats st[SEL_COUNT])
@@ -33,8 +56,7 @@ int eval_selectors(const hresult *r, const hmatrix *mt, const hmatrix *me, hstat
 	for (int s = 0; s < me->nshapes; s++) {
 		if (!isfinite(me->oracle[s]))
 			continue;
-		for (int v = 0; v < mt->nvariants; v++)
-			valid[v] = map[v] >= 0 && h_valid(me, s, map[v]);
+		dispatch_valid(mt, me, s, map, valid);
 		for (int sel = 0; sel < SEL_COUNT; sel++) {
 			int c = h_choose(r, mt, (hselector)sel, &me->feat[(size_t)s * me->nfeatures], valid);
 			sd[sel][n] = c >= 0 ? h_slowdown(me, s, map[c]) : H_MISS_SLOWDOWN;
@@ -164,15 +186,14 @@ int eval_kernel(const aotc_module *m, const kernel *k, const tune_options *o, co
 		sd[sel] = xmalloc((size_t)me.nshapes * sizeof *sd[sel] + 1);
 	double *sd_model = xmalloc((size_t)me.nshapes * sizeof *sd_model + 1);
 	double *sd_cap = xmalloc((size_t)me.nshapes * sizeof *sd_cap + 1);
-	int n = 0;
+	int n = 0, dispatched_failures = 0;
 	printf("\nEVAL %s: the dispatch learnt from %d shapes, on %d new ones\n", k->name, mt.nshapes,
 	       me.nshapes);
 	printf("  %-28s %-34s %10s %10s %9s\n", "shape", "chosen", "ms", "best ms", "slowdown");
 	for (int s = 0; s < me.nshapes; s++) {
 		if (!isfinite(me.oracle[s]))
 			continue;
-		for (int v = 0; v < mt.nvariants; v++)
-			valid[v] = map[v] >= 0 && h_valid(&me, s, map[v]);
+		dispatch_valid(&mt, &me, s, map, valid);
 		const double *feat = &me.feat[(size_t)s * me.nfeatures];
 		for (int sel = 0; sel < SEL_COUNT; sel++) {
 			int c = h_choose(&r, &mt, (hselector)sel, feat, valid);
@@ -186,9 +207,16 @@ int eval_kernel(const aotc_module *m, const kernel *k, const tune_options *o, co
 		int pv = h_predict_best(&r, &mt, me.rows + (size_t)s * me.nargs, valid);
 		sd_model[n] = pv >= 0 ? h_slowdown(&me, s, map[pv]) : H_MISS_SLOWDOWN;
 		int v = h_choose(&r, &mt, SEL_TREE, feat, valid);
-		printf("  %-28s %-34s %10.4f %10.4f %9.3f\n", me.shape_labels[s],
-		       v >= 0 ? mt.variant_names[v] : "(none valid)",
-		       v >= 0 ? h_time(&me, s, map[v]) : NAN, me.oracle[s], sd[SEL_TREE][n]);
+		if (sd[SEL_TREE][n] >= H_FAIL_SLOWDOWN) {
+			const measurement *fm = db_get(test, map[v], s);
+			printf("  %-28s %-34s %10s %10.4f  FAILED (%s)\n", me.shape_labels[s], mt.variant_names[v], "-",
+			       me.oracle[s], fm ? meas_status_name(fm->status) : "?");
+			dispatched_failures++;
+		} else {
+			printf("  %-28s %-34s %10.4f %10.4f %9.3f\n", me.shape_labels[s],
+			       v >= 0 ? mt.variant_names[v] : "(none valid)",
+			       v >= 0 ? h_time(&me, s, map[v]) : NAN, me.oracle[s], sd[SEL_TREE][n]);
+		}
 		n++;
 	}
 	free(map);
@@ -198,7 +226,11 @@ int eval_kernel(const aotc_module *m, const kernel *k, const tune_options *o, co
 		status = 4;
 		goto out;
 	}
-	printf("\n%-22s %8s %8s %8s %s\n", "slowdown vs oracle", "geomean", "p90", "worst", "misses");
+	if (dispatched_failures)
+		diag_warning(d, (aotc_loc){test->path, 0, 0}, "the dispatch runs a variant measured failing on %d of the %d held-out shapes "
+		                   "(FAILED above): tune those shapes too (aotc tune --shapes) so that it learns where the "
+		                   "variant fails", dispatched_failures, n);
+	printf("\n%-22s %8s %8s %8s %6s %6s\n", "slowdown vs oracle", "geomean", "p90", "worst", "misses", "failed");
 	for (int sel = SEL_COUNT - 1; sel >= 0; sel--)
 		if (sel != SEL_MEASURED || r.distilled)
 			stats_line(h_selector_names[sel], sd[sel], n);

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "cost_features.h"
+#include "failures.h"
 #include "shapes.h"
 
 /* With the kernel: the database's shape rows map onto its parameters
@@ -16,6 +17,7 @@ typedef struct row_ctx {
 	shape_set ss;
 	cost_features cf;      /* tuner/cost_features.h */
 	bool *linear;          /* per cost feature: in the per-variant linear part */
+	hfailure *fail;        /* per configuration: where it may run given its failures */
 } row_ctx;
 
 /* Parameters of a row into params (k->nparams); false when an AOTC_VALUE
@@ -30,7 +32,7 @@ static bool valid_at(void *ctx, const int64_t *row, int v)
 {
 	const row_ctx *c = ctx;
 	int64_t params[c->k->nparams + 1];
-	return row_params(c, row, params) &&
+	return row_params(c, row, params) && hf_holds(&c->fail[v], row) &&
 	       (c->db->configs[v].is_extern || ir_dispatchable(c->k, c->db->configs[v].values, params));
 }
 
@@ -64,7 +66,8 @@ static bool row_info(void *ctx, const int64_t *row, double *feat, bool *valid)
 	for (int f = 0; f < nf; f++)
 		feat[f] = (double)fv[f];
 	for (int v = 0; v < nv; v++)
-		valid[v] = c->db->configs[v].is_extern || ir_dispatchable(c->k, c->db->configs[v].values, params);
+		valid[v] = hf_holds(&c->fail[v], row) &&
+		           (c->db->configs[v].is_extern || ir_dispatchable(c->k, c->db->configs[v].values, params));
 	return true;
 }
 
@@ -86,6 +89,7 @@ void hmatrix_from_db_finish(hmatrix *m)
 		if (c->k)
 			shape_set_finish(&c->ss);
 		free(c->linear);
+		free(c->fail);
 		free(c);
 	}
 	hmatrix_finish(m);
@@ -95,6 +99,8 @@ bool hmatrix_from_db(hmatrix *m, const tune_db *db, const kernel *k, diags *d)
 {
 	row_ctx *c = xcalloc(1, sizeof *c);
 	c->db = db;
+	c->fail = xmalloc((size_t)db->nconfigs * sizeof *c->fail + 1);
+	hf_learn(db, c->fail);
 	if (k) {
 		c->k = k;
 		shape_set_init(&c->ss, k);
@@ -106,6 +112,7 @@ bool hmatrix_from_db(hmatrix *m, const tune_db *db, const kernel *k, diags *d)
 			           "the database's %s do not match '%s'",
 			           same ? "tunables" : "shape arguments", k->name);
 			shape_set_finish(&c->ss);
+			free(c->fail);
 			free(c);
 			memset(m, 0, sizeof *m);
 			return false;
@@ -117,6 +124,8 @@ bool hmatrix_from_db(hmatrix *m, const tune_db *db, const kernel *k, diags *d)
 	int nf = k && k->nfeatures ? k->nfeatures : db->nshape_args;
 	hmatrix_init(m, db->nshapes, db->nconfigs, nf);
 	m->valid_ctx = c;
+	m->fail = c->fail;
+	m->failed = xcalloc((size_t)db->nshapes * (size_t)db->nconfigs + 1, sizeof *m->failed);
 	m->ncost = c->cf.count;
 	m->cost_row = cost_row;
 	c->linear = xcalloc((size_t)m->ncost + 1, 1);
@@ -149,8 +158,9 @@ bool hmatrix_from_db(hmatrix *m, const tune_db *db, const kernel *k, diags *d)
 			const measurement *me = db_get(db, cfg, s);
 			size_t cell = (size_t)s * db->nconfigs + cfg;
 			m->time[cell] = me && me->status == MS_OK ? me->time_ms : INFINITY;
+			m->failed[cell] = me && hf_is_failure(me->status);
 			if (!k)
-				m->valid[cell] = !me || me->status != MS_INVALID;
+				m->valid[cell] = (!me || me->status != MS_INVALID) && hf_holds(&c->fail[cfg], row);
 		}
 	}
 	/* Recorded calls weight the objective: a shape called 1000 times

@@ -48,6 +48,7 @@ void hmatrix_finish(hmatrix *m)
 	free(m->oracle);
 	free(m->rows);
 	free(m->lsd);
+	free(m->failed);
 	free(m->weight);
 	free(m->order);
 	free(m->order_mark);
@@ -75,6 +76,8 @@ void hmatrix_update_oracle(hmatrix *m)
 
 double h_slowdown(const hmatrix *m, int s, int v)
 {
+	if (v >= 0 && m->failed && m->failed[(size_t)s * m->nvariants + v])
+		return H_FAIL_SLOWDOWN;
 	if (v < 0 || !h_valid(m, s, v) || !isfinite(h_time(m, s, v)) || !isfinite(m->oracle[s]))
 		return H_MISS_SLOWDOWN;
 	double r = h_time(m, s, v) / m->oracle[s];
@@ -928,10 +931,14 @@ static int cmp_double(const void *a, const void *b)
 
 hstats h_stats(double *sd, int n)
 {
-	hstats st = {1, 1, 1, 0, n};
+	hstats st = {1, 1, 1, 0, 0, n};
 	double sum = 0;
 	int k = 0;
 	for (int i = 0; i < n; i++) {
+		if (sd[i] >= H_FAIL_SLOWDOWN) {
+			st.failed++;
+			continue;
+		}
 		if (sd[i] >= H_MISS_SLOWDOWN) {
 			st.misses++;
 			continue;
@@ -2045,6 +2052,13 @@ void h_print_report(strbuf *sb, const hresult *r, const hmatrix *m, const hstats
 		if (neval > 0)
 			strbuf_printf(sb, "%*s   %8.3f %8.3f %8.3f %d", 4, "", eval[sel].geomean, eval[sel].p90,
 			              eval[sel].worst, eval[sel].misses);
+		/* a dispatched failure is never left out silently */
+		if (t->failed || h->failed || (neval > 0 && eval[sel].failed)) {
+			strbuf_printf(sb, "  FAILED: %d training, %d held-out", t->failed, h->failed);
+			if (neval > 0)
+				strbuf_printf(sb, ", %d eval", eval[sel].failed);
+			strbuf_puts(sb, " shapes");
+		}
 		strbuf_putc(sb, '\n');
 	}
 	if (r->weighted) {

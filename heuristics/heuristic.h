@@ -23,6 +23,11 @@
  * valid or correct variant): large but finite, so that sums stay finite. */
 #define H_MISS_SLOWDOWN 100.0
 
+/* Slowdown charged for a shape where the chosen variant was measured
+ * failing (wrong, fault, ...): a dispatched failure, counted on its own
+ * (hstats.failed), never as a miss or as absent. */
+#define H_FAIL_SLOWDOWN 1000.0
+
 /* Cross-validation (tree size, held-out figures) uses at most this many
  * shapes, drawn by the seed; the final models use all. */
 #define H_CV_SHAPES 20000
@@ -52,6 +57,12 @@ typedef struct hmatrix {
 	void (*cost_row)(void *ctx, const int64_t *row, const int *vars, int nvars, double *out);
 	const bool *cost_linear; /* ncost: features of the per-variant linear part */
 	double *lsd;            /* [s * nvariants + v]: log h_slowdown, by hmatrix_update_oracle */
+	/* Optional: [s * nvariants + v] the variant was measured failing there
+	 * (owned, freed by hmatrix_finish), and per variant the region it is
+	 * kept out of (heuristics/failures.h; borrowed), whose condition valid[]
+	 * and valid_at already include. */
+	bool *failed;
+	const struct hfailure *fail;
 	/* Optional, per shape: how much it matters (recorded calls, scaled to
 	 * mean 1), weighting every log slowdown the heuristic minimises; NULL:
 	 * every shape 1. */
@@ -79,7 +90,8 @@ static inline double h_weight(const hmatrix *m, int s) { return m->weight ? m->w
 void h_normalise_weights(double *w, int n);
 
 /* Slowdown of variant v at shape s against the oracle, capped at
- * H_MISS_SLOWDOWN (also for an invalid or failed variant). */
+ * H_MISS_SLOWDOWN (also for an invalid or unmeasured variant);
+ * H_FAIL_SLOWDOWN where it was measured failing. */
 double h_slowdown(const hmatrix *m, int s, int v);
 
 /* ---- Variant subset ----------------------------------------------------- */
@@ -154,14 +166,17 @@ extern const char *const h_selector_names[SEL_COUNT];
 
 typedef struct hstats {
 	double geomean, p90, worst;
-	int misses;             /* shapes where the choice has no correct
-	                         * measurement (failed, or not measured): counted
-	                         * here, never in the slowdowns */
+	int misses;             /* shapes where the choice has no measurement
+	                         * (not measured, or none valid): counted here,
+	                         * never in the slowdowns */
+	int failed;             /* shapes where the choice was measured failing:
+	                         * a wrong dispatch, reported as such */
 	int n;
 } hstats;
 
 /* Geomean, p90 and worst of the slowdowns sd[0..n) below H_MISS_SLOWDOWN,
- * and how many are not (misses); sd is reordered. */
+ * how many are misses and how many failures (H_FAIL_SLOWDOWN); sd is
+ * reordered. */
 hstats h_stats(double *sd, int n);
 
 /* The geometric mean of sd[0..n) below H_MISS_SLOWDOWN weighted by w[]. */

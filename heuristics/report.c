@@ -10,6 +10,8 @@
 
 #include <jansson.h>
 
+#include "failures.h"
+
 /* Text: the per-shape table shows at most this many shapes. */
 #define TEXT_MAX_ROWS 40
 /* HTML: the per-shape table's rows, the shapes a plot draws (evenly
@@ -189,6 +191,78 @@ static int sample_shapes(const report_ctx *c, int cap, int *out)
 static const char *vname(const report_ctx *c, int v) { return v >= 0 ? c->m->variant_names[v] : NULL; }
 
 /* What a cell of the database holds, for a tooltip. */
+/* ---- Variants measured failing (heuristics/failures.h) ---- */
+
+static bool in_subset(const report_ctx *c, int v)
+{
+	for (int i = 0; i < c->r->nsubset; i++)
+		if (c->r->subset[i] == v)
+			return true;
+	return false;
+}
+
+/* Where variant v failed and where the dispatch may run it, into why and
+ * cond; false when it never failed. */
+static bool failure_text(const report_ctx *c, int v, strbuf *why, strbuf *cond)
+{
+	const hfailure *f = c->m->fail ? &c->m->fail[v] : NULL;
+	if (!f || !f->nfailed)
+		return false;
+	why->len = cond->len = 0;
+	if (why->data)
+		why->data[0] = 0;
+	if (cond->data)
+		cond->data[0] = 0;
+	hf_print_why(why, f, c->db);
+	if (f->dropped)
+		strbuf_puts(cond, "never (dropped)");
+	else
+		hf_print(cond, f, (const char *const *)c->db->shape_args);
+	return true;
+}
+
+static void text_failures(strbuf *sb, const report_ctx *c)
+{
+	strbuf why, cond;
+	strbuf_init(&why);
+	strbuf_init(&cond);
+	bool any = false;
+	for (int v = 0; v < c->m->nvariants; v++) {
+		if (!failure_text(c, v, &why, &cond))
+			continue;
+		if (!any)
+			strbuf_puts(sb, "\nmeasured failing (never dispatched where they failed, nor on shapes like those):\n");
+		any = true;
+		strbuf_printf(sb, "  %s%s: %s\n    may run where: %s\n", vname(c, v), in_subset(c, v) ? " (dispatched)" : "",
+		              why.data, cond.data);
+	}
+	strbuf_finish(&why);
+	strbuf_finish(&cond);
+}
+
+static json_t *jstr(const char *s);
+
+static json_t *jfailures(const report_ctx *c)
+{
+	json_t *a = json_array();
+	strbuf why, cond;
+	strbuf_init(&why);
+	strbuf_init(&cond);
+	for (int v = 0; v < c->m->nvariants; v++) {
+		if (!failure_text(c, v, &why, &cond))
+			continue;
+		const hfailure *f = &c->m->fail[v];
+		json_array_append_new(a, json_pack("{s:o,s:s,s:i,s:i,s:b,s:o,s:b,s:s}", "variant", jstr(vname(c, v)),
+		                                   "status", meas_status_name(f->status), "failed_shapes", f->nfailed,
+		                                   "ok_shapes", f->nok, "dropped", f->dropped, "may_run_where",
+		                                   f->dropped ? json_null() : jstr(cond.data), "dispatched",
+		                                   in_subset(c, v), "why", why.data));
+	}
+	strbuf_finish(&why);
+	strbuf_finish(&cond);
+	return a;
+}
+
 static const char *cell_status(const report_ctx *c, int s, int v)
 {
 	const measurement *me = db_get(c->db, v, s);
@@ -282,6 +356,7 @@ static void write_text(strbuf *sb, const report_ctx *c)
 	strbuf_printf(sb, "%s on %s: %d measurements\n", c->db->kernel, hw ? hw : "?", c->db->nmeas);
 	text_winners(sb, c);
 	h_print_report(sb, c->r, c->m, c->eval, c->neval);
+	text_failures(sb, c);
 	text_shapes(sb, c);
 }
 
@@ -311,8 +386,8 @@ static json_t *jreal(double x) { return isfinite(x) ? json_real(x) : json_null()
 
 static json_t *jstats(const hstats *s)
 {
-	return json_pack("{s:o,s:o,s:o,s:i,s:i}", "geomean", jreal(s->geomean), "p90", jreal(s->p90), "worst",
-	                 jreal(s->worst), "misses", s->misses, "shapes", s->n);
+	return json_pack("{s:o,s:o,s:o,s:i,s:i,s:i}", "geomean", jreal(s->geomean), "p90", jreal(s->p90), "worst",
+	                 jreal(s->worst), "misses", s->misses, "failed", s->failed, "shapes", s->n);
 }
 
 /* A variant's pick at a shape: name, time, slowdown (null: a miss). */
@@ -422,7 +497,7 @@ static void write_json(strbuf *sb, const report_ctx *c)
 	                         "variants_chosen", jnames(c, r->subset, r->nsubset), "best_single_variant",
 	                         jstr(vname(c, r->single)), "winners", winners, "selectors", jselectors(c), "tree",
 	                         r->tree.nnodes ? jtree(c, 0) : json_null(), "shapes", jshapes(c));
-	if (!root)
+	if (!root || json_object_set_new(root, "failing_variants", jfailures(c)) < 0)
 		die("report: cannot build the JSON document");
 	char *text = json_dumps(root, JSON_INDENT(2) | JSON_SORT_KEYS | JSON_REAL_PRECISION(9));
 	if (!text)
@@ -635,11 +710,39 @@ static void md_shapes(strbuf *sb, const report_ctx *c)
 	}
 }
 
+static void md_failures(strbuf *sb, const report_ctx *c)
+{
+	strbuf why, cond;
+	strbuf_init(&why);
+	strbuf_init(&cond);
+	bool any = false;
+	for (int v = 0; v < c->m->nvariants; v++) {
+		if (!failure_text(c, v, &why, &cond))
+			continue;
+		if (!any)
+			strbuf_puts(sb, "## Measured failing\n\nNever dispatched where they failed, nor on shapes like those.\n\n"
+			                "| variant | failed | may run where | dispatched |\n|:--|:--|:--|:--|\n");
+		any = true;
+		strbuf_puts(sb, "| ");
+		md_code(sb, vname(c, v), true);
+		strbuf_puts(sb, " | ");
+		md_code(sb, why.data, true);
+		strbuf_puts(sb, " | ");
+		md_code(sb, cond.data, true);
+		strbuf_printf(sb, " | %s |\n", in_subset(c, v) ? "yes" : "no");
+	}
+	if (any)
+		strbuf_putc(sb, '\n');
+	strbuf_finish(&why);
+	strbuf_finish(&cond);
+}
+
 static void write_markdown(strbuf *sb, const report_ctx *c)
 {
 	md_summary(sb, c);
 	md_selectors(sb, c);
 	md_variants(sb, c);
+	md_failures(sb, c);
 	md_tree(sb, c);
 	md_shapes(sb, c);
 }
@@ -809,6 +912,34 @@ static void html_variants(strbuf *sb, const report_ctx *c)
 		strbuf_printf(sb, "</code></td><td>%d</td></tr>\n", c->wins[c->winners[i]]);
 	}
 	strbuf_puts(sb, "</table>\n</details>\n");
+}
+
+static void html_failures(strbuf *sb, const report_ctx *c)
+{
+	strbuf why, cond;
+	strbuf_init(&why);
+	strbuf_init(&cond);
+	bool any = false;
+	for (int v = 0; v < c->m->nvariants; v++) {
+		if (!failure_text(c, v, &why, &cond))
+			continue;
+		if (!any)
+			strbuf_puts(sb, "<h2>Measured failing</h2>\n<p>Never dispatched where they failed, nor on shapes like "
+			                "those.</p>\n<table>\n<tr><th class=\"l\">variant</th><th class=\"l\">failed</th>"
+			                "<th class=\"l\">may run where</th><th>dispatched</th></tr>\n");
+		any = true;
+		strbuf_puts(sb, "<tr><td class=\"l\"><code>");
+		esc(sb, vname(c, v));
+		strbuf_puts(sb, "</code></td><td class=\"l\">");
+		esc(sb, why.data);
+		strbuf_puts(sb, "</td><td class=\"l\"><code>");
+		esc(sb, cond.data);
+		strbuf_printf(sb, "</code></td><td>%s</td></tr>\n", in_subset(c, v) ? "yes" : "no");
+	}
+	if (any)
+		strbuf_puts(sb, "</table>\n");
+	strbuf_finish(&why);
+	strbuf_finish(&cond);
 }
 
 static void html_shapes(strbuf *sb, const report_ctx *c)
@@ -1515,6 +1646,7 @@ static void write_html(strbuf *sb, const report_ctx *c)
 	html_summary(sb, c);
 	html_selectors(sb, c);
 	html_variants(sb, c);
+	html_failures(sb, c);
 
 	int *cols = xmalloc(((size_t)m->nshapes + 1) * sizeof *cols);
 	int n = sample_shapes(c, PLOT_MAX_SHAPES, cols);

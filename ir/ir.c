@@ -65,6 +65,29 @@ bool ir_param_is_integer(const param *p)
 	return !p->is_pointer && dtype_is_integer(p->dtype);
 }
 
+bool dtype_range(aotc_dtype t, int64_t *lo, int64_t *hi)
+{
+	switch (t) {
+	case DT_BOOL: *lo = 0; *hi = 1; return true;
+	case DT_I8: *lo = INT8_MIN; *hi = INT8_MAX; return true;
+	case DT_U8: *lo = 0; *hi = UINT8_MAX; return true;
+	case DT_I16: *lo = INT16_MIN; *hi = INT16_MAX; return true;
+	case DT_U16: *lo = 0; *hi = UINT16_MAX; return true;
+	case DT_I32: *lo = INT32_MIN; *hi = INT32_MAX; return true;
+	case DT_U32: *lo = 0; *hi = UINT32_MAX; return true;
+	case DT_U64: *lo = 0; *hi = INT64_MAX; return true;
+	default: *lo = INT64_MIN; *hi = INT64_MAX; return t == DT_I64;
+	}
+}
+
+bool ir_param_fits(const param *p, int64_t v)
+{
+	int64_t lo, hi;
+	if (p->launcher_only || !ir_param_is_integer(p) || !dtype_range(p->dtype, &lo, &hi))
+		return true;
+	return v >= lo && v <= hi;
+}
+
 int ir_kernel_nparams(const kernel *k)
 {
 	int n = k->nparams;
@@ -107,6 +130,8 @@ eval_status ir_variant_params(const kernel *k, const int64_t *values, int64_t *p
 		eval_status st = expr_eval(k->values[k->params[i].value].iexpr.e, &env, &params[i]);
 		if (st != EVAL_OK)
 			return st;
+		if (!ir_param_fits(&k->params[i], params[i]))
+			return EVAL_OVERFLOW;
 	}
 	return EVAL_OK;
 }

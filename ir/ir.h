@@ -31,6 +31,9 @@ aotc_dtype dtype_from_name(const char *name);     /* DT_OTHER if unknown */
 bool dtype_is_integer(aotc_dtype t);              /* includes bool */
 bool dtype_is_floating(aotc_dtype t);
 size_t dtype_size(aotc_dtype t);                  /* 0 for DT_OTHER */
+/* The values an integer type holds, as int64_t (u64: 0..INT64_MAX, all a
+ * shape can be); false for a type that is not an integer. */
+bool dtype_range(aotc_dtype t, int64_t *lo, int64_t *hi);
 
 typedef struct tparam {
 	const char *name;
@@ -261,6 +264,10 @@ void ir_offer_consts(const aotc_module *m, nearest *n);
 
 /* True for a scalar parameter of integer type (a possible shape argument). */
 bool ir_param_is_integer(const param *p);
+/* Whether v is a value of integer parameter p's type (a launcher-only or
+ * non-integer parameter: always); a shape argument or AOTC_VALUE that does
+ * not fit would reach the kernel truncated. */
+bool ir_param_fits(const param *p, int64_t v);
 
 /* How many parameters the kernel itself takes: params[0..n) are passed to
  * it, params[n..nparams) are launcher-only shape arguments. */

@@ -183,6 +183,12 @@ bool shapes_from_ir(const kernel *k, shape_set *s, uint64_t seed, diags *d)
 			h = (h ^ (unsigned char)*c) * 0x100000001b3ull;
 		vals[a] = gen_values(g, h, &counts[a]);
 		empty |= counts[a] == 0;
+		for (int i = 0; vals[a] && i < counts[a] && ok; i++)
+			if (!ir_param_fits(&k->params[s->params[a]], vals[a][i])) {
+				diag_error(d, g->loc, "AOTC_SHAPES: %s = %lld does not fit the parameter's type (%s)",
+				           k->params[s->params[a]].name, (long long)vals[a][i], k->params[s->params[a]].type);
+				ok = false;
+			}
 		if (!vals[a] || (counts[a] && total > SHAPES_MAX / counts[a])) {
 			diag_error(d, g->loc, "AOTC_SHAPES: more than %d shapes", SHAPES_MAX);
 			ok = false;
@@ -230,6 +236,11 @@ static bool read_shape(const kernel *k, const shape_set *s, json_t *o, aotc_loc 
 			return false;
 		}
 		row[a] = json_integer_value(v);
+		if (!ir_param_fits(&k->params[s->params[a]], row[a])) {
+			diag_error(d, at, "%s: '%s' = %lld does not fit the parameter's type (%s)", what, name,
+			           (long long)row[a], k->params[s->params[a]].type);
+			return false;
+		}
 	}
 	if (json_object_size(o) != (size_t)s->nargs) {
 		const char *key;
@@ -350,8 +361,11 @@ eval_status shape_param_values(const kernel *k, const shape_set *s, const int64_
                                int64_t *params)
 {
 	memset(params, 0, (size_t)k->nparams * sizeof *params);
-	for (int a = 0; a < s->nargs; a++)
+	for (int a = 0; a < s->nargs; a++) {
 		params[s->params[a]] = row[a];
+		if (!ir_param_fits(&k->params[s->params[a]], row[a]))
+			return EVAL_OVERFLOW;
+	}
 	eval_env env = {.params = params, .nparams = k->nparams};
 	for (int i = 0; i < k->nvalues; i++) {
 		const value *v = &k->values[i];
@@ -360,6 +374,8 @@ eval_status shape_param_values(const kernel *k, const shape_set *s, const int64_
 		eval_status st = expr_eval(v->iexpr.e, &env, &params[v->param]);
 		if (st != EVAL_OK)
 			return st;
+		if (!ir_param_fits(&k->params[v->param], params[v->param]))
+			return EVAL_OVERFLOW;
 	}
 	return EVAL_OK;
 }

@@ -159,6 +159,13 @@ expect 1 "big.json: error: larger than 64 MiB" parse "$tmp/big.json"
 rm -f "$tmp/big.json"
 [ ! -e "$tmp/zdb" ] || { echo "FAIL --shapes /dev/zero: no database written"; fail=$((fail + 1)); }
 
+# A shape the kernel's int parameter cannot take is an error at tune, not
+# a shape tuned truncated (2^32 + 1 ran as 1); nothing is written.
+printf '[{"M": 64, "N": 64, "K": 64}, {"M": 4294967297, "N": 64, "K": 64}]' >"$tmp/wide.json"
+expect 1 "wide.json: error: shape 1: 'M' = 4294967297 does not fit the parameter's type \\(int\\)" \
+	tune "$host" --arch host --shapes "$tmp/wide.json" --db "$tmp/wdb"
+[ ! -e "$tmp/wdb" ] || { echo "FAIL a shape that does not fit: no database written"; fail=$((fail + 1)); }
+
 # Extreme shape values in a database (INT64_MAX, INT64_MIN, negative):
 # no overflow in the heuristic (UBSan in the sanitized build), and the
 # emitted dispatch still compiles as strict C99.
@@ -182,11 +189,17 @@ else
 fi
 expect 0 "per-shape winners" report "$tmp/xdb"/matmul_host.host_*.json
 # A tree split at INT64_MIN: its threshold is written as INT64_MIN, not as
-# a constant too large for int64_t (-Werror in the downstream build).
+# a constant too large for int64_t (-Werror in the downstream build). The
+# kernel takes M as a long long here (as an int, such an M is no shape it
+# can be given: no variant is valid there).
 mkdir -p "$tmp/tdb"
-python3 - "$hostdb"/matmul_host.host_*.json "$tmp/tdb" <<'END'
+sed 's/matmul_host(int M,/matmul_host(long long M,/; s/matmul_host_naive(int M,/matmul_host_naive(long long M,/' \
+	"$host" >"$tmp/matmul_host.cpp"
+"$aotc" parse "$tmp/matmul_host.cpp" >"$tmp/wide.ir.json" 2>&1
+python3 - "$hostdb"/matmul_host.host_*.json "$tmp/tdb" "$tmp/wide.ir.json" <<'END'
 import json, os, sys
 db = json.load(open(sys.argv[1]))
+db["source_hash"] = json.load(open(sys.argv[3]))["source_hash"]
 ms = [-2**63, -2**63 + 1024, 2**63 - 1024, 2**63 - 1]
 db["shapes"] = [[m, 64 + i, 64] for m in ms for i in range(10)]
 db["measurements"] = [{"config": c, "shape": s, "status": "ok", "samples": [t] * 5, "time_ms": t, "error": 0}
@@ -194,7 +207,7 @@ db["measurements"] = [{"config": c, "shape": s, "status": "ok", "samples": [t] *
                       for t in [1.0 if c == s // 10 else 3.0 if c < 4 else 5.0]]
 json.dump(db, open(os.path.join(sys.argv[2], os.path.basename(sys.argv[1])), "w"))
 END
-expect 0 "tree depth [1-9]" emit "$host" --arch host --db "$tmp/tdb" -o "$tmp/tout"
+expect 0 "tree depth [1-9]" emit "$tmp/matmul_host.cpp" --arch host --db "$tmp/tdb" -o "$tmp/tout"
 if gcc -std=c99 -Wall -Wextra -Werror -pedantic -c -o "$tmp/t.o" "$tmp/tout/_aot_matmul_host_host.c" >"$tmp/cc" 2>&1; then
 	echo "PASS a split at INT64_MIN: the dispatch compiles"
 	pass=$((pass + 1))

@@ -93,6 +93,12 @@ static int (*const aot_valid_of[AOT_NV])(const int64_t *) = {
 int aot_matmul_host_host_select(int64_t M, int64_t N, int64_t K)
 {
 	int64_t aot_p[6] = {M, N, K, 0, 0, 0};
+	if (M < INT32_MIN || M > INT32_MAX) /* the kernel takes i32 */
+		return -1;
+	if (N < INT32_MIN || N > INT32_MAX) /* the kernel takes i32 */
+		return -1;
+	if (K < INT32_MIN || K > INT32_MAX) /* the kernel takes i32 */
+		return -1;
 	int64_t aot_f[8];
 	(void)aot_f;
 	if (aot_valid1(aot_p))
@@ -120,5 +126,11 @@ const int64_t *aot_matmul_host_host_variant_params(int v)
 int aot_matmul_host_host_variant_valid(int aot_v, int64_t M, int64_t N, int64_t K)
 {
 	int64_t aot_p[6] = {M, N, K, 0, 0, 0};
+	if (M < INT32_MIN || M > INT32_MAX) /* the kernel takes i32 */
+		return 0;
+	if (N < INT32_MIN || N > INT32_MAX) /* the kernel takes i32 */
+		return 0;
+	if (K < INT32_MIN || K > INT32_MAX) /* the kernel takes i32 */
+		return 0;
 	return aot_v >= 0 && aot_v < AOT_NV && aot_valid_of[aot_v](aot_p);
 }

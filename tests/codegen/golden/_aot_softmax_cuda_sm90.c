@@ -867,6 +867,10 @@ static int (*const aot_dims_of[AOT_NV])(const int64_t *, uint32_t *, uint32_t *,
 int aot_softmax_cuda_sm90_select(int64_t rows, int64_t cols)
 {
 	int64_t aot_p[4] = {rows, cols, 0, 0};
+	if (rows < INT32_MIN || rows > INT32_MAX) /* the kernel takes i32 */
+		return -1;
+	if (cols < INT32_MIN || cols > INT32_MAX) /* the kernel takes i32 */
+		return -1;
 	int64_t aot_f[10];
 	if (aot_feature0(aot_p, NULL, &aot_f[0]))
 		aot_f[0] = 0;
@@ -1228,12 +1232,20 @@ const int64_t *aot_softmax_cuda_sm90_variant_params(int v)
 int aot_softmax_cuda_sm90_variant_valid(int aot_v, int64_t rows, int64_t cols)
 {
 	int64_t aot_p[4] = {rows, cols, 0, 0};
+	if (rows < INT32_MIN || rows > INT32_MAX) /* the kernel takes i32 */
+		return 0;
+	if (cols < INT32_MIN || cols > INT32_MAX) /* the kernel takes i32 */
+		return 0;
 	return aot_v >= 0 && aot_v < AOT_NV && aot_valid_of[aot_v](aot_p);
 }
 
 int aot_softmax_cuda_sm90_launch_dims(int aot_v, int64_t rows, int64_t cols, uint32_t aot_grid[3], uint32_t aot_block[3], uint32_t *aot_smem)
 {
 	int64_t aot_p[4] = {rows, cols, 0, 0};
+	if (rows < INT32_MIN || rows > INT32_MAX) /* the kernel takes i32 */
+		return -1;
+	if (cols < INT32_MIN || cols > INT32_MAX) /* the kernel takes i32 */
+		return -1;
 	if (aot_v < 0 || aot_v >= AOT_NV)
 		return -1;
 	return aot_dims_of[aot_v](aot_p, aot_grid, aot_block, aot_smem) ? -1 : 0;
