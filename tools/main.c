@@ -374,9 +374,27 @@ static tune_db *find_db(const options *o, const aotc_module *m, const kernel *k,
 	if (nmerged)
 		*nmerged = parts.n;
 	free(parts.seen);
-	if (!all)
+	if (!all) {
+		/* The journal of a tune killed before its first save (an older
+		 * aotc wrote no document until then) is named, not ignored. */
+		strbuf_init(&pat);
+		strbuf_printf(&pat, "%s/%s.*.json.journal", o->db_dir, k->name);
+		if (glob(pat.data, 0, NULL, &g) == 0) {
+			for (size_t i = 0; i < g.gl_pathc; i++) {
+				size_t n = strlen(g.gl_pathv[i]) - strlen(".journal");
+				char *doc = xstrdup(g.gl_pathv[i]);
+				doc[n] = 0;
+				if (access(doc, F_OK) != 0)
+					diag_plain_error(d, "%s: only the journal of a tune killed before its first save, no database: "
+					                 "run aotc tune again, which resumes from it", g.gl_pathv[i]);
+				free(doc);
+			}
+			globfree(&g);
+		}
+		strbuf_finish(&pat);
 		diag_plain_error(d, "no tuning database for '%s' on %s in %s/ (tune it on such a machine: aotc tune %s --arch %s)",
 		                 k->name, o->arch, o->db_dir, o->file, o->arch);
+	}
 	return all;
 }
 

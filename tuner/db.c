@@ -375,6 +375,10 @@ static bool read_meas(reader *r, const json_t *o, measurement *m)
 		return false;
 	}
 	m->time_ms = json_is_number(t) ? json_number_value(t) : NAN;
+	if (m->status == MS_OK && !(m->time_ms > 0 && isfinite(m->time_ms))) {
+		bad(r, "ok measurement with time_ms %g: a time is positive", m->time_ms);
+		return false;
+	}
 	const json_t *s = json_object_get(o, "samples");
 	if (s && !json_is_array(s)) {
 		bad(r, "samples must be an array");
@@ -384,9 +388,9 @@ static bool read_meas(reader *r, const json_t *o, measurement *m)
 	m->samples = xmalloc((size_t)m->nsamples * sizeof *m->samples + 1);
 	for (int i = 0; i < m->nsamples; i++) {
 		const json_t *v = json_array_get(s, (size_t)i);
-		if (!json_is_number(v)) {
+		if (!json_is_number(v) || !(json_number_value(v) >= 0)) {
 			free(m->samples);
-			bad(r, "samples must be numbers");
+			bad(r, "samples must be numbers of milliseconds, not negative");
 			return false;
 		}
 		m->samples[i] = json_number_value(v);
@@ -897,6 +901,14 @@ tune_db *db_open(const char *path, const char *kernel, const char *source,
 		diag_error(d, (aotc_loc){db->journal_path, 0, 0}, "cannot write: %s", strerror(errno));
 		goto fail;
 	}
+	/* A new database gets its document at once, so that the journal of a
+	 * tune killed before its first save is never all there is (readers
+	 * find documents). An invalidated one keeps its old document until
+	 * the first save: reverting the edit reuses it. */
+	if (!loaded && db_save(db) < 0) {
+		diag_error(d, (aotc_loc){path, 0, 0}, "cannot write: %s", strerror(errno));
+		goto fail;
+	}
 	return db;
 fail:
 	strbuf_finish(&keep);
@@ -912,7 +924,11 @@ tune_db *db_load_any(const char *path, bool *not_db, diags *d)
 		*not_db = false;
 	tune_db *db = db_new(path);
 	int loaded = load_document(db, not_db, d);
-	if (loaded == 0)
+	if (loaded == 0 && access(db->journal_path, F_OK) == 0)
+		diag_error(d, (aotc_loc){path, 0, 0},
+		           "no tuning database here, only the journal of a tune killed before its first save "
+		           "(an older aotc): run aotc tune again, which resumes from it");
+	else if (loaded == 0)
 		diag_error(d, (aotc_loc){path, 0, 0}, "no tuning database here");
 	if (loaded <= 0 || replay_journal(db, db->source_hash, NULL, NULL, d) < 0) {
 		db_close(db);
