@@ -484,6 +484,17 @@ static void failures_comment(const ctx *c, strbuf *sb)
 		              " * where it failed from where it ran), the others kept out of the shapes where they\n"
 		              " * failed and of shapes like them (see each variant's aot_valid).\n",
 		              nfail, nfail == 1 ? "" : "s", ndropped);
+	bool first = true;
+	for (int v = 0; v < c->nvars; v++) {
+		const hfailure *f = m->fail ? &m->fail[c->vars[v]] : NULL;
+		if (!f || !f->nfailed)
+			continue;
+		strbuf_puts(sb, first ? " * Dispatched only where like the shapes it passed on: " : ", ");
+		put_comment_text(sb, c->names[v]);
+		first = false;
+	}
+	if (!first)
+		strbuf_puts(sb, ".\n");
 	if (r->train[SEL_TREE].failed || r->heldout[SEL_TREE].failed)
 		strbuf_printf(sb, " * WRONG DISPATCH: %d training and %d held-out shapes get a variant measured failing there.\n",
 		              r->train[SEL_TREE].failed, r->heldout[SEL_TREE].failed);

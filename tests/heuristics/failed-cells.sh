@@ -154,6 +154,20 @@ else
 	bad "text report lists failing variants" "$(cat report.txt | head -40)"
 fi
 
+# What the tuning shapes never showed, aotc eval shows: trained on multiples
+# of 8 only, the dispatch runs scale<8> at n = 1001, which eval measures
+# wrong: a FAILED row, a warning, and the failure counted (not a miss).
+echo '[{"n": 1000}, {"n": 2048}, {"n": 3000}, {"n": 4096}, {"n": 12000}]' >train.json
+echo '[{"n": 1001}, {"n": 4099}, {"n": 8192}]' >held.json
+"$aotc" tune tail_host.cpp --arch host --db edb --shapes train.json >eval.log 2>&1
+"$aotc" eval tail_host.cpp --arch host --db edb --shapes held.json >>eval.log 2>&1
+if grep -q "n=1001 .*FAILED (wrong)" eval.log && grep -q "warning: the dispatch runs a variant measured failing on 2 of the 3" eval.log &&
+	grep -Eq "^aotc decision tree .* 0 +2$" eval.log; then
+	ok "aotc eval: a dispatched failure on a new shape is a FAILED row, a warning and a failure count"
+else
+	bad "eval counts dispatched failures" "$(tail -20 eval.log)"
+fi
+
 # A flaky failure: scale<8> wrong at n = 2048 too, a shape like those it
 # passed on. No condition on n separates; it is dropped.
 mkdir db2
