@@ -625,12 +625,12 @@ static void fill_params(out *o, const kernel *k, bool shapes_only, const char *f
 		strbuf_printf(&o->sb, "%s%s", i ? ", " : "", set ? pp->name : "0");
 	}
 	strbuf_puts(&o->sb, "};\n");
+	if (!shapes_only)
+		return; /* launch_dims: the geometry of what it is given */
 	char x[32];
 	for (int i = 0; i < k->nparams; i++)
 		if (k->params[i].shape >= 0)
 			fits_check(o, &k->params[i], k->params[i].name, fail);
-	if (!shapes_only)
-		return;
 	for (int i = 0; i < k->nvalues; i++) {
 		if (!value_per_shape(k, i))
 			continue;

@@ -361,10 +361,12 @@ eval_status shape_param_values(const kernel *k, const shape_set *s, const int64_
                                int64_t *params)
 {
 	memset(params, 0, (size_t)k->nparams * sizeof *params);
+	/* A value the parameter's type cannot hold: every value is still
+	 * computed (launch_dims takes them as they are), then OVERFLOW. */
+	bool fits = true;
 	for (int a = 0; a < s->nargs; a++) {
 		params[s->params[a]] = row[a];
-		if (!ir_param_fits(&k->params[s->params[a]], row[a]))
-			return EVAL_OVERFLOW;
+		fits = fits && ir_param_fits(&k->params[s->params[a]], row[a]);
 	}
 	eval_env env = {.params = params, .nparams = k->nparams};
 	for (int i = 0; i < k->nvalues; i++) {
@@ -374,8 +376,7 @@ eval_status shape_param_values(const kernel *k, const shape_set *s, const int64_
 		eval_status st = expr_eval(v->iexpr.e, &env, &params[v->param]);
 		if (st != EVAL_OK)
 			return st;
-		if (!ir_param_fits(&k->params[v->param], params[v->param]))
-			return EVAL_OVERFLOW;
+		fits = fits && ir_param_fits(&k->params[v->param], params[v->param]);
 	}
-	return EVAL_OK;
+	return fits ? EVAL_OK : EVAL_OVERFLOW;
 }

@@ -45,7 +45,9 @@ void shape_format(strbuf *sb, const kernel *k, const shape_set *s, int i);
 /* Values of all integer parameters for shape row: the shape arguments, then
  * AOTC_VALUEs over them. params[] has k->nparams slots (non-integers left
  * 0). AOTC_VALUEs over tunables are left 0: ir_variant_params fills them in
- * for a variant. Returns EVAL_OK or why a VALUE could not be evaluated. */
+ * for a variant. Returns EVAL_OK, or why a VALUE could not be evaluated, or
+ * EVAL_OVERFLOW (every value filled in) when a shape argument or VALUE does
+ * not fit its parameter's type (ir_param_fits). */
 eval_status shape_param_values(const kernel *k, const shape_set *s, const int64_t *row,
                                int64_t *params);
 

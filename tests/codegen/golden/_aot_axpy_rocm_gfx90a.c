@@ -345,8 +345,6 @@ int aot_axpy_rocm_gfx90a_variant_valid(int aot_v, int64_t n)
 int aot_axpy_rocm_gfx90a_launch_dims(int aot_v, int64_t n, uint32_t aot_grid[3], uint32_t aot_block[3], uint32_t *aot_smem)
 {
 	int64_t aot_p[4] = {n, 0, 0, 0};
-	if (n < INT32_MIN || n > INT32_MAX) /* the kernel takes i32 */
-		return -1;
 	if (aot_v < 0 || aot_v >= AOT_NV)
 		return -1;
 	return aot_dims_of[aot_v](aot_p, aot_grid, aot_block, aot_smem) ? -1 : 0;

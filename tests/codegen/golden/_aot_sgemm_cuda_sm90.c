@@ -216,12 +216,6 @@ int aot_sgemm_cuda_sm90_variant_valid(int aot_v, int64_t M, int64_t N, int64_t K
 int aot_sgemm_cuda_sm90_launch_dims(int aot_v, int64_t M, int64_t N, int64_t K, uint32_t aot_grid[3], uint32_t aot_block[3], uint32_t *aot_smem)
 {
 	int64_t aot_p[8] = {M, N, K, 0, 0, 0, 0, 0};
-	if (M < INT32_MIN || M > INT32_MAX) /* the kernel takes i32 */
-		return -1;
-	if (N < INT32_MIN || N > INT32_MAX) /* the kernel takes i32 */
-		return -1;
-	if (K < INT32_MIN || K > INT32_MAX) /* the kernel takes i32 */
-		return -1;
 	if (aot_v < 0 || aot_v >= AOT_NV)
 		return -1;
 	return aot_dims_of[aot_v](aot_p, aot_grid, aot_block, aot_smem) ? -1 : 0;

@@ -1242,10 +1242,6 @@ int aot_softmax_cuda_sm90_variant_valid(int aot_v, int64_t rows, int64_t cols)
 int aot_softmax_cuda_sm90_launch_dims(int aot_v, int64_t rows, int64_t cols, uint32_t aot_grid[3], uint32_t aot_block[3], uint32_t *aot_smem)
 {
 	int64_t aot_p[4] = {rows, cols, 0, 0};
-	if (rows < INT32_MIN || rows > INT32_MAX) /* the kernel takes i32 */
-		return -1;
-	if (cols < INT32_MIN || cols > INT32_MAX) /* the kernel takes i32 */
-		return -1;
 	if (aot_v < 0 || aot_v >= AOT_NV)
 		return -1;
 	return aot_dims_of[aot_v](aot_p, aot_grid, aot_block, aot_smem) ? -1 : 0;
