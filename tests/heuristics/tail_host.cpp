@@ -1,6 +1,6 @@
 // A vectorised scale that forgets its tail: VEC > 1 handles the first
 // n / VEC * VEC elements and leaves the rest unwritten, with no
-// AOTC_VALID_IF to say so. The per-iteration volatile store makes larger
+// AOTC_VALID_IF to say so. The per-iteration volatile stores make larger
 // VEC faster, so without the learnt validity the dispatch would pick VEC=8
 // on every shape, tail or no tail.
 #include <aotc.h>
@@ -18,7 +18,7 @@ void scale(float *y, const float *x, int n)
     for (int i = 0; i + VEC <= n; i += VEC) {
         for (int j = 0; j < VEC; j++)
             y[i + j] = 2.0f * x[i + j];
-        for (int w = 0; w < 4; w++)
+        for (int w = 0; w < 16; w++)
             sink = i;
     }
 }
