@@ -13,6 +13,13 @@
 
 #include "_aot_softmax_cuda_sm90.h"
 
+/* Which emit wrote these files: the header must be of the same one, and the
+ * launcher refers to this symbol, so files of two emits fail to build together. */
+#if AOT_SOFTMAX_CUDA_SM90_SET != UINT64_C(0x5bfdab1cb99e9d5c)
+#error "_aot_softmax_cuda_sm90.h and _aot_softmax_cuda_sm90.c are of different aotc emits: emit again"
+#endif
+const int aot_softmax_cuda_sm90_set_5bfdab1cb99e9d5c = 1;
+
 #define AOT_NV 12
 #define AOT_NT 3
 

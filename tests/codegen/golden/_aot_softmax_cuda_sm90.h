@@ -18,6 +18,11 @@
 extern "C" {
 #endif
 
+/* Which emit wrote these files (docs/cli.md): the dispatch defines the symbol,
+ * the launcher refers to it, and both check the macro. */
+#define AOT_SOFTMAX_CUDA_SM90_SET UINT64_C(0x5bfdab1cb99e9d5c)
+extern const int aot_softmax_cuda_sm90_set_5bfdab1cb99e9d5c;
+
 /* The variant for a shape, or -1 when none is valid there. */
 int aot_softmax_cuda_sm90_select(int64_t rows, int64_t cols);
 int aot_softmax_cuda_sm90_num_variants(void);
