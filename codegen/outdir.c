@@ -66,11 +66,11 @@ static const char *const tmp_prefixes[] = {".aotc-emit-", ".aotc-link-"};
 
 static bool starts_with(const char *s, const char *p) { return !strncmp(s, p, strlen(p)); }
 
-/* /proc/PID/comm into buf; false where there is no /proc. */
-static bool comm_of(const char *pid, char *buf, size_t n)
+/* The first line of /proc/PID/WHAT into buf; false where there is no /proc. */
+static bool proc_line(const char *pid, const char *what, char *buf, size_t n)
 {
 	char path[64];
-	snprintf(path, sizeof path, "/proc/%s/comm", pid);
+	snprintf(path, sizeof path, "/proc/%s/%s", pid, what);
 	FILE *f = fopen(path, "r");
 	if (!f)
 		return false;
@@ -80,8 +80,9 @@ static bool comm_of(const char *pid, char *buf, size_t n)
 }
 
 /* Whether the temporary directory name (".aotc-emit-PID-XXXXXX"), last
- * changed at mtime, belongs to no running aotc. Its process is gone
- * (ESRCH), or runs another program (the pid was reused; /proc says so where
+ * changed at mtime, belongs to no running aotc. Its process is gone (ESRCH,
+ * or a zombie: killed, not yet reaped, as when timeout kills aotc and
+ * itself), or runs another program (the pid was reused; /proc says so where
  * there is one), or it is older than any live emit keeps one, which covers
  * a pid reused by another aotc and a process of another pid namespace that
  * shares the directory. A live aotc's directory is never taken early: its
@@ -101,9 +102,14 @@ static bool temp_is_stale(const char *name, time_t mtime)
 		return false;
 	if (kill((pid_t)pid, 0) < 0 && errno == ESRCH)
 		return true;
-	char pidtext[24], theirs[64], ours[64];
+	char pidtext[24], theirs[512], ours[64];
 	snprintf(pidtext, sizeof pidtext, "%ld", pid);
-	if (comm_of(pidtext, theirs, sizeof theirs) && comm_of("self", ours, sizeof ours) &&
+	/* "PID (comm) S ...": the state follows the last ')'. */
+	const char *paren;
+	if (proc_line(pidtext, "stat", theirs, sizeof theirs) && (paren = strrchr(theirs, ')')) &&
+	    (paren[1] == ' ' && (paren[2] == 'Z' || paren[2] == 'X')))
+		return true;
+	if (proc_line(pidtext, "comm", theirs, sizeof theirs) && proc_line("self", "comm", ours, sizeof ours) &&
 	    strcmp(theirs, ours) != 0)
 		return true;
 	return difftime(time(NULL), mtime) > OUTDIR_STALE_S;
