@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -89,14 +90,12 @@ static bool proc_line(const char *pid, const char *what, char *buf, size_t n)
  * moves would fail. */
 static bool temp_is_stale(const char *name, time_t mtime)
 {
-	const char *p = name;
-	for (size_t i = 0; i < COUNTOF(tmp_prefixes); i++)
-		if (starts_with(name, tmp_prefixes[i]))
-			p = name + strlen(tmp_prefixes[i]);
+	const char *p = strchr(name + 1, '-') + 1; /* after ".aotc-emit-" */
+	p = strchr(p, '-') + 1;
 	char *end;
 	errno = 0;
 	long pid = strtol(p, &end, 10);
-	if (p == name || end == p || *end != '-' || errno || pid <= 0 || pid > INT32_MAX)
+	if (end == p || *end != '-' || errno || pid <= 0 || pid > INT32_MAX)
 		return difftime(time(NULL), mtime) > OUTDIR_STALE_S; /* not a name we make */
 	if (pid == (long)getpid())
 		return false;
@@ -259,7 +258,8 @@ static void move_all(char *const *from, char *const *to, int n, int dirfd, const
 	rmdir(tmp);
 }
 
-/* Moves from[i] to to[i] in order: 0, or -1 with *m saying how far. */
+/* Moves from[i] to to[i] in order: 0, or -1 with *m saying how far (err 0:
+ * the child was killed). */
 static int commit(char *const *from, char *const *to, int n, int dirfd, const char *tmp,
                   volatile moves *m)
 {
@@ -286,17 +286,20 @@ static int commit(char *const *from, char *const *to, int n, int dirfd, const ch
 		while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
 			;
 	}
-	if (m->done == n)
-		return 0;
-	if (!m->err)
-		m->err = EINTR; /* the child was killed */
-	return -1;
+	return m->done == n ? 0 : -1;
 }
 
 int outdir_write(const char *dir, const char *tag, const outdir_file *files, int n, diags *d)
 {
+	/* Two runs writing into dir at once (make -j) take turns, from the
+	 * comparison to the last move: interleaved moves would mix their sets.
+	 * The lock goes with dirfd, which the child that moves shares. Where
+	 * the file system has no flock, they do not take turns. */
+	int dirfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	while (dirfd >= 0 && flock(dirfd, LOCK_EX) < 0 && errno == EINTR)
+		;
 	remove_strays(dir, files, n);
-	int status = 0, nmove = 0, dirfd = -1;
+	int status = 0, nmove = 0;
 	/* The files to move: which of files[], from where in tmp, to where. */
 	int *which = xcalloc((size_t)n + 1, sizeof *which);
 	char **from = xcalloc((size_t)n + 1, sizeof *from), **to = xcalloc((size_t)n + 1, sizeof *to);
@@ -343,7 +346,6 @@ int outdir_write(const char *dir, const char *tag, const outdir_file *files, int
 			goto out;
 		}
 	}
-	dirfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	/* Shared with the child, so that it can say how far it got. */
 	m = mmap(NULL, sizeof *m, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	if (m == MAP_FAILED) {
@@ -352,11 +354,12 @@ int outdir_write(const char *dir, const char *tag, const outdir_file *files, int
 		goto out;
 	}
 	if (commit(from, to, nmove, dirfd, tmp.data, m) < 0) {
+		const char *why = m->err ? strerror(m->err) : "the process moving it was killed";
 		if (m->done == 0)
-			diag_plain_error(d, "cannot write %s: %s", to[0], strerror(m->err));
+			diag_plain_error(d, "cannot write %s: %s", to[0], why);
 		else
 			diag_plain_error(d, "cannot write %s: %s; %d files of the set were replaced before it, so %s holds files of two sets, which refuse to build together: write them again",
-			                 to[m->done], strerror(m->err), m->done, dir);
+			                 to[m->done], why, m->done, dir);
 		status = -1;
 	}
 out:

@@ -63,6 +63,9 @@ void outdir_set_check(strbuf *sb, const char *prefix, uint64_t set, const char *
  *    have begun does not stop them half way. Then dir is fsync'd and the
  *    temporary directory removed.
  *
+ * Two runs writing into one directory take turns (flock on dir, where the
+ * file system has it) from step 1 to the last move.
+ *
  * Returns 0, or -1 after a diagnostic; dir then holds what it held, but for
  * a move that failed (an I/O error), after which the files already moved
  * stay and the message says so. */
