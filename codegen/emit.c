@@ -11,6 +11,7 @@
 
 #include "arch.h"
 #include "failures.h"
+#include "outdir.h"
 #include "text.h"
 
 /* ---- Names ------------------------------------------------------------------- */
@@ -430,6 +431,7 @@ typedef struct ctx {
 	char **names;             /* per emitted variant, made from the IR and its values */
 	const extern_fn **ext;    /* per emitted variant: its AOTC_EXTERN routine, or NULL */
 	bool any_ext;             /* some emitted variant is a routine */
+	uint64_t set;             /* the set hash (outdir.h); 0 while it is being computed */
 } ctx;
 
 /* Whether the kernel's AOTC_EXTERN routines are built for this target: a
@@ -794,6 +796,29 @@ static void variant_values_decl(out *o, const ctx *c)
 	strbuf_puts(&o->sb, ")");
 }
 
+/* Stops the compile of the file of extension ext when its header is of
+ * another emit. */
+static void set_check(out *o, const ctx *c, const char *ext)
+{
+	char msg[700];
+	snprintf(msg, sizeof msg, "%s.h and %s.%s are of different aotc emits: emit again", c->base,
+	         c->base, ext);
+	outdir_set_check(&o->sb, c->prefix, c->set, msg);
+}
+
+/* The dispatch's side of the set hash (docs/cli.md, "How the files are
+ * written"): its header must be of the same set, and it defines the symbol
+ * the launcher refers to. */
+static void set_definition(out *o, const ctx *c)
+{
+	out_raw(o, "\n/* Which emit wrote these files: the header must be of the same one, and the\n"
+	           " * launcher refers to this symbol, so files of two emits fail to build together. */\n");
+	set_check(o, c, "c");
+	strbuf_puts(&o->sb, "const int ");
+	outdir_set_names(c->prefix, c->set, NULL, &o->sb);
+	strbuf_puts(&o->sb, " = 1;\n");
+}
+
 static char *dispatch_c(const ctx *c)
 {
 	const kernel *k = c->k;
@@ -803,6 +828,7 @@ static char *dispatch_c(const ctx *c)
 	provenance(&o, c, "The dispatch: which precompiled variant to run for a shape. C99, no dependencies.");
 	out_raw(&o, "#include <stddef.h>\n#include <stdint.h>\n\n");
 	out_line(&o, "#include \"%s.h\"", c->base);
+	set_definition(&o, c);
 	out_raw(&o, "\n");
 
 	/* Tables */
@@ -1208,6 +1234,13 @@ static char *header(const ctx *c)
 	out_line(&o, "#ifndef %s", guard);
 	out_line(&o, "#define %s", guard);
 	out_raw(&o, "\n#include <stddef.h>\n#include <stdint.h>\n\n#ifdef __cplusplus\nextern \"C\" {\n#endif\n\n");
+	out_line(&o, "/* Which emit wrote these files (docs/cli.md): the dispatch defines the symbol,");
+	out_line(&o, " * the launcher refers to it, and both check the macro. */");
+	strbuf_puts(&o.sb, "#define ");
+	outdir_set_names(c->prefix, c->set, &o.sb, NULL);
+	strbuf_printf(&o.sb, " UINT64_C(0x%016llx)\nextern const int ", (unsigned long long)c->set);
+	outdir_set_names(c->prefix, c->set, NULL, &o.sb);
+	strbuf_puts(&o.sb, ";\n\n");
 	out_line(&o, "/* The variant for a shape, or -1 when none is valid there. */");
 	strbuf_printf(&o.sb, "int %s_select(", c->prefix);
 	int_params(&o, k, true);
@@ -1420,6 +1453,7 @@ static char *launcher(const ctx *c)
 	if (t->prelude)
 		out_line(&o, "#include <%s>", t->prelude);
 	out_line(&o, "#include \"%s.h\"", c->base);
+	set_check(&o, c, t->launcher_ext);
 	/* aotc link includes the source once for all architectures. */
 	out_line(&o, "#ifndef AOTC_LINKED");
 	/* Kernel files as people have them hold a main(): here it must not
@@ -1439,6 +1473,12 @@ static char *launcher(const ctx *c)
 	else
 		strbuf_puts(&o.sb, ")\n{\n");
 	o.indent = 1;
+	/* A use of the dispatch's symbol, which only a .c of this set defines:
+	 * a load the compiler cannot drop, so the link fails for another's. */
+	strbuf_puts(&o.sb, "\tif (");
+	outdir_set_names(c->prefix, c->set, NULL, &o.sb);
+	strbuf_puts(&o.sb, " != 1) /* links only with the dispatch of this emit */\n");
+	out_line(&o, "\treturn %s;", t->invalid);
 	out_line(&o, "static aot_env aot_state(&%s_info);", c->prefix);
 	strbuf_printf(&o.sb, "\tint aot_v = %s_select(", c->prefix);
 	shape_args(&o.sb, k);
@@ -1549,6 +1589,9 @@ static char *manifest(const ctx *c, diags *d)
 	ok &= set_str(m, "arch", c->in->arch);
 	ok &= set_str(m, "platform", arch_kind_name(ai ? ai->kind : ARCH_HOST));
 	ok &= set_str(m, "prefix", c->prefix);
+	char set[17];
+	snprintf(set, sizeof set, "%016llx", (unsigned long long)c->set);
+	ok &= set_str(m, "set", set);
 	json_t *files = json_object();
 	strbuf name;
 	strbuf_init(&name);
@@ -1684,8 +1727,7 @@ int emit_files(const emit_input *in, diags *d)
 	enum { NOWN = 4, NFILES = 5 };
 	char *files[NFILES] = {NULL, NULL, NULL, NULL, NULL};
 	size_t lens[NFILES] = {0, 0, 0, 0, 0};
-	char *tmp[NFILES] = {NULL, NULL, NULL, NULL, NULL};
-	strbuf paths[NFILES];
+	strbuf paths[NOWN];
 	int nfiles = NOWN;
 	strbuf src;
 	strbuf_init(&src);
@@ -1751,46 +1793,43 @@ int emit_files(const emit_input *in, diags *d)
 	case 0: break;
 	default: status = 3; goto out;
 	}
-	files[0] = dispatch_c(&c);
-	files[1] = header(&c);
-	files[2] = launcher(&c);
-	files[3] = manifest(&c, d);
-	if (!files[3]) {
-		status = 1;
-		goto out;
+	const char *ext[NOWN] = {"c", "h", c.t->launcher_ext, "json"};
+	for (int i = 0; i < NOWN; i++) {
+		strbuf_init(&paths[i]);
+		strbuf_printf(&paths[i], "%s.%s", c.base, ext[i]);
+	}
+	/* Twice: the set hash is the hash of the files made with 0 in its place. */
+	outdir_file set[NOWN];
+	for (int pass = 0; pass < 2 && !status; pass++) {
+		for (int i = 0; i < NOWN; i++)
+			free(files[i]);
+		files[0] = dispatch_c(&c);
+		files[1] = header(&c);
+		files[2] = launcher(&c);
+		files[3] = manifest(&c, d);
+		if (!files[3]) {
+			status = 1;
+			break;
+		}
+		for (int i = 0; i < NOWN; i++)
+			set[i] = (outdir_file){paths[i].data, files[i], strlen(files[i])};
+		if (pass == 0)
+			c.set = outdir_set_hash(set, NOWN);
+	}
+	/* aotc.h first and the manifest last: what says the set is complete
+	 * appears when it is. */
+	if (!status) {
+		outdir_file order[NFILES];
+		int norder = 0;
+		if (nfiles == NFILES)
+			order[norder++] = (outdir_file){"aotc.h", files[NOWN], lens[NOWN]};
+		for (int i = 0; i < NOWN; i++)
+			order[norder++] = set[i];
+		if (outdir_write(in->out_dir, "emit", order, norder, d) < 0)
+			status = 3;
 	}
 	for (int i = 0; i < NOWN; i++)
-		lens[i] = strlen(files[i]);
-	/* All or none: temporaries first, renamed only once all are written. */
-	const char *ext[NOWN] = {"c", "h", c.t->launcher_ext, "json"};
-	for (int i = 0; i < nfiles; i++) {
-		strbuf_init(&paths[i]);
-		if (i < NOWN)
-			strbuf_printf(&paths[i], "%s/%s.%s", in->out_dir, c.base, ext[i]);
-		else
-			strbuf_printf(&paths[i], "%s/aotc.h", in->out_dir);
-	}
-	for (int i = 0; i < nfiles && !status; i++) {
-		strbuf t;
-		strbuf_init(&t);
-		strbuf_printf(&t, "%s.tmp", paths[i].data);
-		tmp[i] = t.data;
-		if (write_file_atomic(tmp[i], files[i], lens[i]) < 0) {
-			diag_plain_error(d, "cannot write %s: %s", paths[i].data, strerror(errno));
-			status = 3;
-		}
-	}
-	for (int i = 0; i < nfiles && !status; i++)
-		if (rename(tmp[i], paths[i].data) < 0) {
-			diag_plain_error(d, "cannot write %s: %s", paths[i].data, strerror(errno));
-			status = 3;
-		}
-	for (int i = 0; i < nfiles; i++) {
-		if (tmp[i] && status)
-			unlink(tmp[i]);
-		free(tmp[i]);
 		strbuf_finish(&paths[i]);
-	}
 out:
 	for (int i = 0; i < NFILES; i++)
 		free(files[i]);

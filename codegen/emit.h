@@ -78,8 +78,10 @@ const char *emit_launcher_ext(const char *arch);
  * (never overwritten) or cannot be read. */
 int emit_header_copy(const char *dir, char **text, size_t *len, diags *d);
 
-/* Writes the files: all of them or none (temporaries, then renames).
- * Returns 0, or 1 after a diagnostic (a name that is not a C identifier, an
+/* Writes the files as one set (codegen/outdir.h: unchanged files left
+ * alone, the rest moved into place together, the manifest last), each
+ * carrying the set hash: the header's macro, the dispatch's symbol, the
+ * launcher's use of it, the manifest's "set". Returns 0, or 1 after a diagnostic (a name that is not a C identifier, an
  * include that cannot be written, a name the manifest cannot hold), or 3 when a file cannot be written or
  * a foreign aotc.h is in the way. */
 int emit_files(const emit_input *in, diags *d);

@@ -16,6 +16,7 @@
 #include "arch.h"
 #include "emit.h"
 #include "ir.h"
+#include "outdir.h"
 #include "text.h"
 #include "util.h"
 
@@ -112,6 +113,8 @@ typedef struct entry {
 	char *hw;           /* the hardware id it was tuned on, or NULL */
 	char *libs;         /* "-lcublas": what its kernel file's AOTC_EXTERNs link with, or NULL */
 	char *source;       /* the kernel source as its launcher includes it */
+	char *prefix;       /* aot_K_cuda_A: what its files' names start with */
+	uint64_t set;       /* its files' set hash (outdir.h) */
 	sig select, launch;
 } entry;
 
@@ -134,6 +137,7 @@ static void entry_finish(entry *e)
 	free(e->hw);
 	free(e->libs);
 	free(e->source);
+	free(e->prefix);
 	sig_finish(&e->select);
 	sig_finish(&e->launch);
 }
@@ -308,6 +312,16 @@ static bool load_manifest(entry *e, const char *dir, const char *name, const cha
 	const char *prefix = mstr(&r, m, "prefix", false);
 	if (prefix && strcmp(prefix, base.data + 1) != 0)
 		merr(&r, "\"prefix\" '%s' is not %s", prefix, base.data + 1);
+	e->prefix = xstrdup(base.data + 1);
+	/* The linked files check that they are built with the emit they were
+	 * linked from: its set hash goes into them. */
+	const char *set = NULL;
+	if (!json_object_get(m, "set"))
+		merr(&r, "has no \"set\" (an older aotc wrote it): emit %s for %s again", kernel, arch);
+	else if ((set = mstr(&r, m, "set", false)) && (strlen(set) != 16 || strspn(set, "0123456789abcdef") != 16))
+		merr(&r, "\"set\" '%s' is not 16 lowercase hex digits", set);
+	else if (set)
+		e->set = strtoull(set, NULL, 16);
 	const json_t *files = json_object_get(m, "files");
 	const char *keys[3] = {"dispatch", "header", "launcher"};
 	const char *exts[3] = {"c", "h", emit_target_of(e->ai->kind)->launcher_ext};
@@ -553,6 +567,8 @@ typedef struct gen {
 	const char *base;     /* the output's file name without directory and .c */
 	const char *guard;
 	const char *include_as; /* --include-as, or NULL */
+	const char *prefix;    /* aotc_link_<base as an identifier>: the set hash's names */
+	uint64_t set;          /* the set hash (outdir.h); 0 while it is being computed */
 } gen;
 
 /* [first, end) of the entries of kernel at index i. */
@@ -652,6 +668,15 @@ static void includes(out *o, const gen *g)
 		out_line(o, "#include \"%s\"", g->es->v[i].include);
 }
 
+/* Stops the compile of FILE.ext when FILE.h is of another link. */
+static void set_check(out *o, const gen *g, const char *ext)
+{
+	char msg[700];
+	snprintf(msg, sizeof msg, "%s.h and %s.%s are of different aotc links: run aotc link anew", g->base, g->base,
+	         ext);
+	outdir_set_check(&o->sb, g->prefix, g->set, msg);
+}
+
 /* switch (arch_for(cc)) { case j: RET aot_K_cuda_A_FN(ARGS); ... default: DFLT } */
 static void arch_switch(out *o, const gen *g, int first, int end, const char *cc, const char *fn,
                         const sig *args, const char *extra, const char *dflt)
@@ -685,6 +710,19 @@ static char *gen_c(const gen *g)
 	out_line(&o, "#include <stddef.h>");
 	out_line(&o, "#include <stdint.h>\n");
 	includes(&o, g);
+	out_raw(&o, "\n/* Which link wrote these files, and from which emits: the headers must be\n"
+	           " * those, and the launcher refers to this symbol, so files of two links, or a\n"
+	           " * directory emitted anew since, fail to build together. */\n");
+	set_check(&o, g, "c");
+	for (int i = 0; i < es->n; i++) {
+		char msg[700];
+		snprintf(msg, sizeof msg, "%s is not of the emit %s.c was linked with: run aotc link anew",
+		         es->v[i].include, g->base);
+		outdir_set_check(&o.sb, es->v[i].prefix, es->v[i].set, msg);
+	}
+	strbuf_puts(&o.sb, "const int ");
+	outdir_set_names(g->prefix, g->set, NULL, &o.sb);
+	strbuf_puts(&o.sb, " = 1;\n");
 	for (int i = 0; i < es->n; i = group_end(es, i)) {
 		int end = group_end(es, i), na = end - i;
 		const entry *e = &es->v[i];
@@ -744,7 +782,14 @@ static char *gen_h(const gen *g)
 	out_line(&o, "#define %s\n", g->guard);
 	out_line(&o, "#include <stddef.h>");
 	out_line(&o, "#include <stdint.h>\n");
-	out_line(&o, "#ifdef __cplusplus\nextern \"C\" {\n#endif");
+	out_line(&o, "#ifdef __cplusplus\nextern \"C\" {\n#endif\n");
+	out_line(&o, "/* Which link wrote these files (docs/cli.md): the C file defines the symbol,");
+	out_line(&o, " * the launcher refers to it, and both check the macro. */");
+	strbuf_puts(&o.sb, "#define ");
+	outdir_set_names(g->prefix, g->set, &o.sb, NULL);
+	strbuf_printf(&o.sb, " UINT64_C(0x%016llx)\nextern const int ", (unsigned long long)g->set);
+	outdir_set_names(g->prefix, g->set, NULL, &o.sb);
+	strbuf_puts(&o.sb, ";\n");
 	for (int i = 0; i < es->n; i = group_end(es, i)) {
 		int end = group_end(es, i);
 		const entry *e = &es->v[i];
@@ -790,6 +835,7 @@ static char *gen_launcher(const gen *g)
 	out_line(&o, "#include <atomic>\n");
 	out_line(&o, "#include <%s>\n", p->runtime_include);
 	includes(&o, g);
+	set_check(&o, g, t->launcher_ext);
 	/* One translation unit for every architecture (nvcc with one -gencode
 	 * each, hipcc with one --offload-arch): the kernel source once, then
 	 * each architecture's launcher, which skips its own include of the
@@ -840,6 +886,12 @@ static char *gen_launcher(const gen *g)
 		snprintf(var, sizeof var, "aot_%s", p->num);
 		out_line(&o, "\nextern \"C\" %s aot_%s_%s_launch(%s)\n{", t->error_t, k, g->tag, e->launch.text);
 		o.indent = 1;
+		/* A use the compiler cannot drop: FILE.c of another link does
+		 * not define it. */
+		strbuf_puts(&o.sb, "\tif (");
+		outdir_set_names(g->prefix, g->set, NULL, &o.sb);
+		strbuf_puts(&o.sb, " != 1) /* links only with the C file of this link */\n");
+		out_line(&o, "\treturn %s;", t->invalid);
 		out_line(&o, "int %s;", var);
 		out_line(&o, "%s aot_e = aot_link_device_%s(&%s);", t->error_t, p->num, var);
 		out_line(&o, "if (aot_e != %s)", t->ok);
@@ -905,51 +957,65 @@ int link_dirs(const char *const *dirs, int ndirs, const char *out_path, const ch
 		diag_plain_error(d, "link: --include-as '%s' cannot be written in an #include", include_as);
 		status = 1;
 	}
-	/* aotc.h beside the output, as emit writes it, before the three files:
-	 * a foreign aotc.h there stops the link with nothing written. */
+	/* aotc.h beside the output, as emit writes it; a foreign aotc.h there
+	 * stops the link with nothing written. */
 	char *hdr = NULL;
 	size_t hdr_len = 0;
+	int h = 0;
+	if (status == 0 && (h = emit_header_copy(out_dir, &hdr, &hdr_len, d)) < 0)
+		status = 3;
 	if (status == 0) {
-		int h = emit_header_copy(out_dir, &hdr, &hdr_len, d);
-		if (h < 0) {
-			status = 3;
-		} else if (h > 0) {
-			strbuf path;
-			strbuf_init(&path);
-			strbuf_printf(&path, "%s/aotc.h", out_dir);
-			if (write_file_atomic(path.data, hdr, hdr_len) < 0) {
-				diag_plain_error(d, "cannot write %s: %s", path.data, strerror(errno));
-				status = 3;
-			}
-			strbuf_finish(&path);
-		}
-		free(hdr);
-	}
-	if (status == 0) {
-		strbuf guard;
+		strbuf guard, prefix;
 		strbuf_init(&guard);
+		strbuf_init(&prefix);
 		strbuf_puts(&guard, "AOTC_LINK_");
-		for (const char *p = base; *p; p++)
-			strbuf_putc(&guard, isalnum((unsigned char)*p) ? (char)toupper((unsigned char)*p) : '_');
+		strbuf_puts(&prefix, "aotc_link_");
+		for (const char *p = base; *p; p++) {
+			bool id = isalnum((unsigned char)*p);
+			strbuf_putc(&guard, id ? (char)toupper((unsigned char)*p) : '_');
+			strbuf_putc(&prefix, id ? *p : '_');
+		}
 		strbuf_puts(&guard, "_H");
 		gen g = {.es = &es, .p = plat, .t = emit_target_of(plat->kind), .tag = arch_kind_name(plat->kind),
-		         .base = base, .guard = guard.data, .include_as = include_as};
-		/* All three in memory first: a bad input never leaves a part written. */
-		char *files[3] = {gen_c(&g), gen_h(&g), gen_launcher(&g)};
-		const char *ext[3] = {"c", "h", g.t->launcher_ext};
-		for (int i = 0; i < 3 && status == 0; i++) {
-			strbuf path;
-			strbuf_init(&path);
-			strbuf_printf(&path, "%.*s.%s", (int)(ol - 2), out_path, ext[i]);
-			if (write_file_atomic(path.data, files[i], strlen(files[i])) < 0) {
-				diag_plain_error(d, "cannot write %s: %s", path.data, strerror(errno));
-				status = 3;
-			}
-			strbuf_finish(&path);
+		         .base = base, .guard = guard.data, .include_as = include_as, .prefix = prefix.data};
+		/* All in memory first: a bad input never leaves a part written.
+		 * Twice: the set hash is the hash of the files made with 0 in its
+		 * place. */
+		enum { NOWN = 3 };
+		const char *ext[NOWN] = {"c", "h", g.t->launcher_ext};
+		strbuf names[NOWN];
+		char *files[NOWN] = {NULL, NULL, NULL};
+		outdir_file set[NOWN + 1];
+		for (int i = 0; i < NOWN; i++) {
+			strbuf_init(&names[i]);
+			strbuf_printf(&names[i], "%s.%s", base, ext[i]);
 		}
-		for (int i = 0; i < 3; i++)
+		for (int pass = 0; pass < 2; pass++) {
+			for (int i = 0; i < NOWN; i++)
+				free(files[i]);
+			files[0] = gen_c(&g);
+			files[1] = gen_h(&g);
+			files[2] = gen_launcher(&g);
+			for (int i = 0; i < NOWN; i++)
+				set[i] = (outdir_file){names[i].data, files[i], strlen(files[i])};
+			if (pass == 0)
+				g.set = outdir_set_hash(set, NOWN);
+		}
+		int n = NOWN;
+		if (h > 0) {
+			/* first, as emit does */
+			memmove(set + 1, set, NOWN * sizeof *set);
+			set[0] = (outdir_file){"aotc.h", hdr, hdr_len};
+			n++;
+		}
+		if (outdir_write(out_dir, "link", set, n, d) < 0)
+			status = 3;
+		for (int i = 0; i < NOWN; i++) {
 			free(files[i]);
+			strbuf_finish(&names[i]);
+		}
 		strbuf_finish(&guard);
+		strbuf_finish(&prefix);
 		if (status == 0 && !d->quiet_warnings) {
 			printf("aotc: linked");
 			for (int i = 0; i < es.n; i = group_end(&es, i)) {
@@ -961,6 +1027,7 @@ int link_dirs(const char *const *dirs, int ndirs, const char *out_path, const ch
 			printf(" into %.*s.{c,h,%s}\n", (int)(ol - 2), out_path, g.t->launcher_ext);
 		}
 	}
+	free(hdr);
 	for (int i = 0; i < es.n; i++)
 		entry_finish(&es.v[i]);
 	free(es.v);

@@ -114,8 +114,10 @@ checks=$(
 [ -z "$checks" ] && ok "the linked files are ROCm's" || bad "the linked files" "$checks"
 "$aotc" link "$tmp/gfx90a" "$tmp/gfx942" -o "$tmp/link/again.c" >/dev/null 2>&1
 same=1
+# The link's set hash covers its file names: set aside as well.
+unset_link() { sed 's/aotc_link_\([a-z_]*\)_set_[0-9a-f]\{16\}/aotc_link_\1_set_H/; /AOTC_LINK_.*_SET/s/0x[0-9a-f]\{16\}/0xH/' "$@"; }
 for f in c h hip; do
-	sed 's/again/aot_axpy/g; s/AGAIN/AOT_AXPY/g' "$tmp/link/again.$f" | cmp -s - "$lk.$f" || same=0
+	sed 's/again/aot_axpy/g; s/AGAIN/AOT_AXPY/g' "$tmp/link/again.$f" | unset_link | cmp -s - "$(unset_link "$lk.$f" >"$tmp/lk.$f"; echo "$tmp/lk.$f")" || same=0
 done
 [ $same = 1 ] && ok "link: the same bytes whatever the order of the directories" || bad "link is not deterministic"
 cat >"$tmp/link/driver.c" <<'END'

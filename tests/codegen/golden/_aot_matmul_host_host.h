@@ -17,6 +17,11 @@
 extern "C" {
 #endif
 
+/* Which emit wrote these files (docs/cli.md): the dispatch defines the symbol,
+ * the launcher refers to it, and both check the macro. */
+#define AOT_MATMUL_HOST_HOST_SET UINT64_C(0xcefc8640309c0990)
+extern const int aot_matmul_host_host_set_cefc8640309c0990;
+
 /* The variant for a shape, or -1 when none is valid there. */
 int aot_matmul_host_host_select(int64_t M, int64_t N, int64_t K);
 int aot_matmul_host_host_num_variants(void);

@@ -9,6 +9,9 @@
  * Regenerate with: aotc emit templates/softmax.cu --arch sm90 --db DIR
  */
 #include "_aot_softmax_cuda_sm90.h"
+#if AOT_SOFTMAX_CUDA_SM90_SET != UINT64_C(0x25baf10eb8a0548d)
+#error "_aot_softmax_cuda_sm90.h and _aot_softmax_cuda_sm90.cu are of different aotc emits: emit again"
+#endif
 #ifndef AOTC_LINKED
 #define main aot_softmax_cuda_sm90_kernel_file_main /* the kernel file's own main(), if any */
 #include "softmax.cu"
@@ -551,6 +554,8 @@ static const aot_kernel_info aot_softmax_cuda_sm90_info = {
 
 extern "C" cudaError_t aot_softmax_cuda_sm90_launch(int rows, int cols, const float *x, float *y, cudaStream_t aot_stream)
 {
+	if (aot_softmax_cuda_sm90_set_25baf10eb8a0548d != 1) /* links only with the dispatch of this emit */
+		return cudaErrorInvalidValue;
 	static aot_env aot_state(&aot_softmax_cuda_sm90_info);
 	int aot_v = aot_softmax_cuda_sm90_select((int64_t)rows, (int64_t)cols);
 	if (aot_state.active()) {
