@@ -813,10 +813,10 @@ private:
 		std::string m = "aotc: AOTC_VARIANT";
 		m += it.text.empty() ? "='" + std::string(value) + "': " : ": '" + it.text + "': ";
 		m += it.error;
-		if (!it.loose)
+		if (!it.kernel.empty())
 			m += "; every launch of " + it.kernel + " is refused\n";
-		else if (it.text.find_first_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ_") != std::string::npos)
-			m += "; every launch of a kernel it names is refused\n";
+		else if (it.loose && it.text.find_first_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ_") != std::string::npos)
+			m += "; every launch of a kernel named in it is refused\n";
 		else
 			m += "; it names no kernel\n";
 		shared_.say(m);
