@@ -45,9 +45,10 @@
 /* What the launchers of one process share, whichever translation unit each
  * was compiled in: AOTC_VARIANT's items, the kernels launched, and the
  * messages printed, so that each is printed once per process. An inline
- * function's static is one object for the whole program; its type is
- * therefore the same in every launcher that uses this name: change the
- * struct and the _1 becomes _2. */
+ * function's static is one object for the whole program (a shared library
+ * that hides its symbols has its own); its type must therefore be the same
+ * in every launcher that uses the name: change the struct, and the _1
+ * becomes _2. */
 struct aotc_launcher_env_shared_1 {
 	struct item {
 		std::string text;   /* as written, white space trimmed */
@@ -201,7 +202,7 @@ inline void aot_variant_item(aot_shared::item &it)
 	if (it.value.empty()) {
 		it.error = "no variant after '='";
 	} else if (std::isdigit((unsigned char)it.value[0]) || it.value[0] == '-' || it.value[0] == '+') {
-		/* variant names begin with a letter: this is meant as an index */
+		/* a variant's name begins as an identifier: this is meant as an index */
 		if (it.value.find_first_not_of("0123456789") != std::string::npos)
 			it.error = "'" + it.value + "' is not an index (digits only)";
 	}
@@ -217,22 +218,26 @@ inline std::vector<aot_shared::item> aot_parse_variant(const std::string &s)
 	std::string nesting, error;
 	size_t start = 0;
 	for (size_t i = 0; i <= s.size(); i++) {
-		char c = i < s.size() ? s[i] : ',';
-		if (i == s.size() && !nesting.empty() && error.empty())
-			error = std::string("'") + nesting[nesting.size() - 1] + "' without its '" +
-			        close[std::strchr(open, nesting[nesting.size() - 1]) - open] + "'";
-		else if (i < s.size() && std::strchr(open, c))
+		bool end = i == s.size();
+		char c = end ? ',' : s[i];
+		if (std::strchr(open, c)) {
 			nesting += c;
-		else if (i < s.size() && std::strchr(close, c)) {
-			char o = open[std::strchr(close, c) - close];
+			continue;
+		}
+		if (const char *cl = std::strchr(close, c)) {
+			char o = open[cl - close];
 			if (!nesting.empty() && nesting[nesting.size() - 1] == o)
 				nesting.erase(nesting.size() - 1);
 			else if (error.empty())
 				error = std::string("'") + c + "' without its '" + o + "'";
 			continue;
 		}
-		if (c != ',' || (!nesting.empty() && i < s.size()))
+		if (c != ',' || (!nesting.empty() && !end))
 			continue;
+		if (!nesting.empty() && error.empty()) {
+			char o = nesting[nesting.size() - 1];
+			error = std::string("'") + o + "' without its '" + close[std::strchr(open, o) - open] + "'";
+		}
 		aot_shared::item it;
 		it.text = aot_trim(s.substr(start, i - start));
 		it.loose = false;
@@ -459,14 +464,15 @@ struct aot_shape_hash {
 
 /* shape -> calls */
 typedef std::unordered_map<std::vector<int64_t>, unsigned long long, aot_shape_hash> aot_counts;
+/* shape -> its row */
+typedef std::unordered_map<std::vector<int64_t>, size_t, aot_shape_hash> aot_rows_at;
 
 /* Adds counts to kernel's rows of rec: one hash lookup per shape. Rows
  * whose argument names differ (another version of the kernel) are kept. */
 inline void aot_merge(aot_record &rec, const aot_kernel_info *k, const aot_counts &counts)
 {
 	std::vector<aot_row> &rows = rec[k->kernel];
-	aot_counts::hasher hash;
-	std::unordered_map<std::vector<int64_t>, size_t, aot_shape_hash> at(rows.size() + counts.size(), hash);
+	aot_rows_at at(rows.size() + counts.size());
 	for (size_t r = 0; r < rows.size(); r++) {
 		const std::vector<std::pair<std::string, long long> > &s = rows[r].shape;
 		bool ours = (int)s.size() == k->nargs;
@@ -479,7 +485,7 @@ inline void aot_merge(aot_record &rec, const aot_kernel_info *k, const aot_count
 			at.insert(std::make_pair(key, r));
 	}
 	for (aot_counts::const_iterator c = counts.begin(); c != counts.end(); ++c) {
-		std::unordered_map<std::vector<int64_t>, size_t, aot_shape_hash>::iterator i = at.find(c->first);
+		aot_rows_at::iterator i = at.find(c->first);
 		if (i != at.end()) {
 			rows[i->second].calls += c->second;
 			continue;
@@ -508,10 +514,6 @@ class aot_record_file {
 public:
 	explicit aot_record_file(const std::string &path) : path_(path) {}
 
-private:
-	std::string path_;
-
-public:
 #ifdef AOT_HAVE_FLOCK
 	/* The regular file FILE is, or leads to through symbolic links, or the
 	 * file to create there: true and target set; false with why set
@@ -640,6 +642,9 @@ private:
 					return AOT_LATER;
 				}
 				text.append(buf, (size_t)n);
+				size_t first = text.find_first_not_of(" \t\r\n");
+				if (first != std::string::npos && text[first] != '{')
+					break; /* not JSON: no need to read a big file to the end */
 			}
 			close(fd);
 		} else if (errno != ENOENT) {
@@ -682,6 +687,7 @@ private:
 		return AOT_MERGED;
 	}
 #else
+public:
 	/* Without POSIX: FILE as it is, no lock (processes at once may lose
 	 * counts), no check of what it is. */
 	bool resolve(std::string &target, std::string &, bool &refused) const
@@ -724,6 +730,9 @@ private:
 		return ok ? AOT_MERGED : AOT_LATER;
 	}
 #endif
+
+private:
+	std::string path_;
 };
 
 /* ---- One kernel's environment ------------------------------------------- */
@@ -771,7 +780,7 @@ public:
 		merge(counts, true);
 	}
 
-	bool active() const { return record_ || log_ || forced_ != -1; }
+	bool active() const { return record_.load(std::memory_order_relaxed) || log_ || forced_ != -1; }
 
 	/* The variant to launch for shape given the dispatch's choice v (-1:
 	 * none valid), or -1 when the launch must be refused. */
