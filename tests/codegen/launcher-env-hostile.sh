@@ -5,9 +5,10 @@
 # compiler has it. Each case ran into a defect of an earlier launcher
 # (issue 28):
 #  - AOTC_RECORD naming /dev/null, a FIFO, a symbolic link to a FIFO or to
-#    /dev/stdout on a pipe, a directory or a socket: one message naming it
-#    and why, the program runs and exits 0 at once (a FIFO hung it at
-#    exit), the file is left as it is (/dev/null was replaced, as root);
+#    /dev/stdout on a pipe, a directory, a socket, /dev/stdout on a file:
+#    one message naming it and why, the program runs and exits 0 at once
+#    (a FIFO hung it at exit), the file is left as it is (/dev/null was
+#    replaced, as root; the output on a file was lost);
 #  - a symbolic link to a record file (or to none yet): the target gets the
 #    counts and keeps its permissions, the link stays a link (it was
 #    replaced by a plain file);
@@ -141,6 +142,15 @@ if [ "$(cat stdout.st)" = "exit 0" ] && says stdout "AOTC_RECORD: to-stdout is a
 	ok "AOTC_RECORD=a link to /dev/stdout on a pipe: one message, the program exits 0"
 else
 	bad "AOTC_RECORD=a link to /dev/stdout on a pipe" "$(cat stdout.st stdout.out stdout.err)"
+fi
+# /dev/stdout on a file: replacing the file lost the program's output.
+timeout 10 env AOTC_RECORD=/dev/stdout ./prog >stdout-file.out 2>stdout-file.err
+st=$?
+if [ "$st" -eq 0 ] && [ "$(cat stdout-file.out)" = "$normal" ] &&
+	says stdout-file "AOTC_RECORD: /dev/stdout is this program's standard output; nothing is recorded"; then
+	ok "AOTC_RECORD=/dev/stdout on a file: one message, the output is kept"
+else
+	bad "AOTC_RECORD=/dev/stdout on a file" "exit $st" "$(cat stdout-file.out stdout-file.err)"
 fi
 
 # ---- AOTC_RECORD through a symbolic link ----

@@ -576,6 +576,16 @@ public:
 			refused = true;
 			return false;
 		}
+		/* /dev/stdout when it is a file: replacing it would lose the output */
+		static const char *const stream[] = {"input", "output", "error"};
+		for (int fd = 0; fd < 3; fd++) {
+			struct stat sf;
+			if (fstat(fd, &sf) == 0 && sf.st_dev == st.st_dev && sf.st_ino == st.st_ino) {
+				why = path_ + " is this program's standard " + stream[fd];
+				refused = true;
+				return false;
+			}
+		}
 		return true;
 	}
 
