@@ -99,12 +99,16 @@ int main(int argc, char **argv)
 	return 0;
 }
 END
-if ! g++ -std=c++17 -Wall -Wextra -Werror -Wshadow -O1 -I . -I out -pthread -o rec rec.cpp \
+# The launcher's threads and merges under the sanitizers, where g++ has them.
+san="-fsanitize=address,undefined -fno-sanitize-recover=all"
+echo 'int main() { return 0; }' >san.cpp
+g++ $san san.cpp -o san >/dev/null 2>&1 || san=
+if ! g++ -std=c++17 -Wall -Wextra -Werror -Wshadow -O1 $san -I . -I out -pthread -o rec rec.cpp \
 	"out/$base.cpp" "out/$base.c" >build.log 2>&1; then
-	bad "the test program builds (launcher with -Wall -Wextra -Werror -Wshadow)" "$(head -30 build.log)"
+	bad "the test program builds (launcher with -Wall -Wextra -Werror -Wshadow${san:+, sanitizers})" "$(head -30 build.log)"
 	finish
 fi
-ok "the test program builds (launcher with -Wall -Wextra -Werror -Wshadow)"
+ok "the test program builds (launcher with -Wall -Wextra -Werror -Wshadow${san:+, sanitizers})"
 
 # The record as "kernel M N K calls" lines, sorted.
 rows() {
