@@ -143,6 +143,20 @@ const int AOT_MERGE_SHARE = 20;
 /* How long the merge at exit waits for another process's lock. */
 const int AOT_LOCK_WAIT_MS = 2000;
 
+/* Milliseconds of a monotonic clock, read at each recorded launch to see
+ * whether a merge is due: the coarse clock where there is one, since the
+ * precise one costs a launch some 25 ns on a virtual machine. */
+inline int64_t aot_now_ms()
+{
+#ifdef CLOCK_MONOTONIC_COARSE
+	struct timespec t;
+	if (clock_gettime(CLOCK_MONOTONIC_COARSE, &t) == 0)
+		return (int64_t)t.tv_sec * 1000 + t.tv_nsec / 1000000;
+#endif
+	return std::chrono::duration_cast<std::chrono::milliseconds>(
+	           std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+
 /* What a launcher tells its environment about its kernel: all of it
  * static data of the emitted files. */
 struct aot_kernel_info {
@@ -769,7 +783,7 @@ class aot_env {
 public:
 	explicit aot_env(const aot_kernel_info *k)
 	    : k_(k), shared_(aotc_launcher_env_shared_1_get()), file_(""), record_(false), log_(false),
-	      forced_(-1), merging_(false), due_(std::chrono::steady_clock::now() + std::chrono::seconds(AOT_RECORD_EVERY))
+	      forced_(-1), last_(NULL), merging_(false), due_(aot_now_ms() + AOT_RECORD_EVERY * 1000)
 	{
 		const char *r = std::getenv("AOTC_RECORD");
 		if (r && *r) {
@@ -804,6 +818,7 @@ public:
 		{
 			std::lock_guard<std::mutex> g(mu_);
 			counts.swap(counts_);
+			last_ = NULL;
 		}
 		merge(counts, true);
 	}
@@ -833,9 +848,10 @@ private:
 	std::string refused_;
 	std::mutex mu_;            /* what every launch takes: the counts, not the file */
 	aot_counts counts_;        /* since the last merge */
-	std::vector<int64_t> key_; /* scratch: a launch allocates only for a new shape */
+	std::vector<int64_t> key_; /* the shape counted last */
+	unsigned long long *last_; /* its count in counts_, or NULL */
 	bool merging_;
-	std::chrono::steady_clock::time_point due_;
+	int64_t due_;              /* aot_now_ms() of the next merge */
 
 	static void add(aot_counts &to, const aot_counts &from)
 	{
@@ -982,25 +998,29 @@ private:
 	void count(const int64_t *shape)
 	{
 		std::unique_lock<std::mutex> g(mu_);
-		key_.assign(shape, shape + k_->nargs);
-		counts_[key_]++;
+		/* a program often launches one shape many times in a row */
+		if (!last_ || !std::equal(shape, shape + k_->nargs, key_.begin())) {
+			key_.assign(shape, shape + k_->nargs);
+			last_ = &counts_[key_];
+		}
+		++*last_;
 		if (merging_)
 			return;
-		std::chrono::steady_clock::time_point now = std::chrono::steady_clock::now();
+		int64_t now = aot_now_ms();
 		if (now < due_)
 			return;
 		merging_ = true;
 		aot_counts counts;
 		counts.swap(counts_);
+		last_ = NULL;
 		g.unlock();
 		bool merged = merge(counts, false);
-		std::chrono::steady_clock::time_point end = std::chrono::steady_clock::now();
+		int64_t end = aot_now_ms();
 		g.lock();
 		if (!merged)
 			add(counts_, counts);
 		merging_ = false;
-		due_ = end + std::max<std::chrono::steady_clock::duration>(std::chrono::seconds(AOT_RECORD_EVERY),
-		                                                           (end - now) * AOT_MERGE_SHARE);
+		due_ = end + std::max<int64_t>(AOT_RECORD_EVERY * 1000, (end - now) * AOT_MERGE_SHARE);
 	}
 
 	/* False when the counts are to be merged later (put them back). */
