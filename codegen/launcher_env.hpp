@@ -3,19 +3,22 @@
  *
  *   AOTC_RECORD=FILE   each distinct shape seen and its call count, merged
  *                      into FILE (a record file `aotc tune --shapes` takes)
- *                      at most every AOT_RECORD_EVERY seconds and at exit
+ *                      at most every AOT_RECORD_EVERY seconds and at exit;
+ *                      FILE is a regular file or nothing is recorded
  *   AOTC_VARIANT=kernel=INDEX|NAME[,...]
  *                      run that variant instead of the dispatch's choice;
- *                      invalid for the shape: the launch is refused
+ *                      invalid for the shape, or a malformed item that may
+ *                      name the kernel: the launch is refused
  *   AOTC_LOG=1         one line on stderr per launch: kernel, shape, variant
  *
  * aotc emit copies this text into each launcher; a translation unit that
  * includes several launchers (aotc link) compiles it once. With none of the
- * variables set a launch pays one predictable branch. */
+ * variables set a launch pays one predictable branch. C++11. */
 #ifndef AOTC_LAUNCHER_ENV
 #define AOTC_LAUNCHER_ENV 1
 
 #include <algorithm>
+#include <atomic>
 #include <cctype>
 #include <cerrno>
 #include <chrono>
@@ -25,20 +28,116 @@
 #include <cstring>
 #include <map>
 #include <mutex>
+#include <set>
 #include <string>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 #if defined(__unix__) || defined(__APPLE__)
 #include <fcntl.h>
 #include <sys/file.h>
+#include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 #define AOT_HAVE_FLOCK 1
 #endif
 
+/* What the launchers of one process share, whichever translation unit each
+ * was compiled in: AOTC_VARIANT's items, the kernels launched, and the
+ * messages printed, so that each is printed once per process. An inline
+ * function's static is one object for the whole program (a shared library
+ * that hides its symbols has its own); its type must therefore be the same
+ * in every launcher that uses the name: change the struct, and the _1
+ * becomes _2. */
+struct aotc_launcher_env_shared_1 {
+	struct item {
+		std::string text;   /* as written, white space trimmed */
+		std::string kernel; /* the kernel it names (well formed), or "" */
+		std::string value;  /* what follows '=', trimmed */
+		std::string error;  /* what is wrong with it, or "" */
+		bool loose;         /* malformed so that it may mean any kernel named in it */
+	};
+
+	std::mutex mu;
+	bool parsed;
+	std::vector<item> items;
+	std::set<std::string> launched, said;
+
+	aotc_launcher_env_shared_1() : parsed(false) {}
+
+	/* At exit: the items no launcher of this process could use. */
+	~aotc_launcher_env_shared_1()
+	{
+		for (size_t i = 0; i < items.size(); i++) {
+			const item &it = items[i];
+			if (!it.error.empty() || launched.count(it.kernel) || known_but_for_case(it.kernel))
+				continue;
+			say("aotc: AOTC_VARIANT: '" + it.text + "' was not used: this process launched no kernel '" +
+			    it.kernel + "'\n");
+		}
+	}
+
+	bool known_but_for_case(const std::string &kernel) const
+	{
+		for (std::set<std::string>::const_iterator k = launched.begin(); k != launched.end(); ++k)
+			if (same_but_for_case(*k, kernel))
+				return true;
+		return false;
+	}
+
+	static bool same_but_for_case(const std::string &a, const std::string &b)
+	{
+		if (a.size() != b.size())
+			return false;
+		for (size_t i = 0; i < a.size(); i++)
+			if (std::tolower((unsigned char)a[i]) != std::tolower((unsigned char)b[i]))
+				return false;
+		return true;
+	}
+
+	/* Prints message unless this process printed it already. */
+	void say(const std::string &message)
+	{
+		std::lock_guard<std::mutex> g(said_mu);
+		if (said.insert(message).second)
+			std::fputs(message.c_str(), stderr);
+	}
+
+private:
+	std::mutex said_mu; /* apart from mu: say() is called with mu held */
+};
+
+inline aotc_launcher_env_shared_1 &aotc_launcher_env_shared_1_get()
+{
+	static aotc_launcher_env_shared_1 shared;
+	return shared;
+}
+
 namespace {
 
-/* Seconds between two merges of the counts into the record file. */
+typedef aotc_launcher_env_shared_1 aot_shared;
+
+/* Seconds between two merges of the counts into the record file, at least;
+ * a merge that took longer than a twentieth of that spaces them further, so
+ * merging never takes more than 5% of the program's time. */
 const int AOT_RECORD_EVERY = 2;
+const int AOT_MERGE_SHARE = 20;
+/* How long the merge at exit waits for another process's lock. */
+const int AOT_LOCK_WAIT_MS = 2000;
+
+/* Milliseconds of a monotonic clock, read at each recorded launch to see
+ * whether a merge is due: the coarse clock where there is one, since the
+ * precise one costs a launch some 25 ns on a virtual machine. */
+inline int64_t aot_now_ms()
+{
+#ifdef CLOCK_MONOTONIC_COARSE
+	struct timespec t;
+	if (clock_gettime(CLOCK_MONOTONIC_COARSE, &t) == 0)
+		return (int64_t)t.tv_sec * 1000 + t.tv_nsec / 1000000;
+#endif
+	return std::chrono::duration_cast<std::chrono::milliseconds>(
+	           std::chrono::steady_clock::now().time_since_epoch()).count();
+}
 
 /* What a launcher tells its environment about its kernel: all of it
  * static data of the emitted files. */
@@ -51,6 +150,124 @@ struct aot_kernel_info {
 	const char *(*variant_name)(int);
 	int (*valid_at)(int v, const int64_t *shape); /* the variant may run there */
 };
+
+/* ---- AOTC_VARIANT -------------------------------------------------------- */
+
+inline std::string aot_trim(const std::string &s)
+{
+	size_t b = 0, e = s.size();
+	while (b < e && std::isspace((unsigned char)s[b]))
+		b++;
+	while (e > b && std::isspace((unsigned char)s[e - 1]))
+		e--;
+	return s.substr(b, e - b);
+}
+
+inline bool aot_identifier(const std::string &s)
+{
+	if (s.empty() || !(std::isalpha((unsigned char)s[0]) || s[0] == '_'))
+		return false;
+	for (size_t i = 1; i < s.size(); i++)
+		if (!(std::isalnum((unsigned char)s[i]) || s[i] == '_'))
+			return false;
+	return true;
+}
+
+/* Whether kernel occurs in text as a whole word, in any case: what a
+ * malformed item may have meant. */
+inline bool aot_names_word(const std::string &text, const std::string &kernel)
+{
+	size_t i = 0;
+	while (i < text.size()) {
+		if (!(std::isalnum((unsigned char)text[i]) || text[i] == '_')) {
+			i++;
+			continue;
+		}
+		size_t start = i;
+		while (i < text.size() && (std::isalnum((unsigned char)text[i]) || text[i] == '_'))
+			i++;
+		if (aot_shared::same_but_for_case(text.substr(start, i - start), kernel))
+			return true;
+	}
+	return false;
+}
+
+/* One kernel=VALUE item, whose brackets were checked by the caller. */
+inline void aot_variant_item(aot_shared::item &it)
+{
+	size_t eq = it.text.find('=');
+	if (it.text.empty()) {
+		it.error = "an empty item (a comma too many?)";
+		return;
+	}
+	if (eq == std::string::npos) {
+		it.error = "no '=': each item is kernel=INDEX or kernel=NAME";
+		it.loose = true;
+		return;
+	}
+	std::string kernel = aot_trim(it.text.substr(0, eq));
+	it.value = aot_trim(it.text.substr(eq + 1));
+	if (!aot_identifier(kernel)) {
+		it.error = "'" + kernel + "' is not a kernel name";
+		it.loose = true;
+		return;
+	}
+	it.kernel = kernel;
+	if (it.value.empty()) {
+		it.error = "no variant after '='";
+	} else if (std::isdigit((unsigned char)it.value[0]) || it.value[0] == '-' || it.value[0] == '+') {
+		/* a variant's name begins as an identifier: this is meant as an index */
+		if (it.value.find_first_not_of("0123456789") != std::string::npos)
+			it.error = "'" + it.value + "' is not an index (digits only)";
+	}
+}
+
+/* AOTC_VARIANT split at the commas outside <>, () and [] (variant names
+ * hold commas within them). A bracket left open swallows the rest of the
+ * value, whose kernels it may all mean. */
+inline std::vector<aot_shared::item> aot_parse_variant(const std::string &s)
+{
+	static const char open[] = "<([", close[] = ">)]";
+	std::vector<aot_shared::item> items;
+	std::string nesting, error;
+	size_t start = 0;
+	for (size_t i = 0; i <= s.size(); i++) {
+		bool end = i == s.size();
+		char c = end ? ',' : s[i];
+		if (std::strchr(open, c)) {
+			nesting += c;
+			continue;
+		}
+		if (const char *cl = std::strchr(close, c)) {
+			char o = open[cl - close];
+			if (!nesting.empty() && nesting[nesting.size() - 1] == o)
+				nesting.erase(nesting.size() - 1);
+			else if (error.empty())
+				error = std::string("'") + c + "' without its '" + o + "'";
+			continue;
+		}
+		if (c != ',' || (!nesting.empty() && !end))
+			continue;
+		if (!nesting.empty() && error.empty()) {
+			char o = nesting[nesting.size() - 1];
+			error = std::string("'") + o + "' without its '" + close[std::strchr(open, o) - open] + "'";
+		}
+		aot_shared::item it;
+		it.text = aot_trim(s.substr(start, i - start));
+		it.loose = false;
+		if (error.empty()) {
+			aot_variant_item(it);
+		} else {
+			it.error = error;
+			it.loose = true;
+		}
+		items.push_back(it);
+		start = i + 1;
+		nesting.clear();
+		error.clear();
+	}
+	return items;
+}
 
 /* ---- The record file ------------------------------------------------------- */
 
@@ -211,7 +428,15 @@ inline bool aot_row_before(const aot_row &a, const aot_row &b)
 {
 	if (a.calls != b.calls)
 		return a.calls > b.calls;
-	return a.shape < b.shape;
+	/* a.shape < b.shape, comparing each name once */
+	for (size_t i = 0; i < a.shape.size() && i < b.shape.size(); i++) {
+		int c = a.shape[i].first.compare(b.shape[i].first);
+		if (c != 0)
+			return c < 0;
+		if (a.shape[i].second != b.shape[i].second)
+			return a.shape[i].second < b.shape[i].second;
+	}
+	return a.shape.size() < b.shape.size();
 }
 
 inline std::string aot_write_record(aot_record &rec)
@@ -241,41 +466,352 @@ inline std::string aot_write_record(aot_record &rec)
 	return t;
 }
 
+struct aot_shape_hash {
+	size_t operator()(const std::vector<int64_t> &s) const
+	{
+		uint64_t h = 0x9e3779b97f4a7c15ull;
+		for (size_t i = 0; i < s.size(); i++)
+			h = (h ^ (uint64_t)s[i]) * 0x100000001b3ull + (h >> 29);
+		return (size_t)h;
+	}
+};
+
+/* shape -> calls */
+typedef std::unordered_map<std::vector<int64_t>, unsigned long long, aot_shape_hash> aot_counts;
+/* shape -> its row */
+typedef std::unordered_map<std::vector<int64_t>, size_t, aot_shape_hash> aot_rows_at;
+
+/* Adds counts to kernel's rows of rec: one hash lookup per shape. Rows
+ * whose argument names differ (another version of the kernel) are kept. */
+inline void aot_merge(aot_record &rec, const aot_kernel_info *k, const aot_counts &counts)
+{
+	std::vector<aot_row> &rows = rec[k->kernel];
+	aot_rows_at at(rows.size() + counts.size());
+	for (size_t r = 0; r < rows.size(); r++) {
+		const std::vector<std::pair<std::string, long long> > &s = rows[r].shape;
+		bool ours = (int)s.size() == k->nargs;
+		std::vector<int64_t> key;
+		for (int a = 0; ours && a < k->nargs; a++) {
+			ours = s[a].first == k->args[a];
+			key.push_back(s[a].second);
+		}
+		if (ours)
+			at.insert(std::make_pair(key, r));
+	}
+	for (aot_counts::const_iterator c = counts.begin(); c != counts.end(); ++c) {
+		aot_rows_at::iterator i = at.find(c->first);
+		if (i != at.end()) {
+			rows[i->second].calls += c->second;
+			continue;
+		}
+		aot_row row;
+		for (int a = 0; a < k->nargs; a++)
+			row.shape.push_back(std::make_pair(std::string(k->args[a]), (long long)c->first[a]));
+		row.calls = c->second;
+		at.insert(std::make_pair(c->first, rows.size()));
+		rows.push_back(row);
+	}
+}
+
+/* What a merge came to. */
+enum aot_merge_result {
+	AOT_MERGED,
+	AOT_LATER,   /* not now (the lock is held, an error): the counts wait for the next merge */
+	AOT_REFUSED, /* FILE is no place for a record: nothing more is recorded */
+};
+
+/* AOTC_RECORD's FILE: where it leads, and the merge of counts into it.
+ * Nothing here can block on what FILE names: it is examined before it is
+ * opened, opened without blocking and examined again, and the lock is
+ * waited for a bounded time. */
+class aot_record_file {
+public:
+	explicit aot_record_file(const std::string &path) : path_(path) {}
+
+#ifdef AOT_HAVE_FLOCK
+	/* The regular file FILE is, or leads to through symbolic links, or the
+	 * file to create there: true and target set; false with why set
+	 * (refused: a device, a FIFO, a directory...; or an error). */
+	bool resolve(std::string &target, std::string &why, bool &refused) const
+	{
+		refused = false;
+		struct stat st;
+		if (stat(path_.c_str(), &st) == 0) {
+			if (!S_ISREG(st.st_mode)) {
+				why = path_ + " is " + kind(st.st_mode) + ", not a regular file";
+				refused = true;
+				return false;
+			}
+		} else if (errno != ENOENT) {
+			why = "cannot examine " + path_ + ": " + std::strerror(errno);
+			return false;
+		}
+		/* Follow the links to the last one's target, which a rename then
+		 * replaces (the links stay), or creates when it does not exist. */
+		target = path_;
+		for (int hops = 0;; hops++) {
+			if (lstat(target.c_str(), &st) != 0) {
+				if (errno == ENOENT)
+					return true;
+				why = "cannot examine " + target + ": " + std::strerror(errno);
+				return false;
+			}
+			if (!S_ISLNK(st.st_mode))
+				break;
+			char buf[4096];
+			ssize_t n = hops < 40 ? readlink(target.c_str(), buf, sizeof buf) : -1;
+			if (n < 0 || n == (ssize_t)sizeof buf) {
+				why = "cannot follow the symbolic link " + target;
+				return false;
+			}
+			std::string to(buf, (size_t)n);
+			size_t slash = target.rfind('/');
+			target = (!to.empty() && to[0] == '/') || slash == std::string::npos ? to : target.substr(0, slash + 1) + to;
+		}
+		if (!S_ISREG(st.st_mode)) {
+			why = path_ + " leads to " + target + ", " + kind(st.st_mode) + ", not a regular file";
+			refused = true;
+			return false;
+		}
+		/* /dev/stdout when it is a file: replacing it would lose the output */
+		static const char *const stream[] = {"input", "output", "error"};
+		for (int fd = 0; fd < 3; fd++) {
+			struct stat sf;
+			if (fstat(fd, &sf) == 0 && sf.st_dev == st.st_dev && sf.st_ino == st.st_ino) {
+				why = path_ + " is this program's standard " + stream[fd];
+				refused = true;
+				return false;
+			}
+		}
+		return true;
+	}
+
+	/* Adds counts to the file under an exclusive lock on TARGET.lock
+	 * (processes at once): read, add, write a temporary, rename. The lock
+	 * is tried once, or waited for AOT_LOCK_WAIT_MS when wait. */
+	aot_merge_result merge(const aot_kernel_info *k, const aot_counts &counts, bool wait, std::string &why)
+	{
+		std::string target;
+		bool refused;
+		if (!resolve(target, why, refused))
+			return refused ? AOT_REFUSED : AOT_LATER;
+		std::string lock_path = target + ".lock";
+		int lock = open(lock_path.c_str(), O_RDWR | O_CREAT | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC, 0666);
+		if (lock < 0) {
+			why = "cannot open the lock " + lock_path + ": " + std::strerror(errno);
+			return AOT_LATER;
+		}
+		aot_merge_result r = AOT_LATER;
+		struct stat st;
+		if (fstat(lock, &st) != 0 || !S_ISREG(st.st_mode)) {
+			why = lock_path + " is not a regular file";
+			r = AOT_REFUSED;
+		} else if (!take_lock(lock, wait)) {
+			if (wait) {
+				char ms[16];
+				std::snprintf(ms, sizeof ms, "%d", AOT_LOCK_WAIT_MS);
+				why = lock_path + " stayed locked by another process for " + ms +
+				      " ms; this process's counts are not written";
+			}
+		} else {
+			r = locked_merge(k, counts, target, why);
+		}
+		close(lock); /* and unlocked */
+		return r;
+	}
+
+private:
+	static const char *kind(mode_t m)
+	{
+		return S_ISCHR(m) ? "a character device" : S_ISBLK(m) ? "a block device" : S_ISFIFO(m) ? "a FIFO"
+		       : S_ISSOCK(m) ? "a socket" : S_ISDIR(m) ? "a directory" : "something else";
+	}
+
+	static bool take_lock(int fd, bool wait)
+	{
+		for (int waited = 0;; waited += 10) {
+			if (flock(fd, LOCK_EX | LOCK_NB) == 0)
+				return true;
+			if (errno == EINTR)
+				continue;
+			if (errno != EWOULDBLOCK || !wait || waited >= AOT_LOCK_WAIT_MS)
+				return false;
+			struct timespec ten_ms = {0, 10 * 1000 * 1000};
+			nanosleep(&ten_ms, NULL);
+		}
+	}
+
+	aot_merge_result locked_merge(const aot_kernel_info *k, const aot_counts &counts, const std::string &target,
+	                              std::string &why)
+	{
+		std::string text;
+		struct stat st;
+		bool exists = false;
+		int fd = open(target.c_str(), O_RDONLY | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC);
+		if (fd >= 0) {
+			exists = true;
+			if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+				close(fd);
+				why = target + " is not a regular file";
+				return AOT_REFUSED;
+			}
+			char buf[65536];
+			ssize_t n;
+			while ((n = read(fd, buf, sizeof buf)) != 0) {
+				if (n < 0 && errno == EINTR)
+					continue;
+				if (n < 0) {
+					why = "cannot read " + target + ": " + std::strerror(errno);
+					close(fd);
+					return AOT_LATER;
+				}
+				text.append(buf, (size_t)n);
+				size_t first = text.find_first_not_of(" \t\r\n");
+				if (first != std::string::npos && text[first] != '{')
+					break; /* not JSON: no need to read a big file to the end */
+			}
+			close(fd);
+		} else if (errno != ENOENT) {
+			int e = errno;
+			why = "cannot read " + target + ": " + std::strerror(e);
+			return e == ELOOP ? AOT_REFUSED : AOT_LATER; /* a link since resolve() */
+		}
+		aot_record rec;
+		if (text.find_first_not_of(" \t\r\n") != std::string::npos && !aot_reader(text).read(rec)) {
+			why = target + " is not a record file aotc wrote; it is left as it is";
+			return AOT_REFUSED;
+		}
+		aot_merge(rec, k, counts);
+		text = aot_write_record(rec);
+		char pid[32];
+		std::snprintf(pid, sizeof pid, ".tmp%ld", (long)getpid());
+		std::string tmp = target + pid;
+		unlink(tmp.c_str()); /* one a killed process with our pid left */
+		fd = open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
+		if (fd < 0) {
+			why = "cannot write " + tmp + ": " + std::strerror(errno);
+			return AOT_LATER;
+		}
+		if (exists)
+			(void)fchmod(fd, st.st_mode & 07777); /* the file keeps its permissions */
+		bool ok = true;
+		for (size_t done = 0; ok && done < text.size();) {
+			ssize_t n = write(fd, text.data() + done, text.size() - done);
+			if (n < 0 && errno == EINTR)
+				continue;
+			ok = n > 0;
+			done += ok ? (size_t)n : 0;
+		}
+		ok &= close(fd) == 0;
+		if (!ok || rename(tmp.c_str(), target.c_str()) != 0) {
+			why = "cannot write " + target + ": " + std::strerror(errno);
+			unlink(tmp.c_str());
+			return AOT_LATER;
+		}
+		return AOT_MERGED;
+	}
+#else
+public:
+	/* Without POSIX: FILE as it is, no lock (processes at once may lose
+	 * counts), no check of what it is. */
+	bool resolve(std::string &target, std::string &, bool &refused) const
+	{
+		target = path_;
+		refused = false;
+		return true;
+	}
+
+	aot_merge_result merge(const aot_kernel_info *k, const aot_counts &counts, bool, std::string &why)
+	{
+		std::string text;
+		std::FILE *f = std::fopen(path_.c_str(), "rb");
+		if (f) {
+			char buf[65536];
+			size_t n;
+			while ((n = std::fread(buf, 1, sizeof buf, f)) > 0)
+				text.append(buf, n);
+			std::fclose(f);
+		}
+		aot_record rec;
+		if (text.find_first_not_of(" \t\r\n") != std::string::npos && !aot_reader(text).read(rec)) {
+			why = path_ + " is not a record file aotc wrote; it is left as it is";
+			return AOT_REFUSED;
+		}
+		aot_merge(rec, k, counts);
+		text = aot_write_record(rec);
+		std::string tmp = path_ + ".tmp";
+		f = std::fopen(tmp.c_str(), "wb");
+		bool ok = f && std::fwrite(text.data(), 1, text.size(), f) == text.size();
+		ok &= f && std::fclose(f) == 0;
+		if (ok && std::rename(tmp.c_str(), path_.c_str()) != 0) {
+			std::remove(path_.c_str()); /* where rename does not replace */
+			ok = std::rename(tmp.c_str(), path_.c_str()) == 0;
+		}
+		if (!ok) {
+			why = "cannot write " + path_ + ": " + std::strerror(errno);
+			std::remove(tmp.c_str());
+		}
+		return ok ? AOT_MERGED : AOT_LATER;
+	}
+#endif
+
+private:
+	std::string path_;
+};
+
 /* ---- One kernel's environment ------------------------------------------- */
 
 class aot_env {
 public:
 	explicit aot_env(const aot_kernel_info *k)
-	    : k_(k), record_(false), log_(false), forced_(-1), broken_(false),
-	      last_(std::chrono::steady_clock::now())
+	    : k_(k), shared_(aotc_launcher_env_shared_1_get()), file_(""), record_(false), log_(false),
+	      forced_(-1), last_(NULL), merging_(false), due_(aot_now_ms() + AOT_RECORD_EVERY * 1000)
 	{
 		const char *r = std::getenv("AOTC_RECORD");
 		if (r && *r) {
-			path_ = r;
-			record_ = true;
+			file_ = aot_record_file(r);
+			std::string target, why;
+			bool refused;
+			record_ = file_.resolve(target, why, refused) || !refused;
+			if (refused)
+				shared_.say("aotc: AOTC_RECORD: " + why + "; nothing is recorded\n");
 		}
 		const char *l = std::getenv("AOTC_LOG");
 		log_ = l && *l && std::strcmp(l, "0") != 0;
 		const char *v = std::getenv("AOTC_VARIANT");
-		if (v && *v)
-			parse_variant(v);
+		std::lock_guard<std::mutex> g(shared_.mu);
+		shared_.launched.insert(k_->kernel);
+		if (!v || !*v)
+			return;
+		if (!shared_.parsed) {
+			shared_.items = aot_parse_variant(v);
+			shared_.parsed = true;
+			for (size_t i = 0; i < shared_.items.size(); i++)
+				say_malformed(shared_.items[i], v);
+		}
+		choose(shared_.items);
 	}
 
 	~aot_env()
 	{
-		if (record_) {
+		if (!record_)
+			return;
+		aot_counts counts;
+		{
 			std::lock_guard<std::mutex> g(mu_);
-			flush();
+			counts.swap(counts_);
+			last_ = NULL;
 		}
+		merge(counts, true);
 	}
 
-	bool active() const { return record_ || log_ || forced_ != -1; }
+	bool active() const { return record_.load(std::memory_order_relaxed) || log_ || forced_ != -1; }
 
 	/* The variant to launch for shape given the dispatch's choice v (-1:
 	 * none valid), or -1 when the launch must be refused. */
 	int observe(const int64_t *shape, int v)
 	{
-		if (record_)
+		if (record_.load(std::memory_order_relaxed))
 			count(shape);
 		bool forced = forced_ >= 0;
 		int run = forced_ == -2 ? -1 : forced ? (k_->valid_at(forced_, shape) ? forced_ : -1) : v;
@@ -285,25 +821,89 @@ public:
 	}
 
 private:
-	struct counts {
-		unsigned long long calls, written;
-	};
-
 	const aot_kernel_info *k_;
-	bool record_, log_;
-	int forced_;                    /* -1: the dispatch; -2: AOTC_VARIANT names no variant */
-	bool broken_;                   /* the record file was refused: said once */
-	std::string path_;
-	std::mutex mu_;
-	std::map<std::vector<int64_t>, counts> seen_;
-	std::chrono::steady_clock::time_point last_;
+	aot_shared &shared_;
+	aot_record_file file_;
+	std::atomic<bool> record_; /* false once FILE is refused */
+	bool log_;
+	int forced_;               /* -1: the dispatch; -2: every launch refused (why in refused_) */
+	std::string refused_;
+	std::mutex mu_;            /* what every launch takes: the counts, not the file */
+	aot_counts counts_;        /* since the last merge */
+	std::vector<int64_t> key_; /* the shape counted last */
+	unsigned long long *last_; /* its count in counts_, or NULL */
+	bool merging_;
+	int64_t due_;              /* aot_now_ms() of the next merge */
+
+	static void add(aot_counts &to, const aot_counts &from)
+	{
+		for (aot_counts::const_iterator i = from.begin(); i != from.end(); ++i)
+			to[i->first] += i->second;
+	}
+
+	void say_malformed(const aot_shared::item &it, const char *value)
+	{
+		if (it.error.empty())
+			return;
+		std::string m = "aotc: AOTC_VARIANT";
+		m += it.text.empty() ? "='" + std::string(value) + "': " : ": '" + it.text + "': ";
+		m += it.error;
+		if (!it.kernel.empty())
+			m += "; every launch of " + it.kernel + " is refused\n";
+		else if (it.loose && it.text.find_first_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ_") != std::string::npos)
+			m += "; every launch of a kernel named in it is refused\n";
+		else
+			m += "; it names no kernel\n";
+		shared_.say(m);
+	}
+
+	/* Which items are this kernel's, and what they force. */
+	void choose(const std::vector<aot_shared::item> &items)
+	{
+		const std::string me = k_->kernel;
+		const aot_shared::item *by = NULL;
+		for (size_t i = 0; i < items.size(); i++) {
+			const aot_shared::item &it = items[i];
+			if (!it.error.empty()) {
+				if (it.loose ? aot_names_word(it.text, me) : aot_shared::same_but_for_case(it.kernel, me))
+					refuse("AOTC_VARIANT is malformed");
+				continue;
+			}
+			if (it.kernel != me) {
+				if (aot_shared::same_but_for_case(it.kernel, me)) {
+					shared_.say("aotc: AOTC_VARIANT: '" + it.text + "' names kernel '" + it.kernel + "', not " +
+					            me + " (kernel names are case-sensitive); every launch of " + me + " is refused\n");
+					refuse("AOTC_VARIANT is malformed");
+				}
+				continue;
+			}
+			int v = find(it.value);
+			if (v < 0) {
+				refuse("AOTC_VARIANT names no variant");
+			} else if (by && forced_ >= 0 && v != forced_) {
+				shared_.say("aotc: AOTC_VARIANT: '" + by->text + "' and '" + it.text + "' force different variants of " +
+				            me + "; every launch of " + me + " is refused\n");
+				refuse("AOTC_VARIANT forces two variants");
+			} else if (forced_ == -1) {
+				forced_ = v;
+			}
+			by = &it;
+		}
+	}
+
+	void refuse(const char *why)
+	{
+		if (forced_ != -2)
+			refused_ = why;
+		forced_ = -2;
+	}
 
 	static bool same_name(const char *a, const char *b)
 	{
 		for (;;) {
-			while (*a == ' ')
+			while (std::isspace((unsigned char)*a))
 				a++;
-			while (*b == ' ')
+			while (std::isspace((unsigned char)*b))
 				b++;
 			if (*a != *b)
 				return false;
@@ -313,45 +913,21 @@ private:
 		}
 	}
 
-	/* kernel=INDEX|NAME items, split at commas outside <> and (). */
-	void parse_variant(const char *text)
-	{
-		std::string s(text);
-		size_t start = 0;
-		int depth = 0;
-		for (size_t i = 0; i <= s.size(); i++) {
-			char c = i < s.size() ? s[i] : ',';
-			depth += (c == '<' || c == '(') - (c == '>' || c == ')');
-			if (c != ',' || depth > 0)
-				continue;
-			std::string item = s.substr(start, i - start);
-			start = i + 1;
-			size_t eq = item.find('=');
-			std::string kernel = item.substr(0, eq);
-			kernel.erase(0, kernel.find_first_not_of(' '));
-			kernel.erase(kernel.find_last_not_of(' ') + 1);
-			if (eq == std::string::npos || kernel.empty()) {
-				std::fprintf(stderr, "aotc: AOTC_VARIANT: '%s' is not kernel=INDEX or kernel=NAME; ignored\n",
-				             item.c_str());
-				continue;
-			}
-			if (kernel == k_->kernel)
-				forced_ = find(item.substr(eq + 1));
-		}
-	}
-
+	/* The variant an item's value names, exactly (white space aside), or
+	 * -1 after saying which there are. */
 	int find(const std::string &want)
 	{
 		int n = k_->num_variants();
-		size_t digits = want.find_first_not_of("0123456789 ");
-		if (digits == std::string::npos && want.find_first_not_of(' ') != std::string::npos) {
+		if (std::isdigit((unsigned char)want[0])) {
+			errno = 0;
 			long i = std::strtol(want.c_str(), NULL, 10);
-			if (i >= 0 && i < n)
+			if (errno == 0 && i >= 0 && i < n)
 				return (int)i;
+		} else {
+			for (int i = 0; i < n; i++)
+				if (same_name(k_->variant_name(i), want.c_str()))
+					return i;
 		}
-		for (int i = 0; digits != std::string::npos && i < n; i++)
-			if (same_name(k_->variant_name(i), want.c_str()))
-				return i;
 		std::string list;
 		for (int i = 0; i < n; i++) {
 			char num[16];
@@ -359,9 +935,9 @@ private:
 			list += num;
 			list += k_->variant_name(i);
 		}
-		std::fprintf(stderr, "aotc: AOTC_VARIANT: %s (%s) has no variant '%s'; its variants: %s; every launch is refused\n",
-		             k_->kernel, k_->tag, want.c_str(), list.c_str());
-		return -2;
+		shared_.say(std::string("aotc: AOTC_VARIANT: ") + k_->kernel + " (" + k_->tag + ") has no variant '" + want +
+		            "'; its variants: " + list + "; every launch is refused\n");
+		return -1;
 	}
 
 	void log(const int64_t *shape, int chose, int run, bool forced)
@@ -390,7 +966,7 @@ private:
 			line += k_->variant_name(forced_);
 			line += " (AOTC_VARIANT) is not valid for this shape: not launched";
 		} else if (forced_ == -2) {
-			line += " -> refused (AOTC_VARIANT names no variant)";
+			line += " -> refused (" + refused_ + ")";
 		} else {
 			line += " -> no valid variant: not launched";
 		}
@@ -398,123 +974,52 @@ private:
 		std::fputs(line.c_str(), stderr);
 	}
 
+	/* Counts under mu_; the launch that finds a merge due takes the counts
+	 * and merges them after letting go of mu_, so that the other threads'
+	 * launches never wait for the file. */
 	void count(const int64_t *shape)
 	{
-		std::lock_guard<std::mutex> g(mu_);
-		seen_[std::vector<int64_t>(shape, shape + k_->nargs)].calls++;
-		std::chrono::steady_clock::time_point now = std::chrono::steady_clock::now();
-		if (now - last_ >= std::chrono::seconds(AOT_RECORD_EVERY)) {
-			last_ = now;
-			flush();
+		std::unique_lock<std::mutex> g(mu_);
+		/* a program often launches one shape many times in a row */
+		if (!last_ || !std::equal(shape, shape + k_->nargs, key_.begin())) {
+			key_.assign(shape, shape + k_->nargs);
+			last_ = &counts_[key_];
 		}
+		++*last_;
+		if (merging_)
+			return;
+		int64_t now = aot_now_ms();
+		if (now < due_)
+			return;
+		merging_ = true;
+		aot_counts counts;
+		counts.swap(counts_);
+		last_ = NULL;
+		g.unlock();
+		bool merged = merge(counts, false);
+		int64_t end = aot_now_ms();
+		g.lock();
+		if (!merged)
+			add(counts_, counts);
+		merging_ = false;
+		due_ = end + std::max<int64_t>(AOT_RECORD_EVERY * 1000, (end - now) * AOT_MERGE_SHARE);
 	}
 
-	void fail(const char *what)
+	/* False when the counts are to be merged later (put them back). */
+	bool merge(const aot_counts &counts, bool at_exit)
 	{
-		if (!broken_)
-			std::fprintf(stderr, "aotc: AOTC_RECORD: %s %s: %s\n", what, path_.c_str(), std::strerror(errno));
-		broken_ = true;
-	}
-
-	/* Adds what was counted since the last merge to the file: under a lock
-	 * on FILE.lock (processes), read, add, write a temporary, rename. With
-	 * mu_ held (threads). */
-	void flush()
-	{
-		bool news = false;
-		for (std::map<std::vector<int64_t>, counts>::iterator i = seen_.begin(); i != seen_.end(); ++i)
-			news |= i->second.calls != i->second.written;
-		if (!news || !record_)
-			return;
-#ifdef AOT_HAVE_FLOCK
-		std::string lock_path = path_ + ".lock";
-		int lock = open(lock_path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-		if (lock < 0) {
-			fail("cannot open the lock of");
-			return;
-		}
-		while (flock(lock, LOCK_EX) < 0 && errno == EINTR)
-			;
-#endif
-		aot_record rec;
-		std::string text;
-		std::FILE *f = std::fopen(path_.c_str(), "rb");
-		if (f) {
-			char buf[65536];
-			size_t n;
-			while ((n = std::fread(buf, 1, sizeof buf, f)) > 0)
-				text.append(buf, n);
-			std::fclose(f);
-		}
-		bool ok = true;
-		if (!f && errno != ENOENT) {
-			fail("cannot read");
-			ok = false;
-		} else if (text.find_first_not_of(" \t\r\n") != std::string::npos && !aot_reader(text).read(rec)) {
-			if (!broken_)
-				std::fprintf(stderr, "aotc: AOTC_RECORD: %s is not a record file aotc wrote; it is left as it is and nothing is recorded\n",
-				             path_.c_str());
-			broken_ = true;
+		if (counts.empty())
+			return true;
+		std::string why;
+		aot_merge_result r = file_.merge(k_, counts, at_exit, why);
+		if (r == AOT_REFUSED) {
 			record_ = false;
-			ok = false;
+			shared_.say("aotc: AOTC_RECORD: " + why + "; nothing is recorded\n");
+			return true;
 		}
-		if (ok)
-			ok = merge_and_write(rec);
-#ifdef AOT_HAVE_FLOCK
-		close(lock);
-#endif
-		if (ok)
-			for (std::map<std::vector<int64_t>, counts>::iterator i = seen_.begin(); i != seen_.end(); ++i)
-				i->second.written = i->second.calls;
-	}
-
-	bool merge_and_write(aot_record &rec)
-	{
-		std::vector<aot_row> &rows = rec[k_->kernel];
-		for (std::map<std::vector<int64_t>, counts>::iterator i = seen_.begin(); i != seen_.end(); ++i) {
-			unsigned long long add = i->second.calls - i->second.written;
-			if (!add)
-				continue;
-			aot_row want;
-			for (int a = 0; a < k_->nargs; a++)
-				want.shape.push_back(std::make_pair(std::string(k_->args[a]), (long long)i->first[a]));
-			size_t r = 0;
-			while (r < rows.size() && rows[r].shape != want.shape)
-				r++;
-			if (r == rows.size()) {
-				want.calls = 0;
-				rows.push_back(want);
-			}
-			rows[r].calls += add;
-		}
-		std::string text = aot_write_record(rec);
-		char pid[32];
-#ifdef AOT_HAVE_FLOCK
-		std::snprintf(pid, sizeof pid, ".tmp%ld", (long)getpid());
-#else
-		std::snprintf(pid, sizeof pid, ".tmp");
-#endif
-		std::string tmp = path_ + pid;
-		std::FILE *f = std::fopen(tmp.c_str(), "wb");
-		if (!f) {
-			fail("cannot write");
-			return false;
-		}
-		bool ok = std::fwrite(text.data(), 1, text.size(), f) == text.size();
-		ok &= std::fclose(f) == 0;
-		if (ok && std::rename(tmp.c_str(), path_.c_str()) != 0) {
-#ifdef AOT_HAVE_FLOCK
-			ok = false;
-#else
-			std::remove(path_.c_str()); /* where rename does not replace */
-			ok = std::rename(tmp.c_str(), path_.c_str()) == 0;
-#endif
-		}
-		if (!ok) {
-			fail("cannot write");
-			std::remove(tmp.c_str());
-		}
-		return ok;
+		if (r == AOT_LATER && !why.empty())
+			shared_.say("aotc: AOTC_RECORD: " + why + "\n");
+		return r == AOT_MERGED;
 	}
 };
 
