@@ -14,10 +14,10 @@
 
 /* Which emit wrote these files: the header must be of the same one, and the
  * launcher refers to this symbol, so files of two emits fail to build together. */
-#if AOT_AXPY_ROCM_GFX90A_SET != UINT64_C(0x689d7a83a1d92295)
+#if AOT_AXPY_ROCM_GFX90A_SET != UINT64_C(0x792cb1f2825658be)
 #error "_aot_axpy_rocm_gfx90a.h and _aot_axpy_rocm_gfx90a.c are of different aotc emits: emit again"
 #endif
-const int aot_axpy_rocm_gfx90a_set_689d7a83a1d92295 = 1;
+const int aot_axpy_rocm_gfx90a_set_792cb1f2825658be = 1;
 
 #define AOT_NV 3
 #define AOT_NT 2

@@ -14,10 +14,10 @@
 
 /* Which emit wrote these files: the header must be of the same one, and the
  * launcher refers to this symbol, so files of two emits fail to build together. */
-#if AOT_MATMUL_HOST_HOST_SET != UINT64_C(0xcefc8640309c0990)
+#if AOT_MATMUL_HOST_HOST_SET != UINT64_C(0x8c6366ffe28b8200)
 #error "_aot_matmul_host_host.h and _aot_matmul_host_host.c are of different aotc emits: emit again"
 #endif
-const int aot_matmul_host_host_set_cefc8640309c0990 = 1;
+const int aot_matmul_host_host_set_8c6366ffe28b8200 = 1;
 
 #define AOT_NV 2
 #define AOT_NT 4

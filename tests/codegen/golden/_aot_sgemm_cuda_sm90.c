@@ -16,10 +16,10 @@
 
 /* Which emit wrote these files: the header must be of the same one, and the
  * launcher refers to this symbol, so files of two emits fail to build together. */
-#if AOT_SGEMM_CUDA_SM90_SET != UINT64_C(0x6343db049b8e31eb)
+#if AOT_SGEMM_CUDA_SM90_SET != UINT64_C(0x4b77761a0ade9eba)
 #error "_aot_sgemm_cuda_sm90.h and _aot_sgemm_cuda_sm90.c are of different aotc emits: emit again"
 #endif
-const int aot_sgemm_cuda_sm90_set_6343db049b8e31eb = 1;
+const int aot_sgemm_cuda_sm90_set_4b77761a0ade9eba = 1;
 
 #define AOT_NV 2
 #define AOT_NT 6

@@ -10,7 +10,7 @@
  * Regenerate with: aotc emit templates/sgemm.cu --arch sm90 --db DIR
  */
 #include "_aot_sgemm_cuda_sm90.h"
-#if AOT_SGEMM_CUDA_SM90_SET != UINT64_C(0x6343db049b8e31eb)
+#if AOT_SGEMM_CUDA_SM90_SET != UINT64_C(0x4b77761a0ade9eba)
 #error "_aot_sgemm_cuda_sm90.h and _aot_sgemm_cuda_sm90.cu are of different aotc emits: emit again"
 #endif
 #ifndef AOTC_LINKED
@@ -1060,7 +1060,7 @@ static const aot_kernel_info aot_sgemm_cuda_sm90_info = {
 
 extern "C" cudaError_t aot_sgemm_cuda_sm90_launch(int M, int N, int K, float alpha, const float *A, const float *B, float beta, float *C, cudaStream_t aot_stream)
 {
-	if (aot_sgemm_cuda_sm90_set_6343db049b8e31eb != 1) /* links only with the dispatch of this emit */
+	if (aot_sgemm_cuda_sm90_set_4b77761a0ade9eba != 1) /* links only with the dispatch of this emit */
 		return cudaErrorInvalidValue;
 	static aot_env aot_state(&aot_sgemm_cuda_sm90_info);
 	int aot_v = aot_sgemm_cuda_sm90_select((int64_t)M, (int64_t)N, (int64_t)K);

@@ -21,8 +21,8 @@ extern "C" {
 
 /* Which emit wrote these files (docs/cli.md): the dispatch defines the symbol,
  * the launcher refers to it, and both check the macro. */
-#define AOT_SGEMM_CUDA_SM90_SET UINT64_C(0x6343db049b8e31eb)
-extern const int aot_sgemm_cuda_sm90_set_6343db049b8e31eb;
+#define AOT_SGEMM_CUDA_SM90_SET UINT64_C(0x4b77761a0ade9eba)
+extern const int aot_sgemm_cuda_sm90_set_4b77761a0ade9eba;
 
 /* The variant for a shape, or -1 when none is valid there. */
 int aot_sgemm_cuda_sm90_select(int64_t M, int64_t N, int64_t K);

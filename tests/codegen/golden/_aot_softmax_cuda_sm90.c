@@ -15,10 +15,10 @@
 
 /* Which emit wrote these files: the header must be of the same one, and the
  * launcher refers to this symbol, so files of two emits fail to build together. */
-#if AOT_SOFTMAX_CUDA_SM90_SET != UINT64_C(0x25baf10eb8a0548d)
+#if AOT_SOFTMAX_CUDA_SM90_SET != UINT64_C(0x473d57eb0b47da5b)
 #error "_aot_softmax_cuda_sm90.h and _aot_softmax_cuda_sm90.c are of different aotc emits: emit again"
 #endif
-const int aot_softmax_cuda_sm90_set_25baf10eb8a0548d = 1;
+const int aot_softmax_cuda_sm90_set_473d57eb0b47da5b = 1;
 
 #define AOT_NV 12
 #define AOT_NT 3

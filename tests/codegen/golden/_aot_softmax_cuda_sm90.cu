@@ -9,7 +9,7 @@
  * Regenerate with: aotc emit templates/softmax.cu --arch sm90 --db DIR
  */
 #include "_aot_softmax_cuda_sm90.h"
-#if AOT_SOFTMAX_CUDA_SM90_SET != UINT64_C(0x25baf10eb8a0548d)
+#if AOT_SOFTMAX_CUDA_SM90_SET != UINT64_C(0x473d57eb0b47da5b)
 #error "_aot_softmax_cuda_sm90.h and _aot_softmax_cuda_sm90.cu are of different aotc emits: emit again"
 #endif
 #ifndef AOTC_LINKED
@@ -1059,7 +1059,7 @@ static const aot_kernel_info aot_softmax_cuda_sm90_info = {
 
 extern "C" cudaError_t aot_softmax_cuda_sm90_launch(int rows, int cols, const float *x, float *y, cudaStream_t aot_stream)
 {
-	if (aot_softmax_cuda_sm90_set_25baf10eb8a0548d != 1) /* links only with the dispatch of this emit */
+	if (aot_softmax_cuda_sm90_set_473d57eb0b47da5b != 1) /* links only with the dispatch of this emit */
 		return cudaErrorInvalidValue;
 	static aot_env aot_state(&aot_softmax_cuda_sm90_info);
 	int aot_v = aot_softmax_cuda_sm90_select((int64_t)rows, (int64_t)cols);

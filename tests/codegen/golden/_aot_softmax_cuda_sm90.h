@@ -20,8 +20,8 @@ extern "C" {
 
 /* Which emit wrote these files (docs/cli.md): the dispatch defines the symbol,
  * the launcher refers to it, and both check the macro. */
-#define AOT_SOFTMAX_CUDA_SM90_SET UINT64_C(0x25baf10eb8a0548d)
-extern const int aot_softmax_cuda_sm90_set_25baf10eb8a0548d;
+#define AOT_SOFTMAX_CUDA_SM90_SET UINT64_C(0x473d57eb0b47da5b)
+extern const int aot_softmax_cuda_sm90_set_473d57eb0b47da5b;
 
 /* The variant for a shape, or -1 when none is valid there. */
 int aot_softmax_cuda_sm90_select(int64_t rows, int64_t cols);
