@@ -6,6 +6,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "proc.h"
+
 /* The timing method (docs/database.md). */
 enum { WARMUP = 1, SCREEN_SAMPLES = 3, MIN_SAMPLES = 5, MAX_SAMPLES = 25 };
 static const double SCREEN_FACTOR = 3.0, BUDGET_MS = 100.0;
@@ -128,6 +130,8 @@ static int start_worker(measurer *ms, strbuf *why)
 int measurer_start(measurer *ms, const aotc_module *m, const kernel *k, const char *arch,
                    uint64_t seed, json_t *method, strbuf *why)
 {
+	/* What killed tuners and workers left, even when nothing compiles. */
+	proc_sweep_scratch();
 	ssize_t n = readlink("/proc/self/exe", ms->exe, sizeof ms->exe - 1);
 	if (n <= 0) {
 		strbuf_printf(why, "cannot find the aotc executable: %s", strerror(errno));

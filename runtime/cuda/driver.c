@@ -702,11 +702,12 @@ static const char compare_source[] =
 	"    if (!SCAN) p[i] = b;\n"
 	"    else if (p[i] != b && i < f) f = i;\n"
 	"  }\n"
-	"  if (!SCAN) return;\n"
-	"  for (int o = 16; o > 0; o /= 2) {\n"
-	"    u64 g = __shfl_down_sync(0xffffffffu, f, o); if (g < f) f = g;\n"
+	"  if (SCAN) {\n"
+	"    for (int o = 16; o > 0; o /= 2) {\n"
+	"      u64 g = __shfl_down_sync(0xffffffffu, f, o); if (g < f) f = g;\n"
+	"    }\n"
+	"    if ((threadIdx.x & 31) == 0 && f != ~0ull) atomicMin(first, f);\n"
 	"  }\n"
-	"  if ((threadIdx.x & 31) == 0 && f != ~0ull) atomicMin(first, f);\n"
 	"}\n";
 
 /* The kernel instance of compare_source (compiled and loaded on first

@@ -10,8 +10,9 @@
 # directories a killed aotc left are removed by the next run, and buffers
 # over AOTC_HOST_MEMORY_LIMIT are refused as `resources`.
 # Usage: hostile.sh AOTC REPO_ROOT
-aotc=$1
-root=$2
+# Absolute: the test runs from its own directory.
+case $1 in /*) aotc=$1 ;; *) aotc=$PWD/$1 ;; esac
+case $2 in /*) root=$2 ;; *) root=$PWD/$2 ;; esac
 src=$root/tests/tuner/hostile_host.cpp
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
