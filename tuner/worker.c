@@ -267,9 +267,11 @@ static rt_status g_check(wstate *w, guarded *g, const char *what, bool *ok, strb
 	return rs;
 }
 
-/* Every guard zone of the shape: the working buffers and, where they are
- * not sealed, the pristine inputs and the reference's outputs. */
-static rt_status check_guards(wstate *w, bool *ok, strbuf *note)
+/* Every guard zone of the shape: the working buffers and, with all and
+ * where they are not sealed, the pristine inputs and the reference's
+ * outputs (a variant's launches between two full scans can only be
+ * blamed on it: each measurement ends with one). */
+static rt_status check_guards(wstate *w, bool all, bool *ok, strbuf *note)
 {
 	*ok = true;
 	for (int i = 0; i < w->k->nbuffers; i++) {
@@ -277,7 +279,7 @@ static rt_status check_guards(wstate *w, bool *ok, strbuf *note)
 		const char *name = w->k->params[b->b->param].name;
 		char what[160];
 		rt_status rs = g_check(w, &b->cur, name, ok, note);
-		for (int s = 0; s < NSETS && rs == RT_OK; s++) {
+		for (int s = 0; s < NSETS && rs == RT_OK && all; s++) {
 			snprintf(what, sizeof what, "the pristine copy of %s", name);
 			if ((rs = g_check(w, &b->pristine[s], what, ok, note)) != RT_OK)
 				break;
@@ -731,7 +733,7 @@ static json_t *do_shape(wstate *w, const json_t *req)
 		else if ((rs = prepare_run(w, s)) == RT_OK &&
 		         (rs = w->ops->launch(w->dev, f, &dims, w->args, NULL, &w->err)) == RT_OK &&
 		         (rs = w->ops->sync(w->dev, &w->err)) == RT_OK)
-			rs = check_guards(w, &ok, &note);
+			rs = check_guards(w, true, &ok, &note);
 		if (rs != RT_OK) {
 			strbuf_finish(&note);
 			return failure(w, rs);
@@ -839,12 +841,13 @@ static rt_status run_launch(wstate *w, rt_function *f, const rt_launch *dims, do
 }
 
 /* One checked launch on input set s (timed into *ms when ms is non-NULL,
- * after a cache flush): guard zones first, then the inputs against their
- * pristine copies, then the outputs against reference set s, which they
- * become when there is none yet. *spent is the time the checking took
- * (preparing the buffers and the checks, not the flush and the launch). */
-static rt_status checked_run(wstate *w, rt_function *f, const rt_launch *dims, int s, double *ms,
-                             verdict *v, double *error, strbuf *note, double *spent)
+ * after a cache flush): guard zones first (all of them, or the working
+ * buffers' only), then the inputs against their pristine copies, then the
+ * outputs against reference set s, which they become when there is none
+ * yet. *spent is the time the checking took (preparing the buffers and the
+ * checks, not the flush and the launch). */
+static rt_status checked_run(wstate *w, rt_function *f, const rt_launch *dims, int s, bool all,
+                             double *ms, verdict *v, double *error, strbuf *note, double *spent)
 {
 	rt_status rs;
 	bool ok, changed, wrong;
@@ -859,7 +862,7 @@ static rt_status checked_run(wstate *w, rt_function *f, const rt_launch *dims, i
 	    (rs = w->ops->sync(w->dev, &w->err)) != RT_OK)
 		goto out;
 	t2 = now_ms();
-	if ((rs = check_guards(w, &ok, note)) != RT_OK)
+	if ((rs = check_guards(w, all, &ok, note)) != RT_OK)
 		goto out;
 	if (!ok) {
 		*v = V_OUT_OF_BOUNDS;
@@ -892,14 +895,16 @@ static json_t *verdict_reply(verdict v, double error, const char *note)
 	return o;
 }
 
-/* Every timed launch is checked while the checks so far took no longer
- * than the timed launches so far (so that checking at most doubles what a
- * measurement costs), and at least every CHECK_EVERY-th and the last one
- * whatever they cost; untimed checked launches follow until there are
- * MIN_CHECKS, within the same bound. A variant wrong on some of its calls
- * is caught there (one wrong on 30% of them passes 20 checks once in
- * 1250), not only one right on its first call alone. */
+/* Every timed launch is checked while the checks so far took at most
+ * CHECK_SHARE of the time of the timed launches so far (so that checking
+ * adds at most a quarter to what a measurement costs), and at least every
+ * CHECK_EVERY-th and the last one whatever they cost; untimed checked
+ * launches follow until there are MIN_CHECKS, within the same bound. A
+ * variant wrong on some of its calls is caught there (one wrong on 30% of
+ * them passes 20 checks once in 1250), not only one right on its first
+ * call alone. */
 enum { CHECK_EVERY = 5, MIN_CHECKS = 20 };
+static const double CHECK_SHARE = 0.25;
 
 static json_t *do_measure(wstate *w, const json_t *req)
 {
@@ -947,7 +952,7 @@ static json_t *do_measure(wstate *w, const json_t *req)
 
 	/* The first checked launch, on input set 0. */
 	became_reference = !w->have_ref[0];
-	if ((rs = checked_run(w, f, &dims, 0, NULL, &v, &error, &note, &spent)) != RT_OK)
+	if ((rs = checked_run(w, f, &dims, 0, true, NULL, &v, &error, &note, &spent)) != RT_OK)
 		goto fail;
 	if (v != V_OK) {
 		out = verdict_reply(v, error, note.data);
@@ -968,8 +973,8 @@ static json_t *do_measure(wstate *w, const json_t *req)
 	double start = now_ms();
 	while (n < max - 1) {
 		double timing = now_ms() - start - checking;
-		if (checking <= timing || (n + 1) % CHECK_EVERY == 0) {
-			if ((rs = checked_run(w, f, &dims, 0, &samples[n], &v, &e, &note, &spent)) != RT_OK)
+		if (checking <= CHECK_SHARE * timing || (n + 1) % CHECK_EVERY == 0) {
+			if ((rs = checked_run(w, f, &dims, 0, false, &samples[n], &v, &e, &note, &spent)) != RT_OK)
 				goto fail;
 			checking += spent;
 			nchecked++;
@@ -998,7 +1003,7 @@ static json_t *do_measure(wstate *w, const json_t *req)
 	}
 	/* The last timed launch is checked too, on input set 1: a variant that
 	 * computes only once, or hands back a result it kept, fails here. */
-	if ((rs = checked_run(w, f, &dims, 1, &samples[n], &v, &e, &note, &spent)) != RT_OK)
+	if ((rs = checked_run(w, f, &dims, 1, true, &samples[n], &v, &e, &note, &spent)) != RT_OK)
 		goto fail;
 	checking += spent;
 	nchecked++;
@@ -1016,11 +1021,12 @@ static json_t *do_measure(wstate *w, const json_t *req)
 		error = e;
 	/* Where the timing took few launches (slow ones, or a long cache
 	 * flush), more checked launches, untimed and on both input sets in
-	 * turn, while they cost less than the timing did. */
+	 * turn, within the same share of the timing's time. */
 	double timed = now_ms() - start - checking, cost = spent;
-	for (int x = 0; nchecked < MIN_CHECKS && checking + cost <= timed; x++) {
+	int x = 0;
+	for (; nchecked < MIN_CHECKS && checking + cost <= CHECK_SHARE * timed; x++) {
 		double t0 = now_ms();
-		if ((rs = checked_run(w, f, &dims, x % NSETS, NULL, &v, &e, &note, &spent)) != RT_OK)
+		if ((rs = checked_run(w, f, &dims, x % NSETS, false, NULL, &v, &e, &note, &spent)) != RT_OK)
 			goto fail;
 		cost = now_ms() - t0;
 		checking += cost;
@@ -1036,6 +1042,17 @@ static json_t *do_measure(wstate *w, const json_t *req)
 		}
 		if (e > error)
 			error = e;
+	}
+	bool zones_ok = true;
+	if (x > 0 && (rs = check_guards(w, true, &zones_ok, &note)) != RT_OK)
+		goto fail;
+	if (!zones_ok) {
+		strbuf msg;
+		strbuf_init(&msg);
+		strbuf_printf(&msg, "in the checked launches after the timing: %s", note.data);
+		out = verdict_reply(V_OUT_OF_BOUNDS, NAN, msg.data);
+		strbuf_finish(&msg);
+		goto done;
 	}
 	ok = true;
 	out = status_reply("ok", NULL);
@@ -1390,10 +1407,13 @@ void worker_stop(worker *w)
 static bool answers(const worker *w, const json_t *reply, json_int_t id, strbuf *why)
 {
 	const json_t *jid = json_object_get(reply, "id"), *jpid = json_object_get(reply, "pid");
-	json_int_t pid = json_is_integer(jpid) ? json_integer_value(jpid) : -1;
-	if (pid != w->pid)
+	if (!json_is_integer(jpid))
 		strbuf_printf(why, "the variant's process forked or answered out of turn: a reply "
-		              "from process %lld, not the worker %ld", (long long)pid, (long)w->pid);
+		              "without the worker's pid (%ld)", (long)w->pid);
+	else if (json_integer_value(jpid) != w->pid)
+		strbuf_printf(why, "the variant's process forked or answered out of turn: a reply "
+		              "from process %lld, not the worker %ld", (long long)json_integer_value(jpid),
+		              (long)w->pid);
 	else if (!json_is_integer(jid) || json_integer_value(jid) != id)
 		strbuf_puts(why, "the variant's process forked or answered out of turn: a reply to "
 		                 "another request");

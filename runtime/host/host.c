@@ -636,7 +636,14 @@ static rt_status host_compare(rt_device *d, rt_ptr out, rt_ptr ref, aotc_dtype t
 {
 	(void)d;
 	(void)err;
-	elem_compare((const void *)(uintptr_t)out, (const void *)(uintptr_t)ref, t, count, res);
+	const void *o = (const void *)(uintptr_t)out, *r = (const void *)(uintptr_t)ref;
+	/* Integers compare their bits (inputs against their pristine copies,
+	 * after every checked launch): equal memory needs no walk. */
+	if (!dtype_is_floating(t) && memcmp(o, r, count * dtype_size(t)) == 0) {
+		memset(res, 0, sizeof *res);
+		return RT_OK;
+	}
+	elem_compare(o, r, t, count, res);
 	return RT_OK;
 }
 
