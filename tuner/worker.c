@@ -78,6 +78,7 @@ typedef struct wbuf {
 typedef struct traces {
 	int threads;               /* -1: /proc/self/status unreadable */
 	uint64_t sig_ignored, sig_caught, sig_blocked;
+	uintptr_t handler[65];     /* of each caught signal (a sanitizer's, say) */
 	char cwd[4096];
 	int fp_round, fp_traps;
 	unsigned fp_flush;         /* x86: MXCSR's flush-to-zero and denormals-are-zero */
@@ -1104,6 +1105,13 @@ static void traces_take(traces *t)
 		line = nl ? nl + 1 : NULL;
 	}
 	free(st);
+	/* A handler replaced by another leaves the masks as they were. */
+	for (int sig = 1; sig <= 64; sig++) {
+		struct sigaction sa;
+		if ((t->sig_caught >> (sig - 1) & 1) && sigaction(sig, NULL, &sa) == 0)
+			t->handler[sig] = sa.sa_flags & SA_SIGINFO ? (uintptr_t)sa.sa_sigaction
+			                                           : (uintptr_t)sa.sa_handler;
+	}
 	if (!getcwd(t->cwd, sizeof t->cwd))
 		t->cwd[0] = 0;
 	t->fp_round = fegetround();
@@ -1167,8 +1175,12 @@ static bool left_behind(wstate *w, strbuf *why)
 			break;
 		}
 	}
+	uint64_t replaced = 0;
+	for (int i = 1; i <= 64; i++)
+		if (now.handler[i] != b->handler[i])
+			replaced |= 1ull << (i - 1);
 	if ((sig = changed_signal(now.sig_caught | now.sig_ignored, b->sig_caught | b->sig_ignored)) ||
-	    (sig = changed_signal(now.sig_caught, b->sig_caught)))
+	    (sig = changed_signal(now.sig_caught, b->sig_caught)) || (sig = changed_signal(replaced, 0)))
 		strbuf_printf(why, "%schanged the handling of signal %d (%s)", why->len ? "; " : "", sig,
 		              strsignal(sig));
 	else if ((sig = changed_signal(now.sig_blocked, b->sig_blocked)))
