@@ -62,11 +62,13 @@ import json, sys
 db = json.load(open(sys.argv[1]))
 names = [c["name"] for c in db["configs"]]
 values = lambda name: [int(v) for v in name[name.index("<") + 1:-1].split(",")]
-# status, and a word the note must hold
-want = {0: ("ok", None), 1: ("fault", "forked"), 2: ("fault", "thread"), 3: ("fault", "timer"),
-        4: ("fault", "working directory"), 5: ("fault", "signal 11"),
-        6: ("out_of_bounds", "y: written past its end"), 7: ("wrong", "wrote into input x"),
-        8: ("wrong", None), 9: ("fault", "forked")}
+# status, and words of which the note must hold one (a thread or an alarm
+# that strikes while its own variant is still measured, on a machine loaded
+# enough to leave a second between two calls, faults that variant by signal)
+want = {0: ("ok", None), 1: ("fault", ["forked"]), 2: ("fault", ["thread", "signal 11"]),
+        3: ("fault", ["timer", "signal 14"]), 4: ("fault", ["working directory"]),
+        5: ("fault", ["signal 11"]), 6: ("out_of_bounds", ["y: written past its end"]),
+        7: ("wrong", ["wrote into input x"]), 8: ("wrong", None), 9: ("fault", ["forked"])}
 errors = []
 seen = set()
 for m in db["measurements"]:
@@ -77,8 +79,8 @@ for m in db["measurements"]:
     what = "%s n=%d" % (names[m["config"]], n)
     if m["status"] != status:
         errors.append("%s: %s (%s), expected %s" % (what, m["status"], m.get("note", ""), status))
-    elif word and word not in m.get("note", ""):
-        errors.append("%s: note %r lacks %r" % (what, m.get("note", ""), word))
+    elif word and not any(w in m.get("note", "") for w in word):
+        errors.append("%s: note %r lacks %s" % (what, m.get("note", ""), " or ".join(map(repr, word))))
     elif status == "ok" and not (m["time_ms"] > 0 and len(m["samples"]) >= 3):
         errors.append("%s: ok without samples" % what)
 cells = len(names) * len(db["shapes"])
