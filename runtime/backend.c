@@ -33,6 +33,50 @@ void rt_blob_finish(rt_blob *b)
 	b->size = 0;
 }
 
+/* The pattern's 8 bytes at an offset that is a multiple of 8, as they lie
+ * in memory. */
+static uint64_t pattern_bytes(uint64_t seed, uint64_t word)
+{
+	uint64_t v = rt_pattern_word(seed, word);
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+	v = __builtin_bswap64(v);
+#endif
+	return v;
+}
+
+void rt_pattern_fill(void *p, uint64_t seed, uint64_t offset, size_t bytes)
+{
+	unsigned char *b = p;
+	size_t i = 0;
+	for (; i < bytes && (offset + i) % 8; i++)
+		b[i] = rt_pattern_byte(seed, offset + i);
+	for (; i + 8 <= bytes; i += 8) {
+		uint64_t v = pattern_bytes(seed, (offset + i) / 8);
+		memcpy(b + i, &v, 8);
+	}
+	for (; i < bytes; i++)
+		b[i] = rt_pattern_byte(seed, offset + i);
+}
+
+size_t rt_pattern_scan(const void *p, uint64_t seed, uint64_t offset, size_t bytes)
+{
+	const unsigned char *b = p;
+	size_t i = 0;
+	for (; i < bytes && (offset + i) % 8; i++)
+		if (b[i] != rt_pattern_byte(seed, offset + i))
+			return i;
+	for (; i + 8 <= bytes; i += 8) {
+		uint64_t v;
+		memcpy(&v, b + i, 8);
+		if (v != pattern_bytes(seed, (offset + i) / 8))
+			break; /* the byte loop below finds which */
+	}
+	for (; i < bytes; i++)
+		if (b[i] != rt_pattern_byte(seed, offset + i))
+			return i;
+	return bytes;
+}
+
 const rt_ops *rt_backend_for(const char *arch)
 {
 	const arch_info *a = arch_parse(arch);
@@ -72,7 +116,7 @@ rt_status rt_load_shared(const rt_blob *blob, const char *name, int dl_flags, co
 	*handle = *sym = NULL;
 	strbuf path;
 	strbuf_init(&path);
-	strbuf_printf(&path, "%s/aotc-%s-XXXXXX.so", proc_tmp_root(), name);
+	strbuf_printf(&path, "%s/aotc-%s-%ld-XXXXXX.so", proc_tmp_root(), name, (long)getpid());
 	int fd = mkstemps(path.data, 3);
 	if (fd < 0) {
 		strbuf_printf(err, "mkstemps %s: %s", path.data, strerror(errno));

@@ -43,6 +43,13 @@ typedef struct rt_device_info {
 	char hardware_id[192];     /* docs/spec.md §4: cuda_NVIDIA_H200_13.0 */
 	int sm_count;              /* multiprocessors (host: cores) */
 	uint64_t memory_bytes;
+	/* The most bytes the buffers of one shape may take, every copy the
+	 * worker keeps and their guard zones included; 0 for no limit but the
+	 * allocations' own (a device allocation fails cleanly). The host's
+	 * memory is also the machine's: there half of it, or
+	 * $AOTC_HOST_MEMORY_LIMIT bytes (suffix K, M or G), so that a large
+	 * shape is refused instead of bringing the machine's OOM killer. */
+	uint64_t buffer_limit;
 	uint64_t l2_bytes;         /* last-level cache, flushed before timing */
 	int max_threads_per_block;
 	int max_block_dims[3];
@@ -101,8 +108,9 @@ typedef struct rt_blob {
 void rt_blob_finish(rt_blob *b);
 
 /* A shared object in blob (a host variant, an AOTC_EXTERN caller) written
- * to a fresh file in the process's temporary directory (so dlopen never
- * hands back an earlier one), opened with dlopen flags dl_flags, the file
+ * to a fresh file in the process's temporary directory,
+ * <tmp>/aotc-<name>-<pid>-XXXXXX.so (so dlopen never hands back an earlier
+ * one; proc_sweep_scratch removes one a kill left), opened with dlopen flags dl_flags, the file
  * unlinked, and symbol looked up: RT_OK with *handle and *sym (dlclose the
  * handle), RT_ERR_ENV when the file cannot be written, RT_ERR_OTHER when it
  * does not load or lacks the symbol (err says why). */
@@ -149,7 +157,7 @@ char *rt_source_dir(const char *path);
 
 /* One run of an external compiler on generated source, as the host, nvcc
  * and hipcc backends make them. In a fresh scratch directory
- * (<tmp>/<prefix>-XXXXXX) holding aotc.h and gen as <name>, runs
+ * (<tmp>/<prefix>-<pid>-XXXXXX, proc_mkdtemp) holding aotc.h and gen as <name>, runs
  *   pre... -I<scratch> -I<the source's directory> -I<req's> -D<req's>
  *   <scratch>/<name> post... -o <scratch>/<out>
  * with its output logged there, and gives the file out's bytes (malloc'd,
@@ -175,6 +183,32 @@ typedef struct rt_compare {
 	                      integers: out != ref */
 	uint64_t first_bad; /* index of the first bad element (if bad > 0) */
 } rt_compare;
+
+/* Guard patterns: what the zones around every buffer hold. Each zone gets
+ * its own seed, and the byte at offset i of the pattern of seed s is byte
+ * i % 8 (least significant first) of rt_pattern_word(s, i / 8), a hash of
+ * both: no byte value repeats with a short period and two seeds differ at
+ * almost every offset, so a variant that copies one buffer's guard into
+ * another's changes what is there (a zone of one repeated byte would not
+ * show it). The CUDA backend's scan kernel computes the same bytes. */
+static inline uint64_t rt_pattern_word(uint64_t seed, uint64_t word)
+{
+	uint64_t x = seed ^ (word * 0x9e3779b97f4a7c15ull);
+	x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+	x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+	return x ^ (x >> 31);
+}
+
+static inline uint8_t rt_pattern_byte(uint64_t seed, uint64_t i)
+{
+	return (uint8_t)(rt_pattern_word(seed, i / 8) >> (8 * (i % 8)));
+}
+
+/* The pattern in host memory: writes bytes [offset, offset + bytes) of
+ * seed's pattern to p; rt_pattern_scan returns the index (from p) of the
+ * first byte that differs from them, or bytes when none does. */
+void rt_pattern_fill(void *p, uint64_t seed, uint64_t offset, size_t bytes);
+size_t rt_pattern_scan(const void *p, uint64_t seed, uint64_t offset, size_t bytes);
 
 typedef struct rt_device rt_device;   /* an open device (worker side) */
 typedef struct rt_function rt_function;
@@ -219,13 +253,17 @@ typedef struct rt_ops {
 	 * unused), on the stream launches use, and timed alike. */
 	rt_status (*launch)(rt_device *d, rt_function *f, const rt_launch *dims, void **args,
 	                    double *ms, strbuf *err);
-	/* Sets bytes bytes at dst to value (poisoning outputs, filling guard
-	 * zones). */
+	/* Sets bytes bytes at dst to value (poisoning outputs). */
 	rt_status (*memset8)(rt_device *d, rt_ptr dst, uint8_t value, size_t bytes, strbuf *err);
-	/* Finds the first of bytes bytes at p that is not value: *first is its
-	 * offset, or bytes when every byte is value (checking guard zones). */
-	rt_status (*scan8)(rt_device *d, rt_ptr p, uint8_t value, size_t bytes, uint64_t *first,
-	                   strbuf *err);
+	/* Writes bytes [offset, offset + bytes) of the guard pattern of seed
+	 * (rt_pattern_byte) to dst (filling guard zones). */
+	rt_status (*fill_pattern)(rt_device *d, rt_ptr dst, uint64_t seed, uint64_t offset,
+	                          size_t bytes, strbuf *err);
+	/* Finds the first of bytes bytes at p that differs from bytes
+	 * [offset, offset + bytes) of the pattern of seed: *first is its index
+	 * from p, or bytes when all match (checking guard zones). */
+	rt_status (*scan_pattern)(rt_device *d, rt_ptr p, uint64_t seed, uint64_t offset,
+	                          size_t bytes, uint64_t *first, strbuf *err);
 	/* Optional, NULL where the device cannot: makes the allocation p (as
 	 * alloc returned it) read-only (sealed) or writable again, so that a
 	 * stray write into it faults instead of corrupting it. */

@@ -3,10 +3,13 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
 #include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -127,7 +130,8 @@ int proc_write_new(const char *path, const void *data, size_t len)
 
 bool proc_mkdtemp(const char *prefix, strbuf *dir, strbuf *err)
 {
-	strbuf_printf(dir, "%s/%s-XXXXXX", proc_tmp_root(), prefix);
+	proc_sweep_scratch();
+	strbuf_printf(dir, "%s/%s-%ld-XXXXXX", proc_tmp_root(), prefix, (long)getpid());
 	if (!mkdtemp(dir->data)) {
 		strbuf_printf(err, "mkdtemp %s: %s", dir->data, strerror(errno));
 		dir->len = 0;
@@ -170,4 +174,68 @@ void proc_append_log(strbuf *err, const char *log_path, const char *argv0, int s
 		              status < 0 ? "was killed by a signal" : "failed with no message");
 	}
 	free(text);
+}
+
+/* The owner's pid in a scratch name "aotc-<word>-<pid>-XXXXXX[.so]"; 0 when
+ * name is not one (so that nothing else in <tmp> is touched). */
+static pid_t scratch_owner(const char *name)
+{
+	if (strncmp(name, "aotc-", 5) != 0)
+		return 0;
+	const char *p = name + 5, *word = p;
+	while (*p >= 'a' && *p <= 'z')
+		p++;
+	if (p == word || *p++ != '-')
+		return 0;
+	long pid = 0;
+	const char *digits = p;
+	while (*p >= '0' && *p <= '9' && p - digits < 10)
+		pid = pid * 10 + (*p++ - '0');
+	if (p == digits || *p++ != '-' || pid <= 0)
+		return 0;
+	for (int i = 0; i < 6; i++, p++)
+		if (!((*p >= '0' && *p <= '9') || (*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z')))
+			return 0;
+	return *p == 0 || !strcmp(p, ".so") ? (pid_t)pid : 0;
+}
+
+static int swept;
+
+static void sweep(void)
+{
+	const char *root = proc_tmp_root();
+	DIR *d = opendir(root);
+	if (!d)
+		return;
+	strbuf path;
+	strbuf_init(&path);
+	struct dirent *e;
+	while ((e = readdir(d))) {
+		pid_t pid = scratch_owner(e->d_name);
+		/* A pid that runs may be the owner's or a stranger's that took
+		 * its number: either way it stays. */
+		if (!pid || kill(pid, 0) == 0 || errno != ESRCH)
+			continue;
+		path.len = 0;
+		strbuf_printf(&path, "%s/%s", root, e->d_name);
+		struct stat st;
+		if (lstat(path.data, &st) != 0 || st.st_uid != getuid())
+			continue;
+		if (S_ISDIR(st.st_mode)) {
+			proc_remove_dir(path.data);
+			swept += access(path.data, F_OK) != 0;
+		} else if (S_ISREG(st.st_mode)) {
+			swept += unlink(path.data) == 0;
+		}
+	}
+	strbuf_finish(&path);
+	closedir(d);
+}
+
+int proc_sweep_scratch(void)
+{
+	static pthread_once_t once = PTHREAD_ONCE_INIT;
+	int before = swept;
+	pthread_once(&once, sweep);
+	return swept - before;
 }

@@ -32,9 +32,20 @@ int proc_run_logged(char *const argv[], const char *log_path);
 /* Creates path exclusively and writes data; 0, or -1 with errno set. */
 int proc_write_new(const char *path, const void *data, size_t len);
 
-/* Makes a fresh directory "<tmp>/<prefix>-XXXXXX" into dir; false with the
- * reason in err. */
+/* Scratch files and directories carry their owner's pid in their names,
+ * "<tmp>/<prefix>-<pid>-XXXXXX[.so]" with prefix "aotc-<word>", so that a
+ * later run can tell the ones a killed process left behind. */
+
+/* Makes a fresh directory "<tmp>/<prefix>-<pid>-XXXXXX" into dir; false
+ * with the reason in err. The first call of a process sweeps stale scratch
+ * (proc_sweep_scratch). */
 bool proc_mkdtemp(const char *prefix, strbuf *dir, strbuf *err);
+
+/* Removes, once per process, what killed aotc processes left in <tmp>:
+ * each "aotc-<word>-<pid>-XXXXXX" directory (one level deep) or
+ * "aotc-<word>-<pid>-XXXXXX.so" file of this user whose pid no longer
+ * runs; returns how many it removed (0 on later calls). */
+int proc_sweep_scratch(void);
 
 /* Removes dir and the files in it (one level: all a backend ever creates). */
 void proc_remove_dir(const char *dir);

@@ -6,6 +6,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "proc.h"
+
 /* The timing method (docs/database.md). */
 enum { WARMUP = 1, SCREEN_SAMPLES = 3, MIN_SAMPLES = 5, MAX_SAMPLES = 25 };
 static const double SCREEN_FACTOR = 3.0, BUDGET_MS = 100.0;
@@ -121,12 +123,15 @@ static int start_worker(measurer *ms, strbuf *why)
 			return 3;
 		json_decref(r);
 	}
+	ms->fresh = true;
 	return 0;
 }
 
 int measurer_start(measurer *ms, const aotc_module *m, const kernel *k, const char *arch,
                    uint64_t seed, json_t *method, strbuf *why)
 {
+	/* What killed tuners and workers left, even when nothing compiles. */
+	proc_sweep_scratch();
 	ssize_t n = readlink("/proc/self/exe", ms->exe, sizeof ms->exe - 1);
 	if (n <= 0) {
 		strbuf_printf(why, "cannot find the aotc executable: %s", strerror(errno));
@@ -162,35 +167,55 @@ shape_result measurer_shape(measurer *ms, const int64_t *row, int nargs, json_t 
 	json_t *jrow = json_array();
 	for (int a = 0; a < nargs; a++)
 		json_array_append_new(jrow, json_integer(row[a]));
+	json_t *req = json_pack("{s:s, s:o, s:o}", "op", "shape", "row", jrow, "reference", ref);
 	json_decref(ms->shape_req);
-	ms->shape_req = json_pack("{s:s, s:o, s:o}", "op", "shape", "row", jrow, "reference", ref);
-	if (!ms->w) {
-		json_t *keep = ms->shape_req;
-		ms->shape_req = NULL;  /* start_worker sends init only */
-		int rc = start_worker(ms, why);
-		ms->shape_req = keep;
-		if (rc != 0)
-			return SHAPE_WORKER_LOST;
+	ms->shape_req = NULL; /* start_worker sends init only */
+	if (!ms->w && start_worker(ms, why) != 0) {
+		json_decref(req);
+		return SHAPE_WORKER_LOST;
 	}
-	json_t *r;
-	double ts = monotonic_s();
-	call_result cr = worker_call(ms->w, ms->shape_req, 600e3, &r, why);
-	ms->shape_ms += (monotonic_s() - ts) * 1e3;
-	bool ok = false;
-	if (cr == CALL_OK) {
-		const char *st = json_string_value(json_object_get(r, "status"));
-		ok = st && !strcmp(st, "ok");
-		if (!ok) {
+	for (int attempt = 0;; attempt++) {
+		bool fresh = ms->fresh;
+		json_t *r;
+		double ts = monotonic_s();
+		call_result cr = worker_call(ms->w, req, 600e3, &r, why);
+		ms->shape_ms += (monotonic_s() - ts) * 1e3;
+		if (cr == CALL_OK) {
+			const char *st = json_string_value(json_object_get(r, "status"));
 			const char *note = json_string_value(json_object_get(r, "note"));
-			strbuf_printf(why, "%s%s%s", st ? st : "?", note ? ": " : "", note ? note : "");
+			bool ok = st && !strcmp(st, "ok"), fault = st && !strcmp(st, "fault");
+			bool refused = json_is_true(json_object_get(r, "too_large"));
+			if (refused)
+				strbuf_puts(why, note ? note : "the buffers are over the limit");
+			else if (!ok)
+				strbuf_printf(why, "%s%s%s", st ? st : "?", note ? ": " : "", note ? note : "");
+			json_decref(r);
+			if (ok) {
+				ms->shape_req = req;
+				return SHAPE_OK;
+			}
+			if (refused) {
+				json_decref(req); /* the worker is fine, without a shape */
+				return SHAPE_REFUSED;
+			}
+			if (!fault)
+				break; /* the worker lives: what it said stands */
 		}
-		json_decref(r);
+		if (fresh || attempt > 0)
+			break;
+		/* Dead after running variants: it may have died of what one of
+		 * them left, so once more in a fresh worker before the
+		 * reference is blamed. */
+		why->len = 0;
+		why->data[0] = 0;
+		if (start_worker(ms, why) != 0) {
+			json_decref(req);
+			return SHAPE_WORKER_LOST;
+		}
+		ms->restarts++;
 	}
-	if (ok)
-		return SHAPE_OK;
+	json_decref(req);
 	/* The worker may be in any state: a fresh one, without this shape. */
-	json_decref(ms->shape_req);
-	ms->shape_req = NULL;
 	strbuf w2;
 	strbuf_init(&w2);
 	int rc = start_worker(ms, &w2);
@@ -251,32 +276,49 @@ bool measurer_run(measurer *ms, const job *j, json_t *ldims, const int64_t *valu
 	                        isfinite(best) ? json_real(best) : json_null());
 	if (!values)
 		json_object_set_new(req, "extern", json_true());
-	json_t *r;
 	double timeout = measure_timeout_ms();
 	if (isfinite(best))
 		timeout += best * MAX_SAMPLES * 20;
-	call_result cr = worker_call(ms->w, req, timeout, &r, why);
-	json_decref(req);
-	if (cr == CALL_OK) {
-		from_reply(r, mm);
-		note_time(&ms->check_ms, r, "check_ms");
-		note_time(&ms->timing_ms, r, "timing_ms");
-		json_decref(r);
-	} else {
-		mm->status = cr == CALL_TIMEOUT ? MS_TIMEOUT : MS_FAULT;
-		mm->note = xstrdup(why->data);
-	}
-	if (mm->status != MS_FAULT && cr == CALL_OK)
-		return true;
-	/* The context is gone: a new worker, the same shape. */
-	strbuf w2;
-	strbuf_init(&w2);
-	bool ok = start_worker(ms, &w2) == 0;
-	if (!ok) {
+	bool ok = true;
+	for (;;) {
+		bool fresh = ms->fresh;
+		ms->fresh = false;
+		ms->refused = false;
+		json_t *r;
+		call_result cr = worker_call(ms->w, req, timeout, &r, why);
+		if (cr == CALL_OK) {
+			from_reply(r, mm);
+			ms->refused = json_is_true(json_object_get(r, "too_large"));
+			note_time(&ms->check_ms, r, "check_ms");
+			note_time(&ms->timing_ms, r, "timing_ms");
+			json_decref(r);
+		} else {
+			mm->status = cr == CALL_TIMEOUT ? MS_TIMEOUT : MS_FAULT;
+			mm->note = xstrdup(why->data);
+		}
+		if (mm->status != MS_FAULT && cr == CALL_OK)
+			break;
+		/* The context is gone: a new worker, the same shape. */
+		strbuf w2;
+		strbuf_init(&w2);
+		ok = start_worker(ms, &w2) == 0;
+		if (!ok) {
+			why->len = 0;
+			strbuf_printf(why, "%s", w2.data);
+		}
+		strbuf_finish(&w2);
+		ms->restarts++;
+		if (!ok || fresh)
+			break; /* its own failure: it ran first in a fresh worker */
+		/* Another variant of this worker may have left what ended it:
+		 * run this one first in the fresh worker, and record that. */
+		free(mm->note);
+		free(mm->samples);
+		*mm = (measurement){.config = mm->config, .shape = mm->shape, .error = NAN, .time_ms = NAN};
 		why->len = 0;
-		strbuf_printf(why, "%s", w2.data);
+		why->data[0] = 0;
+		ms->reruns++;
 	}
-	strbuf_finish(&w2);
-	ms->restarts++;
+	json_decref(req);
 	return ok;
 }

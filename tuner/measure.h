@@ -22,6 +22,9 @@ typedef struct measurer {
 	json_t *device;       /* from the worker */
 	json_t *shape_req;    /* the current shape request, resent after a restart */
 	int restarts;
+	int reruns;           /* failures run again in a fresh worker (measurer_run) */
+	bool fresh;           /* the worker has run no variant since it started */
+	bool refused;         /* the last measurement: the buffers were over the limit */
 	bool no_device;       /* the worker found no device of that architecture */
 	double check_ms, timing_ms, shape_ms; /* where the worker's time went */
 } measurer;
@@ -35,12 +38,16 @@ int measurer_start(measurer *ms, const aotc_module *m, const kernel *k, const ch
 void measurer_stop(measurer *ms);
 void measurer_finish(measurer *ms);
 
-typedef enum { SHAPE_OK, SHAPE_REFERENCE_FAILED, SHAPE_WORKER_LOST } shape_result;
+typedef enum { SHAPE_OK, SHAPE_REFERENCE_FAILED, SHAPE_REFUSED, SHAPE_WORKER_LOST } shape_result;
 
 /* Makes row (nargs values) the worker's shape, with the compiled reference
  * ref ({"blob", "symbol", "launch"}, or json null; taken). On
  * SHAPE_REFERENCE_FAILED the shape cannot be measured (why says how; the
- * worker was restarted); SHAPE_WORKER_LOST: it cannot be restarted. */
+ * worker was restarted); SHAPE_REFUSED: its buffers would take more
+ * memory than the device's buffer_limit (why says how much), so that its
+ * cells are `resources`; SHAPE_WORKER_LOST: it cannot be restarted. A
+ * worker that died on the shape after running variants is restarted and
+ * given the shape once more before the reference is blamed. */
 shape_result measurer_shape(measurer *ms, const int64_t *row, int nargs, json_t *ref,
                             strbuf *why);
 
@@ -48,7 +55,13 @@ shape_result measurer_shape(measurer *ms, const int64_t *row, int nargs, json_t 
  * NULL for an AOTC_EXTERN routine, whose buffers are sized as the
  * reference's) at the current shape into *mm (status, samples, note),
  * given the best time there so far (screening; INFINITY if none). False
- * when the worker died and cannot be restarted (why). */
+ * when the worker died and cannot be restarted (why).
+ *
+ * A variant is never blamed for what another left: when it ends the worker
+ * (fault, timeout, a reply out of turn) in a worker that ran other variants
+ * before it, it is run again in a fresh one and that run's outcome is
+ * recorded. ms->refused tells a `resources` that is the memory limit
+ * (which holds for this shape only) from one of the launch. */
 bool measurer_run(measurer *ms, const job *j, json_t *ldims, const int64_t *values,
                   int ntunables, double best, measurement *mm, strbuf *why);
 

@@ -837,7 +837,9 @@ static int measure_cell(tune_run *r, int c, int s)
 	free(mm.note);
 	free(mm.samples);
 	strbuf_finish(&why);
-	if (!status)
+	/* Buffers over the memory limit say nothing of the configuration's
+	 * other shapes, unlike a launch it cannot make. */
+	if (!status && !(mm.status == MS_RESOURCES && r->ms.refused))
 		status = learn_from(r, c, s);
 	return status;
 }
@@ -871,6 +873,15 @@ static int measure_stage(tune_run *r)
 				break;
 			why.len = 0;
 			shape_result sr = measurer_shape(&r->ms, shape_row(&r->ss, s), r->ss.nargs, ref, &why);
+			if (sr == SHAPE_REFUSED) {
+				/* Too large for this machine: every cell says so. */
+				for (int c = 0; c < r->cf.n && !status; c++)
+					if (r->sc.state[schedule_cell(&r->sc, c, s)] == CELL_PENDING)
+						status = record_status(r, c, s, MS_RESOURCES, why.data);
+				schedule_close_shape(&r->sc, s);
+				i = end;
+				continue;
+			}
 			if (sr != SHAPE_OK) {
 				strbuf sb;
 				strbuf_init(&sb);

@@ -2,10 +2,14 @@
  * shape, every buffer twice on the device (the working copy and a pristine
  * one it is restored from before each checked run) and a copy of the
  * reference outputs, so checking a variant never moves data to the host. */
+#define _GNU_SOURCE /* fegetexcept, dl_iterate_phdr, pipe2 */
 #include "worker.h"
 
 #include <dlfcn.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <fenv.h>
+#include <link.h>
 #include <math.h>
 #include <poll.h>
 #include <signal.h>
@@ -14,9 +18,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
+#include <sys/time.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+#if defined(__SSE__)
+#include <xmmintrin.h>
+#endif
 
 #include "backend.h"
 #include "elements.h"
@@ -27,20 +36,24 @@ extern char **environ;
 
 /* ---- Worker side --------------------------------------------------------- */
 
-/* Every buffer the worker allocates has a guard zone of GUARD bytes of
- * CANARY on each side (and, past its end, whatever the allocation has
- * beyond the bytes in use). A variant that writes outside a buffer changes
- * a zone, which is found by scanning them all after each checked launch.
- * Where the backend can seal memory (the host: mprotect), the pristine
- * inputs and the reference outputs are read-only while variants run, so a
- * write into them, however far, faults instead of corrupting them. */
-enum { GUARD = 128 * 1024, CANARY = 0xC5 };
+/* Every buffer the worker allocates has a guard zone of GUARD bytes on each
+ * side (and, past its end, whatever the allocation has beyond the bytes in
+ * use), filled with a pattern of its own (rt_pattern_byte, seeded per
+ * buffer and per copy), so that a variant that copies one guard into
+ * another, as an off-by-one copy loop does, changes what is there. A
+ * variant that writes outside a buffer changes a zone, which is found by
+ * scanning them all after each checked launch. Where the backend can seal
+ * memory (the host: mprotect), the pristine inputs and the reference
+ * outputs are read-only while variants run, so a write into them, however
+ * far, faults instead of corrupting them. */
+enum { GUARD = 128 * 1024 };
 
 typedef struct guarded {
 	rt_ptr base;       /* the allocation; 0 when none */
 	size_t alloc;      /* its bytes: GUARD + data + tail guard */
 	rt_ptr data;       /* base + GUARD */
 	size_t bytes;      /* in use; the rest up to alloc - GUARD is guard too */
+	uint64_t pattern;  /* the seed of its guard pattern, over offsets from base */
 	bool sealed;
 } guarded;
 
@@ -59,6 +72,17 @@ typedef struct wbuf {
 	guarded ref[NSETS];             /* out, inout: the reference's outputs */
 	size_t ref_scalars;
 } wbuf;
+
+/* The state of this process that a variant's host code can change and
+ * that would change how later variants run or end (docs/database.md#what-a-variant-leaves-behind). */
+typedef struct traces {
+	int threads;               /* -1: /proc/self/status unreadable */
+	uint64_t sig_ignored, sig_caught, sig_blocked;
+	uintptr_t handler[65];     /* of each caught signal (a sanitizer's, say) */
+	char cwd[4096];
+	int fp_round, fp_traps;
+	unsigned fp_flush;         /* x86: MXCSR's flush-to-zero and denormals-are-zero */
+} traces;
 
 typedef struct loaded {
 	char *path, *symbol;
@@ -91,12 +115,25 @@ typedef struct wstate {
 	char *host_ref_path;
 	rt_host_entry *host_ref;
 	strbuf err;
+	bool too_large;       /* err says the shape's buffers are over the limit */
+	pid_t pid;            /* the worker's: a forked copy has another */
+	traces base;          /* what variants must leave as they found it */
 } wstate;
 
 static FILE *proto; /* the replies' stream: the real stdout */
+static pid_t worker_pid;
 
-static void reply(json_t *o)
+/* Sends o (taken) as the answer to the request with id (json null: none),
+ * with the worker's pid. A forked copy of the worker that got here (a
+ * variant forked and its child returned into the worker's code) must not
+ * answer: the tuner would take its reply for the worker's. */
+static void reply(json_t *o, json_t *id)
 {
+	if (getpid() != worker_pid)
+		_exit(0);
+	if (json_is_integer(id))
+		json_object_set(o, "id", id);
+	json_object_set_new(o, "pid", json_integer(worker_pid));
 	char *s = json_dumps(o, JSON_COMPACT | JSON_REAL_PRECISION(17));
 	fputs(s, proto);
 	fputc('\n', proto);
@@ -145,7 +182,15 @@ static void set_scalar_args(wstate *w)
 
 /* ---- Guarded buffers ---- */
 
-static rt_status g_alloc(wstate *w, guarded *g, size_t bytes)
+/* Which copy of a buffer a guard pattern is for: each has its own. */
+enum { COPY_CUR, COPY_PRISTINE, COPY_REF = COPY_PRISTINE + 2, COPY_HOST = COPY_REF + 2 };
+
+static uint64_t guard_seed(const wstate *w, int buffer, int copy)
+{
+	return mix(mix(w->seed ^ 0x6a09e667f3bcc908ull, (uint64_t)buffer), (uint64_t)copy);
+}
+
+static rt_status g_alloc(wstate *w, guarded *g, size_t bytes, uint64_t pattern)
 {
 	size_t tail = GUARD + (256 - bytes % 256) % 256;
 	if (bytes > SIZE_MAX - GUARD - tail) {
@@ -159,7 +204,8 @@ static rt_status g_alloc(wstate *w, guarded *g, size_t bytes)
 	g->alloc = GUARD + bytes + tail;
 	g->data = g->base + GUARD;
 	g->bytes = bytes;
-	return w->ops->memset8(w->dev, g->base, CANARY, g->alloc, &w->err);
+	g->pattern = pattern;
+	return w->ops->fill_pattern(w->dev, g->base, pattern, 0, g->alloc, &w->err);
 }
 
 static void g_release(wstate *w, guarded *g)
@@ -185,7 +231,8 @@ static rt_status g_use(wstate *w, guarded *g, size_t bytes)
 {
 	rt_status rs = RT_OK;
 	if (bytes < g->bytes)
-		rs = w->ops->memset8(w->dev, g->data + bytes, CANARY, g->bytes - bytes, &w->err);
+		rs = w->ops->fill_pattern(w->dev, g->data + bytes, g->pattern, GUARD + bytes,
+		                          g->bytes - bytes, &w->err);
 	g->bytes = bytes;
 	return rs;
 }
@@ -197,7 +244,7 @@ static rt_status g_check(wstate *w, guarded *g, const char *what, bool *ok, strb
 	if (!g->base || g->sealed)
 		return RT_OK; /* sealed: a write would have faulted */
 	uint64_t first;
-	rt_status rs = w->ops->scan8(w->dev, g->base, CANARY, GUARD, &first, &w->err);
+	rt_status rs = w->ops->scan_pattern(w->dev, g->base, g->pattern, 0, GUARD, &first, &w->err);
 	if (rs != RT_OK)
 		return rs;
 	if (first < GUARD) {
@@ -205,25 +252,27 @@ static rt_status g_check(wstate *w, guarded *g, const char *what, bool *ok, strb
 			strbuf_printf(note, "%s: written before its start (first changed byte: start - %llu)", what,
 			              (unsigned long long)(GUARD - first));
 		*ok = false;
-		if ((rs = w->ops->memset8(w->dev, g->base, CANARY, GUARD, &w->err)) != RT_OK)
+		if ((rs = w->ops->fill_pattern(w->dev, g->base, g->pattern, 0, GUARD, &w->err)) != RT_OK)
 			return rs;
 	}
-	size_t tail = g->alloc - GUARD - g->bytes;
-	if ((rs = w->ops->scan8(w->dev, g->data + g->bytes, CANARY, tail, &first, &w->err)) != RT_OK)
+	size_t at = GUARD + g->bytes, tail = g->alloc - at;
+	if ((rs = w->ops->scan_pattern(w->dev, g->base + at, g->pattern, at, tail, &first, &w->err)) != RT_OK)
 		return rs;
 	if (first < tail) {
 		if (*ok)
 			strbuf_printf(note, "%s: written past its end (first changed byte: end + %llu)", what,
 			              (unsigned long long)first);
 		*ok = false;
-		rs = w->ops->memset8(w->dev, g->data + g->bytes, CANARY, tail, &w->err);
+		rs = w->ops->fill_pattern(w->dev, g->base + at, g->pattern, at, tail, &w->err);
 	}
 	return rs;
 }
 
-/* Every guard zone of the shape: the working buffers and, where they are
- * not sealed, the pristine inputs and the reference's outputs. */
-static rt_status check_guards(wstate *w, bool *ok, strbuf *note)
+/* Every guard zone of the shape: the working buffers and, with all and
+ * where they are not sealed, the pristine inputs and the reference's
+ * outputs (a variant's launches between two full scans can only be
+ * blamed on it: each measurement ends with one). */
+static rt_status check_guards(wstate *w, bool all, bool *ok, strbuf *note)
 {
 	*ok = true;
 	for (int i = 0; i < w->k->nbuffers; i++) {
@@ -231,7 +280,7 @@ static rt_status check_guards(wstate *w, bool *ok, strbuf *note)
 		const char *name = w->k->params[b->b->param].name;
 		char what[160];
 		rt_status rs = g_check(w, &b->cur, name, ok, note);
-		for (int s = 0; s < NSETS && rs == RT_OK; s++) {
+		for (int s = 0; s < NSETS && rs == RT_OK && all; s++) {
 			snprintf(what, sizeof what, "the pristine copy of %s", name);
 			if ((rs = g_check(w, &b->pristine[s], what, ok, note)) != RT_OK)
 				break;
@@ -260,6 +309,46 @@ static void free_buffers(wstate *w)
 	w->bufs = NULL;
 }
 
+/* "1.5 GiB", "300 MiB": a size for people. */
+static void put_size(strbuf *sb, uint64_t bytes)
+{
+	if (bytes >= (1ull << 30))
+		strbuf_printf(sb, "%.1f GiB", (double)bytes / (double)(1ull << 30));
+	else
+		strbuf_printf(sb, "%.1f MiB", (double)bytes / (double)(1ull << 20));
+}
+
+/* What the buffers take once sized to bytes[] (every copy, guard zones
+ * included, allocations kept as they are where they are reused), against
+ * the device's buffer_limit: RT_ERR_RESOURCES with w->too_large and the
+ * reason in w->err when over it, so that a shape too large is refused
+ * before anything is allocated. */
+static rt_status check_footprint(wstate *w, const size_t *bytes)
+{
+	rt_device_info info;
+	w->ops->describe(w->dev, &info);
+	if (!info.buffer_limit)
+		return RT_OK;
+	uint64_t total = 0;
+	for (int i = 0; i < w->k->nbuffers; i++) {
+		const wbuf *b = &w->bufs[i];
+		uint64_t one = (uint64_t)bytes[i] + 2 * (uint64_t)GUARD + 256;
+		uint64_t cur = b->cur.base && bytes[i] <= b->cur.alloc - 2 * GUARD ? b->cur.alloc : one;
+		total += cur * (b->b->role == ROLE_OUT ? 1 : 1 + NSETS);
+		for (int s = 0; s < NSETS && b->b->role != ROLE_IN; s++)
+			total += b->ref[s].base ? b->ref[s].alloc : one;
+	}
+	if (total <= info.buffer_limit)
+		return RT_OK;
+	strbuf_puts(&w->err, "the buffers need ");
+	put_size(&w->err, total);
+	strbuf_puts(&w->err, " (with the copies the checks keep), more than the limit of ");
+	put_size(&w->err, info.buffer_limit);
+	strbuf_puts(&w->err, " (on the host half of its memory, or AOTC_HOST_MEMORY_LIMIT)");
+	w->too_large = true;
+	return RT_ERR_RESOURCES;
+}
+
 /* Sizes (and if needed allocates and fills) every buffer for the given
  * tunable values (NULL for the reference). */
 static rt_status ensure_buffers(wstate *w, const int64_t *values, const char **why)
@@ -267,32 +356,38 @@ static rt_status ensure_buffers(wstate *w, const int64_t *values, const char **w
 	const kernel *k = w->k;
 	eval_env env = {.tunables = values, .ntunables = values ? k->ntunables : 0,
 	                .params = w->params, .nparams = k->nparams};
+	size_t *scalars = xcalloc((size_t)k->nbuffers + 1, sizeof *scalars);
+	size_t *bytes = xcalloc((size_t)k->nbuffers + 1, sizeof *bytes);
+	rt_status rs = RT_ERR_OTHER;
 	for (int i = 0; i < k->nbuffers; i++) {
-		wbuf *b = &w->bufs[i];
-		const param *p = &k->params[b->b->param];
+		const param *p = &k->params[w->bufs[i].b->param];
 		int64_t count;
-		eval_status st = expr_eval(b->b->count.e, &env, &count);
+		eval_status st = expr_eval(w->bufs[i].b->count.e, &env, &count);
 		if (st != EVAL_OK || count < 0) {
 			*why = st == EVAL_UNBOUND ? "buffer size depends on tunables the reference does not have"
 			                          : "buffer size expression failed";
-			return RT_ERR_OTHER;
+			goto out;
 		}
 		size_t esize = dtype_size(p->dtype) * (size_t)p->vec;
 		if (esize && (uint64_t)count > SIZE_MAX / 2 / esize) {
 			*why = "buffer size overflows";
-			return RT_ERR_OTHER;
+			goto out;
 		}
-		size_t scalars = (size_t)count * (size_t)p->vec;
-		size_t bytes = scalars * dtype_size(p->dtype);
-		if (bytes == 0)
-			bytes = 1;
-		b->scalars = scalars;
-		b->bytes = bytes;
-		b->t = p->dtype;
-		rt_status rs;
-		if (b->cur.base && bytes <= b->cur.alloc - 2 * GUARD) {
-			if ((rs = g_use(w, &b->cur, bytes)) != RT_OK)
-				return rs;
+		scalars[i] = (size_t)count * (size_t)p->vec;
+		bytes[i] = scalars[i] * dtype_size(p->dtype);
+		if (bytes[i] == 0)
+			bytes[i] = 1;
+	}
+	if ((rs = check_footprint(w, bytes)) != RT_OK)
+		goto out;
+	for (int i = 0; i < k->nbuffers; i++) {
+		wbuf *b = &w->bufs[i];
+		b->scalars = scalars[i];
+		b->bytes = bytes[i];
+		b->t = k->params[b->b->param].dtype;
+		if (b->cur.base && b->bytes <= b->cur.alloc - 2 * GUARD) {
+			if ((rs = g_use(w, &b->cur, b->bytes)) != RT_OK)
+				goto out;
 			continue;
 		}
 		/* Larger than before: new buffers, and inputs filled afresh (the
@@ -300,28 +395,32 @@ static rt_status ensure_buffers(wstate *w, const int64_t *values, const char **w
 		g_release(w, &b->cur);
 		for (int s = 0; s < NSETS; s++)
 			g_release(w, &b->pristine[s]);
-		if ((rs = g_alloc(w, &b->cur, bytes)) != RT_OK)
-			return rs;
+		if ((rs = g_alloc(w, &b->cur, b->bytes, guard_seed(w, i, COPY_CUR))) != RT_OK)
+			goto out;
 		if (b->b->role == ROLE_OUT)
 			continue; /* poisoned before every run: no pristine copy */
-		void *host = xmalloc(bytes);
+		void *host = xmalloc(b->bytes);
 		for (int s = 0; s < NSETS; s++) {
 			uint64_t seed = mix(w->shape_seed, (uint64_t)i);
 			if (s > 0)
 				seed = mix(seed, 0x5e70000000000000ull + (uint64_t)s);
-			elem_fill(host, b->t, scalars, &b->b->init, seed);
-			if ((rs = g_alloc(w, &b->pristine[s], bytes)) != RT_OK ||
-			    (rs = w->ops->upload(w->dev, b->pristine[s].data, host, bytes, &w->err)) != RT_OK ||
+			elem_fill(host, b->t, b->scalars, &b->b->init, seed);
+			if ((rs = g_alloc(w, &b->pristine[s], b->bytes, guard_seed(w, i, COPY_PRISTINE + s))) != RT_OK ||
+			    (rs = w->ops->upload(w->dev, b->pristine[s].data, host, b->bytes, &w->err)) != RT_OK ||
 			    (rs = g_seal(w, &b->pristine[s])) != RT_OK)
 				break;
 		}
 		free(host);
 		if (rs != RT_OK)
-			return rs;
+			goto out;
 	}
 	for (int i = 0; i < k->nbuffers; i++)
 		w->slots[k->buffers[i].param] = w->bufs[i].cur.data;
-	return RT_OK;
+	rs = RT_OK;
+out:
+	free(scalars);
+	free(bytes);
+	return rs;
 }
 
 /* Input set s, pristine; outputs poisoned. */
@@ -347,7 +446,7 @@ static rt_status take_reference(wstate *w, int s)
 			continue;
 		g_release(w, &b->ref[s]);
 		rt_status rs;
-		if ((rs = g_alloc(w, &b->ref[s], b->bytes)) != RT_OK ||
+		if ((rs = g_alloc(w, &b->ref[s], b->bytes, guard_seed(w, i, COPY_REF + s))) != RT_OK ||
 		    (rs = w->ops->copy(w->dev, b->ref[s].data, b->cur.data, b->bytes, &w->err)) != RT_OK ||
 		    (rs = g_seal(w, &b->ref[s])) != RT_OK)
 			return rs;
@@ -386,15 +485,6 @@ static rt_host_entry *load_host_reference(wstate *w, const char *path, const cha
 	return w->host_ref;
 }
 
-/* Whether bytes bytes at p are all CANARY. */
-static bool canary_intact(const unsigned char *p, size_t bytes)
-{
-	for (size_t i = 0; i < bytes; i++)
-		if (p[i] != CANARY)
-			return false;
-	return true;
-}
-
 /* Runs the host reference on input set s and makes its outputs reference
  * set s: every buffer gets a host copy with guard zones (inputs from the
  * pristine set, outputs poisoned, as a variant sees them), the function
@@ -418,7 +508,7 @@ static rt_status run_host_reference(wstate *w, rt_host_entry *entry, int s, bool
 	for (int i = 0; i < k->nbuffers; i++) {
 		wbuf *b = &w->bufs[i];
 		host[i] = xmalloc(b->bytes + 2 * (size_t)GUARD);
-		memset(host[i], CANARY, b->bytes + 2 * (size_t)GUARD);
+		rt_pattern_fill(host[i], guard_seed(w, i, COPY_HOST), 0, b->bytes + 2 * (size_t)GUARD);
 		unsigned char *data = host[i] + GUARD;
 		if (b->b->role == ROLE_OUT)
 			memset(data, elem_poison_byte(b->t), b->bytes);
@@ -430,9 +520,10 @@ static rt_status run_host_reference(wstate *w, rt_host_entry *entry, int s, bool
 	for (int i = 0; i < k->nbuffers && *ok; i++) {
 		const wbuf *b = &w->bufs[i];
 		const char *name = k->params[b->b->param].name;
-		if (!canary_intact(host[i], GUARD))
+		uint64_t seed = guard_seed(w, i, COPY_HOST), end = GUARD + b->bytes;
+		if (rt_pattern_scan(host[i], seed, 0, GUARD) < GUARD)
 			strbuf_printf(note, "%s: written before its start", name);
-		else if (!canary_intact(host[i] + GUARD + b->bytes, GUARD))
+		else if (rt_pattern_scan(host[i] + end, seed, end, GUARD) < GUARD)
 			strbuf_printf(note, "%s: written past its end", name);
 		else
 			continue;
@@ -443,7 +534,7 @@ static rt_status run_host_reference(wstate *w, rt_host_entry *entry, int s, bool
 		if (b->b->role == ROLE_IN)
 			continue;
 		g_release(w, &b->ref[s]);
-		if ((rs = g_alloc(w, &b->ref[s], b->bytes)) != RT_OK ||
+		if ((rs = g_alloc(w, &b->ref[s], b->bytes, guard_seed(w, i, COPY_REF + s))) != RT_OK ||
 		    (rs = w->ops->upload(w->dev, b->ref[s].data, host[i] + GUARD, b->bytes, &w->err)) != RT_OK ||
 		    (rs = g_seal(w, &b->ref[s])) != RT_OK)
 			goto out;
@@ -518,6 +609,9 @@ static const char *rs_status(rt_status rs)
 static json_t *failure(wstate *w, rt_status rs)
 {
 	json_t *o = status_reply(rs_status(rs), w->err.data);
+	if (w->too_large)
+		json_object_set_new(o, "too_large", json_true());
+	w->too_large = false;
 	w->err.len = 0;
 	w->err.data[0] = 0;
 	return o;
@@ -640,7 +734,7 @@ static json_t *do_shape(wstate *w, const json_t *req)
 		else if ((rs = prepare_run(w, s)) == RT_OK &&
 		         (rs = w->ops->launch(w->dev, f, &dims, w->args, NULL, &w->err)) == RT_OK &&
 		         (rs = w->ops->sync(w->dev, &w->err)) == RT_OK)
-			rs = check_guards(w, &ok, &note);
+			rs = check_guards(w, true, &ok, &note);
 		if (rs != RT_OK) {
 			strbuf_finish(&note);
 			return failure(w, rs);
@@ -706,35 +800,93 @@ static rt_status check_outputs(wstate *w, int s, double *error, bool *wrong, str
 	return RT_OK;
 }
 
+/* After a launch on input set s: an `in` buffer is const to the variant,
+ * so its working copy must still be the pristine one, bit for bit. On a
+ * difference *changed and note says which. */
+static rt_status check_inputs(wstate *w, int s, bool *changed, strbuf *note)
+{
+	*changed = false;
+	for (int i = 0; i < w->k->nbuffers && !*changed; i++) {
+		wbuf *b = &w->bufs[i];
+		if (b->b->role != ROLE_IN)
+			continue;
+		/* The widest unsigned type that tiles the bytes: compared bits. */
+		size_t word = b->bytes % 4 == 0 ? 4 : b->bytes % 2 == 0 ? 2 : 1;
+		rt_compare c;
+		rt_status rs = w->ops->compare(w->dev, b->cur.data, b->pristine[s].data,
+		                               word == 4 ? DT_U32 : word == 2 ? DT_U16 : DT_U8,
+		                               b->bytes / word, &c, &w->err);
+		if (rs != RT_OK)
+			return rs;
+		if (c.bad) {
+			size_t esize = dtype_size(b->t) ? dtype_size(b->t) : 1;
+			strbuf_printf(note, "wrote into input %s (first changed element: %llu)",
+			              w->k->params[b->b->param].name,
+			              (unsigned long long)(c.first_bad * word / esize));
+			*changed = true;
+		}
+	}
+	return RT_OK;
+}
+
 typedef enum verdict { V_OK, V_WRONG, V_OUT_OF_BOUNDS } verdict;
 
+/* Launches f; a forked copy of the worker returning here (the variant
+ * forked) ends at once, before it runs anything else of the worker's. */
+static rt_status run_launch(wstate *w, rt_function *f, const rt_launch *dims, double *ms)
+{
+	rt_status rs = w->ops->launch(w->dev, f, dims, w->args, ms, &w->err);
+	if (getpid() != w->pid)
+		_exit(0);
+	return rs;
+}
+
 /* One checked launch on input set s (timed into *ms when ms is non-NULL,
- * after a cache flush): guard zones first, then the outputs against
- * reference set s, which they become when there is none yet. */
-static rt_status checked_run(wstate *w, rt_function *f, const rt_launch *dims, int s, double *ms,
-                             verdict *v, double *error, strbuf *note)
+ * after a cache flush): guard zones first (all of them, or the working
+ * buffers' only), then the inputs against their pristine copies, then the
+ * outputs against reference set s, which they become when there is none
+ * yet. *spent is the time the checking took (preparing the buffers and the
+ * checks, not the flush and the launch). */
+static rt_status checked_run(wstate *w, rt_function *f, const rt_launch *dims, int s, bool all,
+                             double *ms, verdict *v, double *error, strbuf *note, double *spent)
 {
 	rt_status rs;
-	bool ok, wrong;
+	bool ok, changed, wrong;
 	*v = V_OK;
 	*error = 0;
-	if ((rs = prepare_run(w, s)) != RT_OK ||
-	    (ms && (rs = w->ops->flush_cache(w->dev, &w->err)) != RT_OK) ||
-	    (rs = w->ops->launch(w->dev, f, dims, w->args, ms, &w->err)) != RT_OK ||
-	    (rs = w->ops->sync(w->dev, &w->err)) != RT_OK ||
-	    (rs = check_guards(w, &ok, note)) != RT_OK)
-		return rs;
+	double t0 = now_ms(), t1 = t0, t2 = t0;
+	if ((rs = prepare_run(w, s)) != RT_OK)
+		goto out;
+	t1 = now_ms();
+	if ((ms && (rs = w->ops->flush_cache(w->dev, &w->err)) != RT_OK) ||
+	    (rs = run_launch(w, f, dims, ms)) != RT_OK ||
+	    (rs = w->ops->sync(w->dev, &w->err)) != RT_OK)
+		goto out;
+	t2 = now_ms();
+	if ((rs = check_guards(w, all, &ok, note)) != RT_OK)
+		goto out;
 	if (!ok) {
 		*v = V_OUT_OF_BOUNDS;
 		*error = NAN;
-		return RT_OK;
+		goto out;
 	}
-	if (!w->have_ref[s])
-		return take_reference(w, s); /* no reference kernel: the first variant is the truth */
+	if ((rs = check_inputs(w, s, &changed, note)) != RT_OK)
+		goto out;
+	if (changed) {
+		*v = V_WRONG;
+		*error = NAN;
+		goto out;
+	}
+	if (!w->have_ref[s]) {
+		rs = take_reference(w, s); /* no reference kernel: the first variant is the truth */
+		goto out;
+	}
 	if ((rs = check_outputs(w, s, error, &wrong, note)) != RT_OK)
-		return rs;
+		goto out;
 	*v = wrong ? V_WRONG : V_OK;
-	return RT_OK;
+out:
+	*spent = (t1 - t0) + (now_ms() - t2);
+	return rs;
 }
 
 static json_t *verdict_reply(verdict v, double error, const char *note)
@@ -743,6 +895,17 @@ static json_t *verdict_reply(verdict v, double error, const char *note)
 	json_object_set_new(o, "error", isfinite(error) ? json_real(error) : json_null());
 	return o;
 }
+
+/* Every timed launch is checked while the checks so far took at most
+ * CHECK_SHARE of the time of the timed launches so far (so that checking
+ * adds at most a quarter to what a measurement costs), and at least every
+ * CHECK_EVERY-th and the last one whatever they cost; untimed checked
+ * launches follow until there are MIN_CHECKS, within the same bound. A
+ * variant wrong on some of its calls is caught there (one wrong on 30% of
+ * them passes 20 checks once in 1250), not only one right on its first
+ * call alone. */
+enum { CHECK_EVERY = 5, MIN_CHECKS = 20 };
+static const double CHECK_SHARE = 0.25;
 
 static json_t *do_measure(wstate *w, const json_t *req)
 {
@@ -771,7 +934,8 @@ static json_t *do_measure(wstate *w, const json_t *req)
 	const char *why = NULL;
 	rt_status rs;
 	verdict v;
-	double error, last_error;
+	double error, e, spent;
+	bool became_reference = false, ok = false;
 	/* Per-variant values: this variant's arguments (an extern has none). */
 	if (!is_extern && ir_has_per_variant(w->k)) {
 		if (ir_variant_params(w->k, values, w->params) != EVAL_OK) {
@@ -788,19 +952,20 @@ static json_t *do_measure(wstate *w, const json_t *req)
 		goto fail;
 
 	/* The first checked launch, on input set 0. */
-	bool became_reference = !w->have_ref[0];
-	if ((rs = checked_run(w, f, &dims, 0, NULL, &v, &error, &note)) != RT_OK)
+	became_reference = !w->have_ref[0];
+	if ((rs = checked_run(w, f, &dims, 0, true, NULL, &v, &error, &note, &spent)) != RT_OK)
 		goto fail;
 	if (v != V_OK) {
 		out = verdict_reply(v, error, note.data);
 		goto done;
 	}
 
-	double checked_at = now_ms();
+	double checked_at = now_ms(), checking = 0;
+	int nchecked = 1;
 	/* Timing: warm up, then each launch after an L2 flush; stop early
 	 * when the first few show the variant is far behind the best. */
 	for (int i = 0; i < w->warmup; i++)
-		if ((rs = w->ops->launch(w->dev, f, &dims, w->args, NULL, &w->err)) != RT_OK)
+		if ((rs = run_launch(w, f, &dims, NULL)) != RT_OK)
 			goto fail;
 	int max = w->max_samples > 0 ? w->max_samples : 1;
 	samples = xmalloc((size_t)(max + 1) * sizeof *samples);
@@ -808,35 +973,89 @@ static json_t *do_measure(wstate *w, const json_t *req)
 	bool screened = false;
 	double start = now_ms();
 	while (n < max - 1) {
-		if ((rs = w->ops->flush_cache(w->dev, &w->err)) != RT_OK ||
-		    (rs = w->ops->launch(w->dev, f, &dims, w->args, &samples[n], &w->err)) != RT_OK)
+		double timing = now_ms() - start - checking;
+		if (checking <= CHECK_SHARE * timing || (n + 1) % CHECK_EVERY == 0) {
+			if ((rs = checked_run(w, f, &dims, 0, false, &samples[n], &v, &e, &note, &spent)) != RT_OK)
+				goto fail;
+			checking += spent;
+			nchecked++;
+			if (v != V_OK) {
+				strbuf msg;
+				strbuf_init(&msg);
+				strbuf_printf(&msg, "on timed launch %d (after %d launches): %s", n + 1,
+				              1 + w->warmup + n, note.data);
+				out = verdict_reply(v, e, msg.data);
+				strbuf_finish(&msg);
+				goto done;
+			}
+			if (e > error)
+				error = e;
+		} else if ((rs = w->ops->flush_cache(w->dev, &w->err)) != RT_OK ||
+		           (rs = run_launch(w, f, &dims, &samples[n])) != RT_OK) {
 			goto fail;
+		}
 		n++;
 		if (n == w->screen && best > 0 && median(samples, (size_t)n) > w->screen_factor * best) {
 			screened = true;
 			break;
 		}
-		if (n >= w->min_samples - 1 && now_ms() - start > w->budget_ms)
+		if (n >= w->min_samples - 1 && now_ms() - start - checking > w->budget_ms)
 			break;
 	}
 	/* The last timed launch is checked too, on input set 1: a variant that
 	 * computes only once, or hands back a result it kept, fails here. */
-	if ((rs = checked_run(w, f, &dims, 1, &samples[n], &v, &last_error, &note)) != RT_OK)
+	if ((rs = checked_run(w, f, &dims, 1, true, &samples[n], &v, &e, &note, &spent)) != RT_OK)
 		goto fail;
+	checking += spent;
+	nchecked++;
 	n++;
 	if (v != V_OK) {
-		if (became_reference)
-			w->have_ref[0] = false; /* it was not the truth after all */
 		strbuf msg;
 		strbuf_init(&msg);
 		strbuf_printf(&msg, "on the last timed launch (other inputs, after %d launches): %s",
 		              n + w->warmup, note.data);
-		out = verdict_reply(v, last_error, msg.data);
+		out = verdict_reply(v, e, msg.data);
 		strbuf_finish(&msg);
 		goto done;
 	}
-	if (last_error > error)
-		error = last_error;
+	if (e > error)
+		error = e;
+	/* Where the timing took few launches (slow ones, or a long cache
+	 * flush), more checked launches, untimed and on both input sets in
+	 * turn, within the same share of the timing's time. */
+	double timed = now_ms() - start - checking, cost = spent;
+	int x = 0;
+	for (; nchecked < MIN_CHECKS && checking + cost <= CHECK_SHARE * timed; x++) {
+		double t0 = now_ms();
+		if ((rs = checked_run(w, f, &dims, x % NSETS, false, NULL, &v, &e, &note, &spent)) != RT_OK)
+			goto fail;
+		cost = now_ms() - t0;
+		checking += cost;
+		nchecked++;
+		if (v != V_OK) {
+			strbuf msg;
+			strbuf_init(&msg);
+			strbuf_printf(&msg, "on checked launch %d after the timing (input set %d, after %d launches): %s",
+			              x + 1, x % NSETS, 1 + w->warmup + n + x, note.data);
+			out = verdict_reply(v, e, msg.data);
+			strbuf_finish(&msg);
+			goto done;
+		}
+		if (e > error)
+			error = e;
+	}
+	bool zones_ok = true;
+	if (x > 0 && (rs = check_guards(w, true, &zones_ok, &note)) != RT_OK)
+		goto fail;
+	if (!zones_ok) {
+		strbuf msg;
+		strbuf_init(&msg);
+		strbuf_printf(&msg, "in the checked launches after the timing: %s", note.data);
+		out = verdict_reply(V_OUT_OF_BOUNDS, NAN, msg.data);
+		strbuf_finish(&msg);
+		goto done;
+	}
+	ok = true;
 	out = status_reply("ok", NULL);
 	json_t *js = json_array();
 	for (int i = 0; i < n; i++)
@@ -847,54 +1066,204 @@ static json_t *do_measure(wstate *w, const json_t *req)
 		json_object_set_new(out, "screened", json_true());
 	if (became_reference)
 		json_object_set_new(out, "became_reference", json_true());
-	json_object_set_new(out, "check_ms", json_real(checked_at - began));
-	json_object_set_new(out, "timing_ms", json_real(now_ms() - checked_at));
+	json_object_set_new(out, "checked", json_integer(nchecked));
+	json_object_set_new(out, "check_ms", json_real(checked_at - began + checking));
+	json_object_set_new(out, "timing_ms", json_real(now_ms() - checked_at - checking));
 	goto done;
 fail:
 	out = why ? status_reply("error", why) : failure(w, rs);
 done:
+	/* A variant that failed after it became the reference was not the
+	 * truth after all. */
+	if (became_reference && !ok)
+		w->have_ref[0] = w->have_ref[1] = false;
 	free(samples);
 	free(values);
 	strbuf_finish(&note);
 	return out;
 }
 
+/* ---- What a variant leaves behind ---- */
+
+/* Reads the state of this process that traces holds. */
+static void traces_take(traces *t)
+{
+	*t = (traces){.threads = -1};
+	char *st = read_file("/proc/self/status", NULL);
+	for (char *line = st; line && *line;) {
+		char *nl = strchr(line, '\n');
+		if (nl)
+			*nl = 0;
+		if (!strncmp(line, "Threads:", 8))
+			t->threads = atoi(line + 8);
+		else if (!strncmp(line, "SigBlk:", 7))
+			t->sig_blocked = strtoull(line + 7, NULL, 16);
+		else if (!strncmp(line, "SigIgn:", 7))
+			t->sig_ignored = strtoull(line + 7, NULL, 16);
+		else if (!strncmp(line, "SigCgt:", 7))
+			t->sig_caught = strtoull(line + 7, NULL, 16);
+		line = nl ? nl + 1 : NULL;
+	}
+	free(st);
+	/* A handler replaced by another leaves the masks as they were. */
+	for (int sig = 1; sig <= 64; sig++) {
+		struct sigaction sa;
+		if ((t->sig_caught >> (sig - 1) & 1) && sigaction(sig, NULL, &sa) == 0)
+			t->handler[sig] = sa.sa_flags & SA_SIGINFO ? (uintptr_t)sa.sa_sigaction
+			                                           : (uintptr_t)sa.sa_handler;
+	}
+	if (!getcwd(t->cwd, sizeof t->cwd))
+		t->cwd[0] = 0;
+	t->fp_round = fegetround();
+	t->fp_traps = fegetexcept();
+#if defined(__SSE__)
+	t->fp_flush = _mm_getcsr() & 0x8040u;
+#endif
+}
+
+/* Whether a library that keeps a pool of threads between calls (OpenMP,
+ * TBB, a GPU driver) is loaded: its threads are no variant's leftovers. */
+static int find_pool(struct dl_phdr_info *info, size_t size, void *found)
+{
+	(void)size;
+	static const char *const pools[] = {"libgomp", "libomp", "libiomp", "libtbb", "libcuda",
+	                                    "libamdhip64"};
+	const char *base = info->dlpi_name ? strrchr(info->dlpi_name, '/') : NULL;
+	for (size_t i = 0; base && i < COUNTOF(pools); i++)
+		if (!strncmp(base + 1, pools[i], strlen(pools[i])))
+			*(bool *)found = true;
+	return *(bool *)found;
+}
+
+/* The first signal set in a and not in b, or the other way round. The C
+ * library's own (32 up to SIGRTMIN, which it handles from the first thread
+ * a process starts) are left out. */
+static int changed_signal(uint64_t a, uint64_t b)
+{
+	uint64_t d = a ^ b;
+	for (int sig = 32; sig < SIGRTMIN && sig <= 64; sig++)
+		d &= ~(1ull << (sig - 1));
+	return d ? __builtin_ctzll(d) + 1 : 0;
+}
+
+/* What the variant that just ran left behind, against w->base, into why
+ * ("left 1 thread running"); false when nothing. A thread pool's new
+ * threads are taken into the base instead. */
+static bool left_behind(wstate *w, strbuf *why)
+{
+	traces now;
+	traces_take(&now);
+	const traces *b = &w->base;
+	int st, sig;
+	pid_t child = waitpid(-1, &st, WNOHANG);
+	if (child >= 0)
+		strbuf_puts(why, "the variant forked: it left a child process");
+	if (now.threads > b->threads && b->threads >= 0) {
+		bool pool = false;
+		dl_iterate_phdr(find_pool, &pool);
+		if (pool)
+			w->base.threads = now.threads;
+		else
+			strbuf_printf(why, "%sleft %d thread%s running", why->len ? "; " : "",
+			              now.threads - b->threads, now.threads - b->threads == 1 ? "" : "s");
+	}
+	struct itimerval it;
+	for (int which = 0; which < 3; which++) {
+		static const int timers[] = {ITIMER_REAL, ITIMER_VIRTUAL, ITIMER_PROF};
+		if (getitimer(timers[which], &it) == 0 && (it.it_value.tv_sec || it.it_value.tv_usec)) {
+			strbuf_printf(why, "%sleft a timer armed (alarm or setitimer)", why->len ? "; " : "");
+			break;
+		}
+	}
+	uint64_t replaced = 0;
+	for (int i = 1; i <= 64; i++)
+		if (now.handler[i] != b->handler[i])
+			replaced |= 1ull << (i - 1);
+	if ((sig = changed_signal(now.sig_caught | now.sig_ignored, b->sig_caught | b->sig_ignored)) ||
+	    (sig = changed_signal(now.sig_caught, b->sig_caught)) || (sig = changed_signal(replaced, 0)))
+		strbuf_printf(why, "%schanged the handling of signal %d (%s)", why->len ? "; " : "", sig,
+		              strsignal(sig));
+	else if ((sig = changed_signal(now.sig_blocked, b->sig_blocked)))
+		strbuf_printf(why, "%schanged whether signal %d (%s) is blocked", why->len ? "; " : "", sig,
+		              strsignal(sig));
+	if (strcmp(now.cwd, b->cwd))
+		strbuf_printf(why, "%schanged the working directory to %s", why->len ? "; " : "", now.cwd);
+	if (now.fp_round != b->fp_round || now.fp_traps != b->fp_traps || now.fp_flush != b->fp_flush)
+		strbuf_printf(why, "%schanged the floating-point environment (%s)", why->len ? "; " : "",
+		              now.fp_round != b->fp_round ? "rounding mode"
+		              : now.fp_traps != b->fp_traps ? "exception traps" : "flush to zero");
+	return why->len > 0;
+}
+
+/* Replies go to a duplicate of stdout and requests come from one of stdin,
+ * both close-on-exec, and the standard streams become /dev/null (in) and
+ * stderr (out): a library that prints cannot corrupt the protocol, and a
+ * program a variant runs cannot read or answer requests. */
+static FILE *protocol_in(void)
+{
+	int in = fcntl(0, F_DUPFD_CLOEXEC, 3), out = fcntl(1, F_DUPFD_CLOEXEC, 3);
+	int null = open("/dev/null", O_RDONLY | O_CLOEXEC);
+	FILE *f = NULL;
+	if (in < 0 || out < 0 || null < 0 || dup2(null, 0) < 0 || dup2(2, 1) < 0 ||
+	    !(proto = fdopen(out, "w")) || !(f = fdopen(in, "r"))) {
+		if (!proto && out >= 0)
+			close(out);
+		if (in >= 0)
+			close(in);
+		f = NULL;
+	}
+	if (null >= 0)
+		close(null);
+	return f;
+}
+
 int worker_main(void)
 {
-	/* Replies go to the real stdout; anything a library prints goes to
-	 * stderr instead of corrupting the protocol. */
-	int fd = dup(1);
-	if (fd < 0 || dup2(2, 1) < 0)
+	worker_pid = getpid();
+	FILE *in = protocol_in();
+	if (!in)
 		return 3;
-	proto = fdopen(fd, "w");
-	if (!proto)
-		return 3;
-
-	wstate w = {0};
+	wstate w = {.pid = worker_pid};
 	strbuf_init(&w.err);
+	traces_take(&w.base);
 	char *line = NULL;
 	size_t cap = 0;
 	ssize_t n;
 	int status = 0;
-	while ((n = getline(&line, &cap, stdin)) > 0) {
+	while ((n = getline(&line, &cap, in)) > 0) {
 		json_t *req = json_loadb(line, (size_t)n, 0, NULL);
 		const char *op = req ? json_string_value(json_object_get(req, "op")) : NULL;
 		json_t *r;
+		bool measure = false;
 		if (!op)
 			r = status_reply("error", "malformed request");
 		else if (!strcmp(op, "init"))
 			r = do_init(&w, req);
 		else if (!strcmp(op, "shape"))
 			r = do_shape(&w, req);
-		else if (!strcmp(op, "measure"))
+		else if ((measure = !strcmp(op, "measure")))
 			r = do_measure(&w, req);
 		else if (!strcmp(op, "quit")) {
 			json_decref(req);
 			break;
 		} else
 			r = status_reply("error", "unknown op");
+		strbuf left;
+		strbuf_init(&left);
+		if (measure && left_behind(&w, &left)) {
+			/* Its own measurement is not to be trusted either, and the
+			 * next variant runs in a fresh process. */
+			const char *was = json_string_value(json_object_get(r, "status"));
+			if (was && strcmp(was, "ok"))
+				strbuf_printf(&left, " (and it was %s)", was);
+			json_decref(r);
+			r = status_reply("fault", left.data);
+		} else if (!measure) {
+			traces_take(&w.base); /* the device, the reference: trusted */
+		}
+		strbuf_finish(&left);
 		bool fatal = !strcmp(json_string_value(json_object_get(r, "status")), "fault");
-		reply(r);
+		reply(r, req ? json_object_get(req, "id") : NULL);
 		json_decref(req);
 		if (fatal) {
 			status = 1; /* the context is gone; the tuner starts a new worker */
@@ -902,11 +1271,17 @@ int worker_main(void)
 		}
 	}
 	free(line);
+	fclose(in);
+	if (status) {
+		/* Whatever a variant left (threads, handlers) must not run the
+		 * worker's cleanup: the device goes with the process. */
+		fclose(proto);
+		_exit(status);
+	}
 	if (w.dev) {
 		free_buffers(&w);
 		for (int i = 0; i < w.ncache; i++) {
-			if (!status)
-				w.ops->unload(w.dev, w.cache[i].f);
+			w.ops->unload(w.dev, w.cache[i].f);
 			free(w.cache[i].path);
 			free(w.cache[i].symbol);
 		}
@@ -929,17 +1304,20 @@ int worker_main(void)
 /* ---- Tuner side ---------------------------------------------------------- */
 
 struct worker {
-	pid_t pid;
+	pid_t pid;          /* also its process group's id */
 	int to, from;       /* pipe ends: requests, replies */
 	strbuf in;          /* bytes read but not yet a whole line */
+	uint64_t key, seq;  /* request ids: a hash of both */
 };
 
 worker *worker_start(const char *exe, strbuf *err)
 {
+	/* Close-on-exec: no other child of the tuner (a compiler) keeps the
+	 * worker's pipes open; posix_spawn's dup2 clears it on 0 and 1. */
 	int req[2], rep[2];
-	if (pipe(req) < 0)
+	if (pipe2(req, O_CLOEXEC) < 0)
 		goto fail_pipe;
-	if (pipe(rep) < 0) {
+	if (pipe2(rep, O_CLOEXEC) < 0) {
 		close(req[0]);
 		close(req[1]);
 		goto fail_pipe;
@@ -948,12 +1326,17 @@ worker *worker_start(const char *exe, strbuf *err)
 	posix_spawn_file_actions_init(&fa);
 	posix_spawn_file_actions_adddup2(&fa, req[0], 0);
 	posix_spawn_file_actions_adddup2(&fa, rep[1], 1);
-	posix_spawn_file_actions_addclose(&fa, req[1]);
-	posix_spawn_file_actions_addclose(&fa, rep[0]);
+	/* Its own process group, so that whatever a variant forks goes with
+	 * it when it is killed. */
+	posix_spawnattr_t attr;
+	posix_spawnattr_init(&attr);
+	posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP);
+	posix_spawnattr_setpgroup(&attr, 0);
 	char *argv[] = {(char *)exe, "__worker", NULL};
 	pid_t pid;
-	int rc = posix_spawn(&pid, exe, &fa, NULL, argv, environ);
+	int rc = posix_spawn(&pid, exe, &fa, &attr, argv, environ);
 	posix_spawn_file_actions_destroy(&fa);
+	posix_spawnattr_destroy(&attr);
 	close(req[0]);
 	close(rep[1]);
 	if (rc != 0) {
@@ -967,10 +1350,25 @@ worker *worker_start(const char *exe, strbuf *err)
 	w->to = req[1];
 	w->from = rep[0];
 	strbuf_init(&w->in);
+	if (getrandom(&w->key, sizeof w->key, GRND_NONBLOCK) != (ssize_t)sizeof w->key)
+		w->key = mix((uint64_t)pid, (uint64_t)(now_ms() * 1e3));
 	return w;
 fail_pipe:
 	strbuf_printf(err, "pipe: %s", strerror(errno));
 	return NULL;
+}
+
+/* Kills the worker and everything in its process group (what a variant
+ * forked), then reaps it. */
+static void kill_worker(worker *w)
+{
+	if (w->pid <= 0)
+		return;
+	kill(-w->pid, SIGKILL);
+	kill(w->pid, SIGKILL);
+	while (waitpid(w->pid, NULL, 0) < 0 && errno == EINTR)
+		;
+	w->pid = 0;
 }
 
 static void reap(worker *w, strbuf *why)
@@ -987,6 +1385,8 @@ static void reap(worker *w, strbuf *why)
 		else
 			strbuf_printf(why, "worker exited with status %d", WEXITSTATUS(st));
 	}
+	/* What it forked may still run: its group goes too. */
+	kill(-w->pid, SIGKILL);
 	w->pid = 0;
 }
 
@@ -1001,26 +1401,53 @@ void worker_stop(worker *w)
 		int st;
 		pid_t r = waitpid(w->pid, &st, WNOHANG);
 		if (r == w->pid || (r < 0 && errno != EINTR)) {
+			kill(-w->pid, SIGKILL);
 			w->pid = 0;
 			break;
 		}
 		struct timespec ts = {0, 10 * 1000 * 1000};
 		nanosleep(&ts, NULL);
 	}
-	if (w->pid > 0) {
-		kill(w->pid, SIGKILL);
-		reap(w, NULL);
-	}
+	kill_worker(w);
 	close(w->from);
 	strbuf_finish(&w->in);
 	free(w);
+}
+
+/* Whether reply is the worker's answer to the request with id; if not,
+ * why says whose it is. */
+static bool answers(const worker *w, const json_t *reply, json_int_t id, strbuf *why)
+{
+	const json_t *jid = json_object_get(reply, "id"), *jpid = json_object_get(reply, "pid");
+	if (!json_is_integer(jpid))
+		strbuf_printf(why, "the variant's process forked or answered out of turn: a reply "
+		              "without the worker's pid (%ld)", (long)w->pid);
+	else if (json_integer_value(jpid) != w->pid)
+		strbuf_printf(why, "the variant's process forked or answered out of turn: a reply "
+		              "from process %lld, not the worker %ld", (long long)json_integer_value(jpid),
+		              (long)w->pid);
+	else if (!json_is_integer(jid) || json_integer_value(jid) != id)
+		strbuf_puts(why, "the variant's process forked or answered out of turn: a reply to "
+		                 "another request");
+	else
+		return true;
+	return false;
 }
 
 call_result worker_call(worker *w, json_t *request, double timeout_ms, json_t **reply_out,
                         strbuf *why)
 {
 	*reply_out = NULL;
+	if (w->pid <= 0) {
+		strbuf_puts(why, "the worker is gone");
+		return CALL_DIED;
+	}
+	/* A fresh id each request, which no earlier copy of the worker can
+	 * know: an answer with another is not this request's. */
+	json_int_t id = (json_int_t)(mix(w->key, ++w->seq) >> 2);
+	json_object_set_new(request, "id", json_integer(id));
 	char *s = json_dumps(request, JSON_COMPACT | JSON_REAL_PRECISION(17));
+	json_object_del(request, "id");
 	size_t len = strlen(s);
 	s = xrealloc(s, len + 2);
 	s[len++] = '\n';
@@ -1049,18 +1476,19 @@ call_result worker_call(worker *w, json_t *request, double timeout_ms, json_t **
 			memmove(w->in.data, w->in.data + n, w->in.len - n);
 			w->in.len -= n;
 			w->in.data[w->in.len] = 0;
-			if (!*reply_out) {
+			if (!*reply_out)
 				strbuf_puts(why, "malformed reply from the worker");
-				kill(w->pid, SIGKILL);
-				reap(w, NULL);
-				return CALL_DIED;
-			}
-			return CALL_OK;
+			else if (answers(w, *reply_out, id, why))
+				return CALL_OK;
+			json_decref(*reply_out);
+			*reply_out = NULL;
+			/* Nothing it says can be trusted any more. */
+			kill_worker(w);
+			return CALL_DIED;
 		}
 		double left = deadline - now_ms();
 		if (left <= 0) {
-			kill(w->pid, SIGKILL);
-			reap(w, NULL);
+			kill_worker(w);
 			strbuf_printf(why, "no answer within %.0f s", timeout_ms / 1e3);
 			return CALL_TIMEOUT;
 		}
@@ -1068,6 +1496,7 @@ call_result worker_call(worker *w, json_t *request, double timeout_ms, json_t **
 		int rc = poll(&pfd, 1, left > 1e9 ? -1 : (int)left + 1);
 		if (rc < 0 && errno != EINTR) {
 			strbuf_printf(why, "poll: %s", strerror(errno));
+			kill_worker(w);
 			return CALL_DIED;
 		}
 		if (rc <= 0)

@@ -55,8 +55,10 @@ rt_status cuda_launch(rt_device *d, rt_function *f, const rt_launch *dims, void 
                       double *ms, strbuf *err);
 rt_status cuda_flush_cache(rt_device *d, strbuf *err);
 rt_status cuda_memset8(rt_device *d, rt_ptr dst, uint8_t value, size_t bytes, strbuf *err);
-rt_status cuda_scan8(rt_device *d, rt_ptr p, uint8_t value, size_t bytes, uint64_t *first,
-                     strbuf *err);
+rt_status cuda_fill_pattern(rt_device *d, rt_ptr dst, uint64_t seed, uint64_t offset, size_t bytes,
+                            strbuf *err);
+rt_status cuda_scan_pattern(rt_device *d, rt_ptr p, uint64_t seed, uint64_t offset, size_t bytes,
+                            uint64_t *first, strbuf *err);
 rt_status cuda_compare(rt_device *d, rt_ptr out, rt_ptr ref, aotc_dtype t, size_t count,
                        rt_compare *res, strbuf *err);
 rt_status cuda_sync(rt_device *d, strbuf *err);

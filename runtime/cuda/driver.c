@@ -128,10 +128,8 @@ struct rt_device {
 	 * and their 4 result words: sum diff^2, sum ref^2, bad, first bad. */
 	rt_function *compare[DT_F64 + 1];
 	CUdeviceptr result;
-	/* scan8 compares with this buffer of canary_bytes bytes of canary_value. */
-	CUdeviceptr canary;
-	size_t canary_bytes;
-	int canary_value;     /* -1: not filled yet */
+	/* The guard-pattern kernels: fill and scan (compiled on first use). */
+	rt_function *pattern[2];
 };
 
 struct rt_function {
@@ -405,11 +403,12 @@ void cuda_close(rt_device *d)
 			cu.MemFree(d->flush);
 		if (d->result)
 			cu.MemFree(d->result);
-		if (d->canary)
-			cu.MemFree(d->canary);
 		for (size_t i = 0; i < sizeof d->compare / sizeof d->compare[0]; i++)
 			if (d->compare[i])
 				cuda_unload(d, d->compare[i]);
+		for (size_t i = 0; i < sizeof d->pattern / sizeof d->pattern[0]; i++)
+			if (d->pattern[i])
+				cuda_unload(d, d->pattern[i]);
 		if (d->start)
 			cu.EventDestroy(d->start);
 		if (d->stop)
@@ -686,22 +685,42 @@ static const char compare_source[] =
 	"    if (rr != 0) atomicAdd(&acc[1], rr);\n"
 	"    if (nb) { atomicAdd(&bad[0], nb); atomicMin(&bad[1], first); }\n"
 	"  }\n"
+	"}\n"
+	/* Guard zones: byte i of the pattern of seed, as rt_pattern_byte. */
+	"__device__ unsigned char pattern_byte(u64 seed, u64 i) {\n"
+	"  u64 x = seed ^ ((i >> 3) * 0x9e3779b97f4a7c15ull);\n"
+	"  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;\n"
+	"  x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;\n"
+	"  x ^= x >> 31;\n"
+	"  return (unsigned char)(x >> ((i & 7) * 8));\n"
+	"}\n"
+	"template <int SCAN>\n"
+	"__global__ void aotc_pattern(unsigned char *p, u64 n, u64 seed, u64 offset, u64 *first) {\n"
+	"  u64 f = ~0ull;\n"
+	"  for (u64 i = blockIdx.x * (u64)blockDim.x + threadIdx.x; i < n; i += (u64)gridDim.x * blockDim.x) {\n"
+	"    unsigned char b = pattern_byte(seed, offset + i);\n"
+	"    if (!SCAN) p[i] = b;\n"
+	"    else if (p[i] != b && i < f) f = i;\n"
+	"  }\n"
+	"  if (SCAN) {\n"
+	"    for (int o = 16; o > 0; o /= 2) {\n"
+	"      u64 g = __shfl_down_sync(0xffffffffu, f, o); if (g < f) f = g;\n"
+	"    }\n"
+	"    if ((threadIdx.x & 31) == 0 && f != ~0ull) atomicMin(first, f);\n"
+	"  }\n"
 	"}\n";
 
-static rt_status compare_kernel(rt_device *d, aotc_dtype t, rt_function **out, strbuf *err)
+/* The kernel instance of compare_source (compiled and loaded on first
+ * use into *slot). */
+static rt_status aux_kernel(rt_device *d, const char *instance, rt_function **slot, strbuf *err)
 {
-	if (d->compare[t]) {
-		*out = d->compare[t];
+	if (*slot)
 		return RT_OK;
-	}
-	int kind = t == DT_F16 ? 0 : t == DT_BF16 ? 1 : t == DT_F32 ? 2 : t == DT_F64 ? 3 : -1;
-	char instance[64];
-	snprintf(instance, sizeof instance, "aotc_compare<%d, %zu>", kind,
-	         kind >= 0 ? (size_t)0 : dtype_size(t));
 	/* cuda_compile includes a file; the source goes through a temporary. */
 	const char *tmp = getenv("TMPDIR");
 	char path[4096];
-	snprintf(path, sizeof path, "%s/aotc-compare-XXXXXX", tmp && *tmp ? tmp : "/tmp");
+	snprintf(path, sizeof path, "%s/aotc-compare-%ld-XXXXXX", tmp && *tmp ? tmp : "/tmp",
+	         (long)getpid());
 	int fd = mkstemp(path);
 	if (fd < 0) {
 		strbuf_printf(err, "mkstemp: %s", strerror(errno));
@@ -715,12 +734,20 @@ static rt_status compare_kernel(rt_device *d, aotc_dtype t, rt_function **out, s
 	rt_status st = written ? cuda_compile(&req, &blob, err) : RT_ERR_OTHER;
 	unlink(path);
 	if (st == RT_OK)
-		st = cuda_load(d, &blob, &d->compare[t], err);
+		st = cuda_load(d, &blob, slot, err);
 	rt_blob_finish(&blob);
-	if (st != RT_OK)
-		return st == RT_ERR_COMPILE ? RT_ERR_OTHER : st;
+	return st == RT_ERR_COMPILE ? RT_ERR_OTHER : st;
+}
+
+static rt_status compare_kernel(rt_device *d, aotc_dtype t, rt_function **out, strbuf *err)
+{
+	int kind = t == DT_F16 ? 0 : t == DT_BF16 ? 1 : t == DT_F32 ? 2 : t == DT_F64 ? 3 : -1;
+	char instance[64];
+	snprintf(instance, sizeof instance, "aotc_compare<%d, %zu>", kind,
+	         kind >= 0 ? (size_t)0 : dtype_size(t));
+	rt_status st = aux_kernel(d, instance, &d->compare[t], err);
 	*out = d->compare[t];
-	return RT_OK;
+	return st;
 }
 
 rt_status cuda_compare(rt_device *d, rt_ptr out, rt_ptr ref, aotc_dtype t, size_t count,
@@ -755,34 +782,49 @@ rt_status cuda_compare(rt_device *d, rt_ptr out, rt_ptr ref, aotc_dtype t, size_
 	return RT_OK;
 }
 
-/* Guard zones are scanned by comparing them, as bytes, with a buffer of the
- * expected value: the comparison kernel counts and locates the difference. */
-rt_status cuda_scan8(rt_device *d, rt_ptr p, uint8_t value, size_t bytes, uint64_t *first,
-                     strbuf *err)
+/* One launch of the pattern kernel over bytes bytes at p (scan: the first
+ * mismatch into d->result's last word), as many blocks as the comparison
+ * uses. */
+static rt_status pattern_launch(rt_device *d, int scan, rt_ptr p, uint64_t seed, uint64_t offset,
+                                size_t bytes, strbuf *err)
 {
-	enum { CHUNK = 1 << 20 };
+	char instance[32];
+	snprintf(instance, sizeof instance, "aotc_pattern<%d>", scan);
+	rt_status st = aux_kernel(d, instance, &d->pattern[scan], err);
+	if (st != RT_OK)
+		return st;
+	CUdeviceptr ptr = (CUdeviceptr)p, first = d->result + 24;
+	unsigned long long n = bytes, s = seed, o = offset;
+	void *args[] = {&ptr, &n, &s, &o, &first};
+	uint64_t blocks = (bytes + 255) / 256, cap = 8 * (uint64_t)(d->info.sm_count ? d->info.sm_count : 1);
+	rt_launch dims = {{(uint32_t)(blocks < cap ? blocks : cap), 1, 1}, {256, 1, 1}, 0};
+	return cuda_launch(d, d->pattern[scan], &dims, args, NULL, err);
+}
+
+rt_status cuda_fill_pattern(rt_device *d, rt_ptr dst, uint64_t seed, uint64_t offset, size_t bytes,
+                            strbuf *err)
+{
+	if (!bytes)
+		return RT_OK;
+	if (!d->result)
+		CU_TRY(cu.MemAlloc(&d->result, 4 * sizeof(uint64_t)), false);
+	return pattern_launch(d, 0, dst, seed, offset, bytes, err);
+}
+
+/* On the device, like the comparison: 8 bytes come back. */
+rt_status cuda_scan_pattern(rt_device *d, rt_ptr p, uint64_t seed, uint64_t offset, size_t bytes,
+                            uint64_t *first, strbuf *err)
+{
 	*first = bytes;
 	if (!bytes)
 		return RT_OK;
-	if (!d->canary) {
-		CU_TRY(cu.MemAlloc(&d->canary, CHUNK), false);
-		d->canary_bytes = CHUNK;
-		d->canary_value = -1;
-	}
-	if (d->canary_value != value) {
-		CU_TRY(cu.MemsetD8Async(d->canary, value, d->canary_bytes, d->stream), false);
-		d->canary_value = value;
-	}
-	for (size_t at = 0; at < bytes; at += d->canary_bytes) {
-		size_t n = bytes - at < d->canary_bytes ? bytes - at : d->canary_bytes;
-		rt_compare c;
-		rt_status st = cuda_compare(d, p + at, d->canary, DT_U8, n, &c, err);
-		if (st != RT_OK)
-			return st;
-		if (c.bad) {
-			*first = at + c.first_bad;
-			return RT_OK;
-		}
-	}
-	return RT_OK;
+	if (!d->result)
+		CU_TRY(cu.MemAlloc(&d->result, 4 * sizeof(uint64_t)), false);
+	CU_TRY(cu.MemsetD32Async(d->result + 24, 0xffffffffu, 2, d->stream), false);
+	rt_status st = pattern_launch(d, 1, p, seed, offset, bytes, err);
+	uint64_t at;
+	if (st == RT_OK && (st = cuda_download(d, &at, d->result + 24, sizeof at, err)) == RT_OK &&
+	    at < bytes)
+		*first = at;
+	return st;
 }

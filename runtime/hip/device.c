@@ -193,7 +193,8 @@ struct rt_device {
 	size_t flush_words;
 	unsigned flush_value;
 	rt_device_info info;
-	/* Host staging for compare and scan8: two chunks of STAGE bytes. */
+	/* Host staging for compare and the guard patterns: two chunks of STAGE
+	 * bytes. */
 	unsigned char *stage;
 	/* Every function loaded and not unloaded: close frees them (a worker
 	 * leaves them loaded after a fault). */
@@ -717,8 +718,22 @@ rt_status hip_compare(rt_device *d, rt_ptr out, rt_ptr ref, aotc_dtype t, size_t
 	return RT_OK;
 }
 
-rt_status hip_scan8(rt_device *d, rt_ptr p, uint8_t value, size_t bytes, uint64_t *first,
-                    strbuf *err)
+rt_status hip_fill_pattern(rt_device *d, rt_ptr dst, uint64_t seed, uint64_t offset, size_t bytes,
+                           strbuf *err)
+{
+	unsigned char *b = staging(d);
+	for (size_t at = 0; at < bytes; at += STAGE) {
+		size_t n = bytes - at < STAGE ? bytes - at : STAGE;
+		rt_pattern_fill(b, seed, offset + at, n);
+		rt_status st = hip_upload(d, dst + at, b, n, err);
+		if (st != RT_OK)
+			return st;
+	}
+	return RT_OK;
+}
+
+rt_status hip_scan_pattern(rt_device *d, rt_ptr p, uint64_t seed, uint64_t offset, size_t bytes,
+                           uint64_t *first, strbuf *err)
 {
 	unsigned char *b = staging(d);
 	*first = bytes;
@@ -727,11 +742,11 @@ rt_status hip_scan8(rt_device *d, rt_ptr p, uint8_t value, size_t bytes, uint64_
 		rt_status st = hip_download(d, b, p + at, n, err);
 		if (st != RT_OK)
 			return st;
-		for (size_t i = 0; i < n; i++)
-			if (b[i] != value) {
-				*first = at + i;
-				return RT_OK;
-			}
+		size_t i = rt_pattern_scan(b, seed, offset + at, n);
+		if (i < n) {
+			*first = at + i;
+			return RT_OK;
+		}
 	}
 	return RT_OK;
 }

@@ -26,8 +26,10 @@ rt_status hip_copy(rt_device *d, rt_ptr dst, rt_ptr src, size_t bytes, strbuf *e
 rt_status hip_launch(rt_device *d, rt_function *f, const rt_launch *dims, void **args, double *ms,
                      strbuf *err);
 rt_status hip_memset8(rt_device *d, rt_ptr dst, uint8_t value, size_t bytes, strbuf *err);
-rt_status hip_scan8(rt_device *d, rt_ptr p, uint8_t value, size_t bytes, uint64_t *first,
-                    strbuf *err);
+rt_status hip_fill_pattern(rt_device *d, rt_ptr dst, uint64_t seed, uint64_t offset, size_t bytes,
+                           strbuf *err);
+rt_status hip_scan_pattern(rt_device *d, rt_ptr p, uint64_t seed, uint64_t offset, size_t bytes,
+                           uint64_t *first, strbuf *err);
 rt_status hip_compare(rt_device *d, rt_ptr out, rt_ptr ref, aotc_dtype t, size_t count,
                       rt_compare *res, strbuf *err);
 rt_status hip_flush_cache(rt_device *d, strbuf *err);

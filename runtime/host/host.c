@@ -287,20 +287,32 @@ struct rt_function {
 	void (*entry)(void **);
 };
 
-/* "32768K" -> bytes; 0 if unreadable. */
+/* "32768K" -> bytes (suffixes K, M, G: powers of 1024; then only
+ * whitespace); 0 if it is not such a size or overflows. */
+static uint64_t parse_size(const char *s)
+{
+	char *end;
+	errno = 0;
+	unsigned long long v = strtoull(s, &end, 10);
+	if (end == s || errno || *s == '-')
+		return 0;
+	int shift = *end == 'K' ? 10 : *end == 'M' ? 20 : *end == 'G' ? 30 : 0;
+	if (shift)
+		end++;
+	while (isspace((unsigned char)*end))
+		end++;
+	if (*end || v > UINT64_MAX >> shift)
+		return 0;
+	return (uint64_t)v << shift;
+}
+
+/* The size in a sysfs file ("32768K"); 0 if unreadable. */
 static uint64_t read_size(const char *path)
 {
 	char *s = read_file(path, NULL);
 	if (!s)
 		return 0;
-	char *end;
-	unsigned long long v = strtoull(s, &end, 10);
-	switch (*end) {
-	case 'K': v <<= 10; break;
-	case 'M': v <<= 20; break;
-	case 'G': v <<= 30; break;
-	default: break;
-	}
+	uint64_t v = parse_size(s);
 	free(s);
 	return v;
 }
@@ -369,6 +381,11 @@ static void fill_info(rt_device_info *info, uint64_t llc)
 	info->sm_count = cores > 0 ? (int)cores : 1;
 	long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
 	info->memory_bytes = pages > 0 && page > 0 ? (uint64_t)pages * (uint64_t)page : 0;
+	/* A limit that does not parse is no reason to have none. */
+	const char *limit = getenv("AOTC_HOST_MEMORY_LIMIT");
+	info->buffer_limit = limit ? parse_size(limit) : 0;
+	if (!info->buffer_limit)
+		info->buffer_limit = info->memory_bytes / 2;
 	info->l2_bytes = llc;
 	/* Host kernels are called once per launch: no blocks, no grid. */
 	info->max_threads_per_block = 1;
@@ -526,24 +543,21 @@ static rt_status host_seal(rt_device *d, rt_ptr p, bool sealed, strbuf *err)
 	return RT_OK;
 }
 
-static rt_status host_scan8(rt_device *d, rt_ptr p, uint8_t value, size_t bytes,
-                            uint64_t *first, strbuf *err)
+static rt_status host_fill_pattern(rt_device *d, rt_ptr dst, uint64_t seed, uint64_t offset,
+                                   size_t bytes, strbuf *err)
 {
 	(void)d;
 	(void)err;
-	const unsigned char *b = (const unsigned char *)(uintptr_t)p;
-	uint64_t word;
-	memset(&word, value, sizeof word);
-	size_t i = 0;
-	for (; i + 8 <= bytes; i += 8) {
-		uint64_t v;
-		memcpy(&v, b + i, 8);
-		if (v != word)
-			break;
-	}
-	while (i < bytes && b[i] == value)
-		i++;
-	*first = i;
+	rt_pattern_fill((void *)(uintptr_t)dst, seed, offset, bytes);
+	return RT_OK;
+}
+
+static rt_status host_scan_pattern(rt_device *d, rt_ptr p, uint64_t seed, uint64_t offset,
+                                   size_t bytes, uint64_t *first, strbuf *err)
+{
+	(void)d;
+	(void)err;
+	*first = rt_pattern_scan((const void *)(uintptr_t)p, seed, offset, bytes);
 	return RT_OK;
 }
 
@@ -622,7 +636,14 @@ static rt_status host_compare(rt_device *d, rt_ptr out, rt_ptr ref, aotc_dtype t
 {
 	(void)d;
 	(void)err;
-	elem_compare((const void *)(uintptr_t)out, (const void *)(uintptr_t)ref, t, count, res);
+	const void *o = (const void *)(uintptr_t)out, *r = (const void *)(uintptr_t)ref;
+	/* Integers compare their bits (inputs against their pristine copies,
+	 * after every checked launch): equal memory needs no walk. */
+	if (!dtype_is_floating(t) && memcmp(o, r, count * dtype_size(t)) == 0) {
+		memset(res, 0, sizeof *res);
+		return RT_OK;
+	}
+	elem_compare(o, r, t, count, res);
 	return RT_OK;
 }
 
@@ -649,7 +670,8 @@ const rt_ops rt_host_ops = {
 	.copy = host_copy,
 	.launch = host_launch,
 	.memset8 = host_memset8,
-	.scan8 = host_scan8,
+	.fill_pattern = host_fill_pattern,
+	.scan_pattern = host_scan_pattern,
 	.seal = host_seal,
 	.compare = host_compare,
 	.flush_cache = host_flush_cache,
