@@ -92,9 +92,9 @@ PY
 for t in softmax sgemm; do
 	relabel $t no "$tmp/rdb"
 	if "$aotc" emit "$root/templates/$t.cu" --arch gfx90a --db "$tmp/rdb" -o "$tmp/emit" >"$tmp/log" 2>&1 &&
-		"${AOTC_HIPCC:-hipcc}" --offload-arch=gfx90a -I"$root/templates" -I"$tmp/emit" \
+		"${AOTC_HIPCC:-hipcc}" --offload-arch=gfx90a -fPIC -I"$root/templates" -I"$tmp/emit" \
 			-c "$tmp/emit/_aot_${t}_rocm_gfx90a.hip" -o "$tmp/$t.o" >>"$tmp/log" 2>&1 &&
-		cc -std=c99 -Wall -Wextra -Werror -c "$tmp/emit/_aot_${t}_rocm_gfx90a.c" -o "$tmp/$t.c.o" >>"$tmp/log" 2>&1 &&
+		cc -std=c99 -Wall -Wextra -Werror -fPIC -c "$tmp/emit/_aot_${t}_rocm_gfx90a.c" -o "$tmp/$t.c.o" >>"$tmp/log" 2>&1 &&
 		"${AOTC_HIPCC:-hipcc}" --offload-arch=gfx90a -shared "$tmp/$t.o" "$tmp/$t.c.o" -o "$tmp/lib$t.so" >>"$tmp/log" 2>&1; then
 		ok "gfx90a: $t's emitted HIP launcher builds with hipcc and links with its dispatch"
 	else
