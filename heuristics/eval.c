@@ -21,7 +21,7 @@ static void stats_line(const char *name, double *sd, int n)
  * mt's validity says there (its AOTC_VALID_IFs and the regions learnt
  * from mt's failures, never me's, which the dispatch cannot know), among
  * those me measured (map: mt variant -> me variant). */
-static void dispatch_valid(const hmatrix *mt, const hmatrix *me, int s, const int *map, bool *valid)
+static void trained_valid(const hmatrix *mt, const hmatrix *me, int s, const int *map, bool *valid)
 {
 	double feat[mt->nfeatures + 1];
 	if (mt->row_info && me->rows && me->nargs == mt->nargs) {
@@ -56,7 +56,7 @@ int eval_selectors(const hresult *r, const hmatrix *mt, const hmatrix *me, hstat
 	for (int s = 0; s < me->nshapes; s++) {
 		if (!isfinite(me->oracle[s]))
 			continue;
-		dispatch_valid(mt, me, s, map, valid);
+		trained_valid(mt, me, s, map, valid);
 		for (int sel = 0; sel < SEL_COUNT; sel++) {
 			int c = h_choose(r, mt, (hselector)sel, &me->feat[(size_t)s * me->nfeatures], valid);
 			sd[sel][n] = c >= 0 ? h_slowdown(me, s, map[c]) : H_MISS_SLOWDOWN;
@@ -193,7 +193,7 @@ int eval_kernel(const aotc_module *m, const kernel *k, const tune_options *o, co
 	for (int s = 0; s < me.nshapes; s++) {
 		if (!isfinite(me.oracle[s]))
 			continue;
-		dispatch_valid(&mt, &me, s, map, valid);
+		trained_valid(&mt, &me, s, map, valid);
 		const double *feat = &me.feat[(size_t)s * me.nfeatures];
 		for (int sel = 0; sel < SEL_COUNT; sel++) {
 			int c = h_choose(&r, &mt, (hselector)sel, feat, valid);

@@ -3,6 +3,7 @@
 #define AOTC_FROM_DB_H
 
 #include "db.h"
+#include "dispatch.h"
 #include "heuristic.h"
 #include "ir.h"
 
@@ -23,5 +24,16 @@ bool hmatrix_row(const hmatrix *m, const int64_t *row, double *feat, bool *valid
 
 /* Frees a matrix made by hmatrix_from_db (db and k must outlive it). */
 void hmatrix_from_db_finish(hmatrix *m);
+
+/* The dispatch learnt in r (h_build on m, made from db and k) as select()
+ * will run it (heuristics/dispatch.h): leaf orders cut where nothing after
+ * can be reached, sibling leaves with the same order merged, only the
+ * variants and features left in use; its training figures computed for
+ * this tree, the held-out ones r's, eval (neval shapes, or NULL) from an
+ * aotc eval database. k may be NULL (aotc report on a database alone:
+ * features are the shape arguments). Returns false after a diagnostic when
+ * a chosen configuration is not k's (d is then empty). */
+bool dispatch_from_result(dispatch *d, const kernel *k, const tune_db *db, const hmatrix *m,
+                          const hresult *r, const hstats *eval, int neval, diags *dg);
 
 #endif

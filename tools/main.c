@@ -485,21 +485,18 @@ static int dispatch_check(options *o, const aotc_module *m, const kernel *k, dia
 	tune_db *db = learn(o, m, k, &hm, &r, NULL, d);
 	if (!db)
 		return EXIT_ENV;
-	int *vars = xmalloc((size_t)r.nsubset * sizeof *vars + 1);
-	memcpy(vars, r.subset, (size_t)r.nsubset * sizeof *vars);
-	for (int i = 1; i < r.nsubset; i++) /* insertion sort: database order */
-		for (int j = i; j > 0 && vars[j - 1] > vars[j]; j--) {
-			int t = vars[j];
-			vars[j] = vars[j - 1];
-			vars[j - 1] = t;
-		}
-	int nargs = db->nshape_args, nf = hm.nfeatures;
+	dispatch dp;
+	if (!dispatch_from_result(&dp, k, db, &hm, &r, NULL, 0, d)) {
+		hresult_finish(&r);
+		hmatrix_from_db_finish(&hm);
+		db_close(db);
+		return EXIT_ENV;
+	}
+	int nargs = db->nshape_args;
 	shape_set ss;
 	shape_set_init(&ss, k);
 	int64_t *row = xcalloc((size_t)nargs + 1, sizeof *row);
 	int64_t *params = xcalloc((size_t)k->nparams + 1, sizeof *params);
-	double *feat = xcalloc((size_t)nf + 1, sizeof *feat);
-	bool *valid = xcalloc((size_t)hm.nvariants + 1, sizeof *valid);
 	uint64_t seed = (uint64_t)o->seed * 0x9e3779b97f4a7c15ull + 1;
 	for (int s = 0; s < db->nshapes + 2000; s++) {
 		if (s < db->nshapes) {
@@ -516,13 +513,8 @@ static int dispatch_check(options *o, const aotc_module *m, const kernel *k, dia
 				}
 			}
 		}
-		/* The dispatch as trained: the same features and validity. */
-		bool values_ok = hmatrix_row(&hm, row, feat, valid);
-		int choice = values_ok ? htree_choose(&r.tree, feat, valid) : -1;
-		int e = -1;
-		for (int i = 0; i < r.nsubset; i++)
-			if (vars[i] == choice)
-				e = i;
+		/* The dispatch as emitted: the same features and validity. */
+		int e = dispatch_select(&dp, k, row);
 		printf("select");
 		for (int a = 0; a < nargs; a++)
 			printf(" %lld", (long long)row[a]);
@@ -532,16 +524,16 @@ static int dispatch_check(options *o, const aotc_module *m, const kernel *k, dia
 		/* launch_dims takes every integer parameter: the shape arguments
 		 * here, the values computed from them */
 		shape_param_values(k, &ss, row, params);
-		for (int i = 0; i < r.nsubset; i++) {
+		for (int i = 0; i < dp.nvariants; i++) {
 			/* ... and the per-variant values, which launch_dims computes itself */
 			int64_t own[k->nparams + 1];
 			memcpy(own, params, (size_t)k->nparams * sizeof *own);
-			eval_env le = {.tunables = db->configs[vars[i]].values, .ntunables = k->ntunables,
+			eval_env le = {.tunables = db->configs[dp.variants[i].config].values, .ntunables = k->ntunables,
 			               .params = own, .nparams = k->nparams};
 			int64_t dims[7];
 			int which;
-			bool ok = !db->configs[vars[i]].is_extern && /* a routine launches nothing */
-			          ir_variant_params(k, db->configs[vars[i]].values, own) == EVAL_OK &&
+			bool ok = !db->configs[dp.variants[i].config].is_extern && /* a routine launches nothing */
+			          ir_variant_params(k, db->configs[dp.variants[i].config].values, own) == EVAL_OK &&
 			          ir_launch_dims(&k->grid, &k->block, &k->smem, &le, dims, &which) == EVAL_OK &&
 			          ir_dims_launchable(dims);
 			printf("dims %d", i);
@@ -557,11 +549,9 @@ static int dispatch_check(options *o, const aotc_module *m, const kernel *k, dia
 		}
 	}
 	shape_set_finish(&ss);
-	free(vars);
 	free(row);
 	free(params);
-	free(feat);
-	free(valid);
+	dispatch_finish(&dp);
 	hresult_finish(&r);
 	hmatrix_from_db_finish(&hm);
 	db_close(db);
