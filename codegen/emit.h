@@ -15,8 +15,8 @@
  * The launcher includes the kernel by its file name (or --include-as), so
  * `-I <kernel dir> -I <output dir>` builds the output wherever it is.
  * Output is a pure function of the IR, the database and the heuristic: no
- * timestamps, no paths of this machine (comments name the source relative
- * to its repository root, see source_name in text.h). */
+ * timestamps, no paths of this machine (comments name the source by its
+ * base name, see source_name in text.h). */
 #ifndef AOTC_EMIT_H
 #define AOTC_EMIT_H
 

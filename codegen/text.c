@@ -2,9 +2,7 @@
 
 #include <ctype.h>
 #include <stdarg.h>
-#include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 void out_line(out *o, const char *fmt, ...)
 {
@@ -76,37 +74,7 @@ bool include_text_ok(const char *s)
 void source_name(strbuf *sb, const char *file)
 {
 	const char *slash = strrchr(file, '/');
-	const char *base = slash ? slash + 1 : file;
-	char *real = realpath(file, NULL);
-	if (real) {
-		/* Walk up from the file's directory: the first one holding .git
-		 * (a directory, or a file in a worktree) is the root. */
-		strbuf dir;
-		strbuf_init(&dir);
-		strbuf_puts(&dir, real);
-		for (;;) {
-			char *cut = strrchr(dir.data, '/');
-			if (!cut)
-				break;
-			*cut = '\0';
-			dir.len = (size_t)(cut - dir.data);
-			strbuf probe;
-			strbuf_init(&probe);
-			strbuf_printf(&probe, "%s/.git", dir.data);
-			struct stat st;
-			bool found = stat(probe.data, &st) == 0;
-			strbuf_finish(&probe);
-			if (found) {
-				strbuf_puts(sb, real + dir.len + 1);
-				strbuf_finish(&dir);
-				free(real);
-				return;
-			}
-		}
-		strbuf_finish(&dir);
-		free(real);
-	}
-	strbuf_puts(sb, base);
+	strbuf_puts(sb, slash ? slash + 1 : file);
 }
 
 void relative_path(strbuf *sb, const char *base, const char *target)

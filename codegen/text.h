@@ -40,9 +40,15 @@ bool path_is_plain(const char *s);
  * are the file's name as is. */
 bool include_text_ok(const char *s);
 
-/* How emitted comments name a source file, the same from any working
- * directory: its path relative to the nearest ancestor directory holding
- * a .git (the repository root), else its base name. Appends to sb. */
+/* How emitted comments name a source file: its base name, always
+ * (templates/softmax.cu and /src/x/softmax.cu are both "softmax.cu").
+ * Emitted bytes must not depend on where the files live: not on the
+ * working directory, the absolute location, how the path was typed, or
+ * whether the tree is a git checkout or an unpacked `git archive` (a
+ * rule keyed on .git named templates/softmax.cu in a checkout and
+ * softmax.cu in a tarball). The base name is also what the launcher's
+ * #include names by default, and the source hash beside it in the
+ * header identifies the content. Appends to sb. */
 void source_name(strbuf *sb, const char *file);
 
 /* target relative to directory base; both absolute and resolved. */

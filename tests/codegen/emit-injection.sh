@@ -177,16 +177,22 @@ for payload in "'x */\n#include </etc/shadow>\n/* evil'" "'a/*b */ int evil; /* 
 done
 
 # --- 3. file paths in comments --------------------------------------------------
-# Comments name the kernel source by its path from the repository root: a
-# directory "*b*" under "a" puts "/*" and "*/" into that path.
-mkdir -p repo/.git "repo/a/*b*"
-cp "$host" "repo/a/*b*/matmul_host.cpp"
+# Comments name the kernel source by its base name (source_name): a
+# directory "*b*" under "a" would put "/*" and "*/" into its path, and the
+# name "*b*matmul_host.cpp" keeps a "*" next to what a comment writes around it.
+mkdir -p "repo/a/*b*"
+cp "$host" "repo/a/*b*/*b*matmul_host.cpp"
 mkdir -p outp
-if "$aotc" emit "repo/a/*b*/matmul_host.cpp" --arch host --db "$(dirname "$hostdb")" -o outp >log 2>&1; then
+if "$aotc" emit "repo/a/*b*/*b*matmul_host.cpp" --arch host --db "$(dirname "$hostdb")" -o outp >log 2>&1; then
 	if gcc -std=c99 -Wall -Wextra -Werror -pedantic -c -o c.o "outp/$base.c" >cc.log 2>&1; then
 		ok "a source path with /* and */: the .c compiles as strict C99"
 	else
 		bad "a source path with /* and */: the .c compiles as strict C99" "$(head -4 cc.log)"
+	fi
+	if grep -q 'a/\*b\*/' "outp/$base.c"; then
+		bad "a source path: comments name the base name only" "$(grep -m1 'b\*' "outp/$base.c")"
+	else
+		ok "a source path: comments name the base name only"
 	fi
 else
 	bad "emit from a directory named *b*" "$(head -3 log)"
