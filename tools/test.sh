@@ -1,6 +1,7 @@
 #!/bin/sh
 # Builds aotc twice, normally and under AddressSanitizer + UBSan, and runs the
-# whole test suite on both, then fuzzes each input surface for a fixed time
+# whole test suite on both, then builds a `git archive` of HEAD elsewhere and
+# runs a few suites there (tools/tarball-check.sh), then fuzzes each input surface for a fixed time
 # (tools/fuzz.sh; AOTC_FUZZ_SECONDS per target, default 12, 0 skips it).
 # Exits non-zero if anything fails. The timeouts in
 # tests/meson.build fit a loaded 2-core machine; the sanitized run gets three
@@ -23,6 +24,12 @@ ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
 LSAN_OPTIONS=suppressions=$(pwd)/tests/lsan.supp \
 	meson test -C build-asan --print-errorlogs --timeout-multiplier 3 --no-suite docs --no-suite integration --no-suite templates
+
+# From a `git archive` of HEAD (a release tarball: no .git, another place):
+# it builds, the suites that would catch a path or a repository root leaking
+# into output pass there, and softmax emitted from it is byte-identical to
+# softmax emitted from this checkout (tools/tarball-check.sh).
+tools/tarball-check.sh
 
 # About two minutes on 2 cores with its build (the ir library and the five
 # targets only).
