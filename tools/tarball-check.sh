@@ -30,7 +30,7 @@ meson setup build-tarball >"$tmp/setup.log" 2>&1 || { cat "$tmp/setup.log"; exit
 meson compile -C build-tarball aotc
 # emit-golden: the goldens' bytes; emit-standalone: the same bytes from
 # other working directories and paths; docs-demo: README's demo.
-meson test -C build-tarball --no-rebuild --print-errorlogs emit-golden emit-standalone docs-demo
+meson test -C build-tarball --no-rebuild --print-errorlogs --timeout-multiplier 3 emit-golden emit-standalone docs-demo
 
 # The same command from each tree's root, with the tarball's aotc.
 aotc=$tmp/aotc/build-tarball/aotc
