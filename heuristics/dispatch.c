@@ -54,30 +54,39 @@ int dispatch_leaves(const dispatch *d)
 	return n;
 }
 
+/* As htree_print (heuristics/heuristic.h): "if (cols <= 3626)" / "else",
+ * indented by depth; a leaf is "-> first" and its fallbacks wrapped below. */
 static void print_node(strbuf *sb, const dispatch *d, int i, int indent)
 {
 	const dnode *n = &d->nodes[i];
-	for (int j = 0; j < indent; j++)
-		strbuf_puts(sb, "  ");
 	if (n->feature < 0) {
-		strbuf_puts(sb, "->");
-		for (const int *o = d->orders + d->order_at[n->order]; *o >= 0; o++)
-			strbuf_printf(sb, "%s %s", o == d->orders + d->order_at[n->order] ? "" : ",", d->variants[*o].name);
-		strbuf_putc(sb, '\n');
+		const int *o = d->orders + d->order_at[n->order];
+		strbuf_printf(sb, "%*s-> %s\n", indent, "", o[0] >= 0 ? d->variants[o[0]].name : "-1 (none)");
+		if (o[0] >= 0 && o[1] >= 0) {
+			strbuf_printf(sb, "%*selse", indent + 3, "");
+			size_t col = (size_t)indent + 7;
+			strbuf item;
+			strbuf_init(&item);
+			for (int k = 1; o[k] >= 0; k++) {
+				item.len = 0;
+				strbuf_printf(&item, "%s%s", d->variants[o[k]].name, o[k + 1] >= 0 ? "," : "");
+				strbuf_put_wrapped(sb, &col, item.data, indent + 7, DISPATCH_TEXT_WIDTH);
+			}
+			strbuf_finish(&item);
+			strbuf_putc(sb, '\n');
+		}
 		return;
 	}
-	strbuf_printf(sb, "if %s <= %lld:\n", d->features[n->feature].text, (long long)n->threshold);
-	print_node(sb, d, n->left, indent + 1);
-	for (int j = 0; j < indent; j++)
-		strbuf_puts(sb, "  ");
-	strbuf_puts(sb, "else:\n");
-	print_node(sb, d, n->right, indent + 1);
+	strbuf_printf(sb, "%*sif (%s <= %lld)\n", indent, "", d->features[n->feature].text, (long long)n->threshold);
+	print_node(sb, d, n->left, indent + 2);
+	strbuf_printf(sb, "%*selse\n", indent, "");
+	print_node(sb, d, n->right, indent + 2);
 }
 
 void dispatch_print(strbuf *sb, const dispatch *d)
 {
 	if (d->nnodes)
-		print_node(sb, d, 0, 0);
+		print_node(sb, d, 0, 2);
 }
 
 /* ---- Asking it ------------------------------------------------------------- */

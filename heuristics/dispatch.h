@@ -112,8 +112,10 @@ int dispatch_leaf(const dispatch *d, const int64_t *feat);
 int dispatch_depth(const dispatch *d);
 int dispatch_leaves(const dispatch *d);
 
-/* The tree as indented text over the features' names, variants by name
- * (aotc report, the dispatch check). */
+/* The tree as indented text over the features' names, variants by name,
+ * fallbacks wrapped before DISPATCH_TEXT_WIDTH (aotc report). */
+#define DISPATCH_TEXT_WIDTH 100
+
 void dispatch_print(strbuf *sb, const dispatch *d);
 
 /* ---- Asking it, as the emitted select() does ----------------------------- */

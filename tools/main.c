@@ -657,16 +657,27 @@ static int cmd_report(options *o, diags *d)
 	report_format fmt = REPORT_TEXT;
 	if (!report_format_parse(o->format, &fmt))
 		die("report: unchecked --format '%s'", o->format); /* options_parse checks it */
-	report_input in = {db, &m, &r, est, neval};
+	/* The dispatch select() would run: what report says is dispatched. */
+	dispatch dp;
+	int status = 0;
+	if (!dispatch_from_result(&dp, k, db, &m, &r, neval > 0 ? &est[SEL_TREE] : NULL, neval, d)) {
+		hresult_finish(&r);
+		hmatrix_from_db_finish(&m);
+		db_close(db);
+		ir_module_destroy(km);
+		free(src);
+		return EXIT_ENV;
+	}
+	report_input in = {db, &m, &r, est, neval, &dp};
 	strbuf sb;
 	strbuf_init(&sb);
 	report_write(&sb, fmt, &in);
-	int status = 0;
 	if (fwrite(sb.data, 1, sb.len, stdout) != sb.len || fflush(stdout) != 0) {
 		fprintf(stderr, "aotc: cannot write the report: %s\n", strerror(errno));
 		status = EXIT_ENV;
 	}
 	strbuf_finish(&sb);
+	dispatch_finish(&dp);
 	hresult_finish(&r);
 	hmatrix_from_db_finish(&m);
 	db_close(db);
