@@ -260,7 +260,7 @@ static dstats to_dstats(const hstats *h)
 /* The dispatch's slowdowns on the matrix's shapes (those where some variant
  * ran, as the heuristic counts them): each shape's leaf by its features,
  * then the first variant valid there. */
-static void train_figures(dispatch *d, const hmatrix *m, const int *config)
+static void train_figures(dispatch *d, const hmatrix *m, const htree *t, const int *config)
 {
 	double *sd = xmalloc((size_t)m->nshapes * sizeof *sd + 1), *w = xmalloc((size_t)m->nshapes * sizeof *w + 1);
 	int64_t feat[d->nfeatures + 1];
@@ -276,6 +276,15 @@ static void train_figures(dispatch *d, const hmatrix *m, const int *config)
 		for (const int *o = d->orders + d->order_at[d->nodes[dispatch_leaf(d, feat)].order]; *o >= 0 && choice < 0; o++)
 			if (h_valid(m, s, config[*o]))
 				choice = config[*o];
+		/* Simplifying never changes a choice (features beyond 2^53 compare
+		 * as int64_t here, as in the emitted code, and as doubles there). */
+		bool exact = true;
+		for (int f = 0; f < d->nfeatures; f++)
+			exact = exact && feat[f] > -(INT64_C(1) << 53) && feat[f] < (INT64_C(1) << 53);
+		if (t->nnodes && exact &&
+		    choice != htree_choose(t, &m->feat[(size_t)s * m->nfeatures], &m->valid[(size_t)s * m->nvariants]))
+			die("dispatch: the simplified tree chooses %d where the learnt one chooses %d (shape %d)", choice,
+			    htree_choose(t, &m->feat[(size_t)s * m->nfeatures], &m->valid[(size_t)s * m->nvariants]), s);
 		w[n] = h_weight(m, s);
 		sd[n++] = h_slowdown(m, s, choice);
 	}
@@ -419,7 +428,7 @@ bool dispatch_from_result(dispatch *d, const kernel *k, const tune_db *db, const
 	}
 	d->fig.distilled = r->distilled;
 	d->fig.dense_shapes = r->dense_shapes;
-	train_figures(d, m, config);
+	train_figures(d, m, t, config);
 	d->fig.heldout = to_dstats(&r->heldout[SEL_TREE]);
 	d->fig.folds = r->folds;
 	d->fig.lovo = r->lovo;
