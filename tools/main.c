@@ -473,11 +473,12 @@ static int emit_kernel(options *o, const aotc_module *m, const kernel *k, diags 
 }
 
 /* `aotc __dispatch-check FILE --arch A --db DB [--seed N]`: for the tests
- * that compile the emitted C, the in-memory dispatch's answers: for every
- * database shape and 2000 random ones, "select ARGS -> v", and for each
- * emitted variant "dims v INTS -> g0 g1 g2 b0 b1 b2 smem" (or "-> -1") from
- * the IR evaluator. Variants are numbered as in the emitted file (database
- * order of the chosen ones). */
+ * that compile the emitted C, the dispatch's answers (heuristics/dispatch.h,
+ * dispatch_select): for every database shape, 2000 random ones and the
+ * extremes (INT64_MIN, around 2^31, 2^53 + 1, INT64_MAX, ...),
+ * "select ARGS -> v", and for each emitted variant
+ * "dims v INTS -> g0 g1 g2 b0 b1 b2 smem" (or "-> -1") from the IR
+ * evaluator. Variants are numbered as in the emitted file (the dispatch's). */
 static int dispatch_check(options *o, const aotc_module *m, const kernel *k, diags *d)
 {
 	hmatrix hm;
@@ -498,9 +499,31 @@ static int dispatch_check(options *o, const aotc_module *m, const kernel *k, dia
 	int64_t *row = xcalloc((size_t)nargs + 1, sizeof *row);
 	int64_t *params = xcalloc((size_t)k->nparams + 1, sizeof *params);
 	uint64_t seed = (uint64_t)o->seed * 0x9e3779b97f4a7c15ull + 1;
-	for (int s = 0; s < db->nshapes + 2000; s++) {
+	/* The extremes: every combination of these where there are few (else
+	 * each argument through them, the others 1000). */
+	static const int64_t extreme[] = {INT64_MIN, INT64_MIN + 1, -(INT64_C(1) << 31) - 1, -(INT64_C(1) << 31), -1, 0,
+	                                  1, (INT64_C(1) << 31) - 1, INT64_C(1) << 31, INT64_C(1) << 32,
+	                                  (INT64_C(1) << 53) + 1, INT64_MAX};
+	const int ne = (int)(sizeof extreme / sizeof *extreme);
+	long nx = 1;
+	for (int a = 0; a < nargs && nx <= 5000; a++)
+		nx *= ne;
+	bool product = nx <= 5000;
+	if (!product)
+		nx = (long)nargs * ne;
+	for (long s = 0; s < db->nshapes + 2000 + nx; s++) {
 		if (s < db->nshapes) {
 			memcpy(row, db->shapes + (size_t)s * nargs, (size_t)nargs * sizeof *row);
+		} else if (s >= db->nshapes + 2000) {
+			long x = s - db->nshapes - 2000;
+			for (int a = 0; a < nargs; a++) {
+				if (product) {
+					row[a] = extreme[x % ne];
+					x /= ne;
+				} else {
+					row[a] = x / ne == a ? extreme[x % ne] : 1000;
+				}
+			}
 		} else {
 			/* Random shapes: mostly in range, some odd, some extreme. */
 			for (int a = 0; a < nargs; a++) {
