@@ -127,12 +127,18 @@ out:
 int dispatch_learn_or_load(const aotc_module *m, const kernel *k, const learn_options *o, dispatch *dp,
                            bool *loaded, learnt *keep, diags *d)
 {
+	struct timespec t0, t1;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
 	char key[33];
 	dispatch_key(m, k, o, key);
 	char *path = dbset_dispatch_path(o->db_dir, k->name, o->arch);
 	*loaded = dispatch_load(dp, k, path, key);
 	int status = 0;
 	if (*loaded) {
+		clock_gettime(CLOCK_MONOTONIC, &t1);
+		if (o->verbose)
+			fprintf(stderr, "aotc: %s is up to date: reused (key and load %.1f ms)\n", path,
+			        (double)(t1.tv_sec - t0.tv_sec) * 1e3 + (double)(t1.tv_nsec - t0.tv_nsec) / 1e6);
 		diag_list_replay(&dp->from.notes, d);
 	} else {
 		status = dispatch_learn(m, k, o, dp, keep, d);
