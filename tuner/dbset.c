@@ -252,8 +252,10 @@ tune_db *dbset_load(const char *dir, const char *kernel, const char *arch, const
 
 static void digest_file(XXH3_state_t *s, const char *path)
 {
+	/* by name in its folder: the key must not depend on how --db is spelt */
+	const char *slash = strrchr(path, '/'), *name = slash ? slash + 1 : path;
 	uint64_t len = 0;
-	XXH3_128bits_update(s, path, strlen(path) + 1);
+	XXH3_128bits_update(s, name, strlen(name) + 1);
 	size_t n;
 	char *text = read_file(path, &n);
 	if (text) {
@@ -284,8 +286,10 @@ static void digest_dir(XXH3_state_t *s, const char *dir, const char *kernel)
 	glob_t g;
 	if (glob(pat, 0, NULL, &g) == 0) {
 		XXH3_128bits_update(s, "journals", 9);
-		for (size_t i = 0; i < g.gl_pathc; i++)
-			XXH3_128bits_update(s, g.gl_pathv[i], strlen(g.gl_pathv[i]) + 1);
+		for (size_t i = 0; i < g.gl_pathc; i++) {
+			const char *slash = strrchr(g.gl_pathv[i], '/'), *name = slash ? slash + 1 : g.gl_pathv[i];
+			XXH3_128bits_update(s, name, strlen(name) + 1);
+		}
 		globfree(&g);
 	}
 	free(pat);
