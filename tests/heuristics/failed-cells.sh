@@ -42,7 +42,7 @@ else
 fi
 
 # The planted bug is measured: each VEC > 1 wrong exactly where n % VEC != 0.
-python3 - db/*.json >dbcheck.log 2>&1 <<'END'
+python3 - db/scale.host_*.json >dbcheck.log 2>&1 <<'END'
 import json, sys
 d = json.load(open(sys.argv[1]))
 names = [c["name"] for c in d["configs"]]
