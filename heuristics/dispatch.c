@@ -24,6 +24,8 @@ void dispatch_finish(dispatch *d)
 	free(d->orders);
 	free(d->order_at);
 	free(d->fig.hardware);
+	free(d->from.db);
+	diag_list_finish(&d->from.notes);
 	memset(d, 0, sizeof *d);
 }
 
@@ -327,6 +329,7 @@ bool dispatch_from_result(dispatch *d, const kernel *k, const tune_db *db, const
 			config[d->nvariants++] = c;
 	}
 	d->variants = xcalloc((size_t)d->nvariants + 1, sizeof *d->variants);
+	d->ntunables = db->ntunables;
 	bool ok = true;
 	arena a;
 	arena_init(&a);
@@ -397,8 +400,10 @@ bool dispatch_from_result(dispatch *d, const kernel *k, const tune_db *db, const
 		} else {
 			/* the f-th shape argument */
 			for (int i = 0, n = 0; k && i < k->nparams; i++)
-				if (k->params[i].shape >= 0 && n++ == f)
+				if (k->params[i].shape >= 0 && n++ == f) {
 					df->param = i;
+					df->text = k->params[i].name; /* the kernel's, as documented */
+				}
 			if (!k)
 				df->param = f;
 		}

@@ -7,18 +7,19 @@
  * the second. */
 #include <errno.h>
 #include <math.h>
-#include <glob.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "db.h"
+#include "dbset.h"
 #include "emit.h"
 #include "eval.h"
 #include "frontend.h"
 #include "from_db.h"
 #include "heuristic.h"
+#include "learn.h"
 #include "link.h"
 #include "options.h"
 #include "report.h"
@@ -222,180 +223,10 @@ static int run_per_kernel(options *o, diags *d, int mode)
 	return status;
 }
 
-/* How the databases merged into one were searched (their "search"). */
-typedef struct db_parts {
-	int n, unfinished, model;
-	int nshards;            /* N of the shards seen (0: none) */
-	unsigned char *seen;    /* shard I seen, 1..nshards */
-	bool mixed;             /* shards of different N */
-} db_parts;
-
-static void parts_add(db_parts *p, const tune_db *db)
-{
-	p->n++;
-	const json_t *s = db->search;
-	if (!s)
-		return;
-	p->unfinished += !json_is_true(json_object_get(s, "finished"));
-	const char *st = json_string_value(json_object_get(s, "strategy"));
-	p->model += st && !strcmp(st, "model");
-	const json_t *sh = json_object_get(s, "shard");
-	int i = (int)json_integer_value(json_array_get(sh, 0)), n = (int)json_integer_value(json_array_get(sh, 1));
-	if (n <= 1 || i < 1 || i > n || n > 65536)
-		return;
-	if (p->nshards && p->nshards != n) {
-		p->mixed = true;
-		return;
-	}
-	if (!p->nshards) {
-		p->nshards = n;
-		p->seen = xcalloc((size_t)n + 1, 1);
-	}
-	p->seen[i] = 1;
-}
-
-/* Says how much of the (configuration, shape) matrix the database lacks,
- * and why where aotc can tell: a warning when a tune stopped early or a
- * shard is missing, a note when a finished model search left the cells it
- * predicted slower. */
-static void warn_incomplete(const tune_db *db, const db_parts *p, const options *o, diags *d)
-{
-	long cells = (long)db->nconfigs * db->nshapes, missing = cells;
-	int shapes_none = 0;
-	for (int s = 0; s < db->nshapes; s++) {
-		bool ok = false;
-		for (int c = 0; c < db->nconfigs; c++) {
-			const measurement *m = db_get(db, c, s);
-			missing -= m != NULL;
-			ok |= m && m->status == MS_OK;
-		}
-		shapes_none += !ok;
-	}
-	int absent = 0, first_absent = 0;
-	for (int i = 1; i <= p->nshards; i++)
-		if (!p->seen[i] && !absent++)
-			first_absent = i;
-	if (missing == 0 && shapes_none == 0)
-		return;
-	if (!p->unfinished && !absent && !p->mixed && p->model == p->n && shapes_none == 0) {
-		if (!o->quiet)
-			fprintf(stderr, "aotc: %s: the model-guided search measured %ld of %ld cells (the rest were predicted slower)\n",
-			        db->path, cells - missing, cells);
-		return;
-	}
-	strbuf why;
-	strbuf_init(&why);
-	if (p->unfinished)
-		strbuf_printf(&why, "; %d tune%s stopped early (--budget): 'aotc tune' again goes on", p->unfinished,
-		              p->unfinished == 1 ? "" : "s");
-	if (absent)
-		strbuf_printf(&why, "; %d of %d shards missing (shard %d first)", absent, p->nshards, first_absent);
-	if (p->mixed)
-		strbuf_puts(&why, "; shards of different splits");
-	diag_warning(d, (aotc_loc){db->path, 0, 0},
-	             "the database is incomplete: %ld of %ld cells not measured, %d of %d shapes with no correct variant%s",
-	             missing, cells, shapes_none, db->nshapes, why.data);
-	strbuf_finish(&why);
-}
-
-/* The databases for kernel k on arch in --db, merged (docs/spec.md §6: shards and
- * machines merge; a cell measured in several keeps the first, in path
- * order), and how many (*nmerged, may be NULL). NULL (diagnosed) if none,
- * if one cannot be read, or if one was tuned from another version of the
- * source or names other tunables. */
+/* The databases for kernel k on --arch (tuner/dbset.h). */
 static tune_db *find_db(const options *o, const aotc_module *m, const kernel *k, int *nmerged, diags *d)
 {
-	strbuf pat;
-	strbuf_init(&pat);
-	strbuf_printf(&pat, "%s/%s.*.json", o->db_dir, k->name);
-	glob_t g;
-	tune_db *all = NULL;
-	bool bad = false;
-	db_parts parts = {0};
-	if (glob(pat.data, 0, NULL, &g) == 0) {
-		for (size_t i = 0; i < g.gl_pathc && !bad; i++) {
-			/* A database of this kernel that cannot be read is an
-			 * error, never skipped: it may be this architecture's.
-			 * JSON that is no database (a shapes list) is skipped;
-			 * warnings are shown only for this architecture's. */
-			diags held;
-			diags_init_buffered(&held);
-			held.quiet_warnings = d->quiet_warnings;
-			bool not_db = false;
-			tune_db *db = db_load_any(g.gl_pathv[i], &not_db, &held);
-			const char *arch = db ? json_string_value(json_object_get(db->hardware, "arch")) : NULL;
-			if (!db && not_db) {
-				diags_finish(&held);
-				continue;
-			}
-			if (!db || (arch && strcmp(arch, o->arch) == 0)) {
-				if (d->out)
-					diags_flush(&held, d->out);
-				d->errors += held.errors;
-				d->warnings += held.warnings;
-			}
-			diags_finish(&held);
-			if (!db) {
-				bad = true;
-				continue;
-			}
-			if (!arch || strcmp(arch, o->arch) != 0) {
-				db_close(db);
-				continue;
-			}
-			if (strcmp(db->source_hash, m->source_hash) != 0) {
-				diag_plain_error(d, "%s was tuned from another version of %s (source hash %s, now %s): tune it again",
-				                 db->path, o->file, db->source_hash, m->source_hash);
-				bad = true;
-			} else if (all && (all->ntunables != db->ntunables || all->nshape_args != db->nshape_args)) {
-				diag_plain_error(d, "%s and %s do not hold the same tunables and shape arguments",
-				                 all->path, db->path);
-				bad = true;
-			} else if (!all) {
-				parts_add(&parts, db);
-				all = db;
-				db = NULL;
-			} else {
-				parts_add(&parts, db);
-				db_merge(all, db);
-			}
-			db_close(db);
-		}
-		globfree(&g);
-	}
-	strbuf_finish(&pat);
-	if (bad) {
-		free(parts.seen);
-		db_close(all);
-		return NULL;
-	}
-	if (all)
-		warn_incomplete(all, &parts, o, d);
-	if (nmerged)
-		*nmerged = parts.n;
-	free(parts.seen);
-	if (!all) {
-		/* The journal of a tune killed before its first save (an older
-		 * aotc wrote no document until then) is named, not ignored. */
-		strbuf_init(&pat);
-		strbuf_printf(&pat, "%s/%s.*.json.journal", o->db_dir, k->name);
-		if (glob(pat.data, 0, NULL, &g) == 0) {
-			for (size_t i = 0; i < g.gl_pathc; i++) {
-				size_t n = strlen(g.gl_pathv[i]) - strlen(".journal");
-				char *doc = xstrdup(g.gl_pathv[i]);
-				doc[n] = 0;
-				if (access(doc, F_OK) != 0)
-					diag_plain_error(d, "%s: only the journal of a tune killed before its first save, no database: "
-					                 "run aotc tune again, which resumes from it", g.gl_pathv[i]);
-				free(doc);
-			}
-			globfree(&g);
-		}
-		strbuf_finish(&pat);
-		diag_plain_error(d, "no tuning database for '%s' on %s in %s/ (tune it on such a machine: aotc tune %s --arch %s)",
-		                 k->name, o->arch, o->db_dir, o->file, o->arch);
-	}
-	return all;
+	return dbset_load(o->db_dir, k->name, o->arch, m->source_hash, o->file, nmerged, d);
 }
 
 static void heuristic_options(const options *o, hoptions *ho)
@@ -408,67 +239,64 @@ static void heuristic_options(const options *o, hoptions *ho)
 		ho->goal = o->goal;
 }
 
-/* The heuristic for kernel k from its database on --arch: the matrix and
- * the result, or NULL (diagnosed). The caller finishes both and closes the
- * database. */
-static tune_db *learn(const options *o, const aotc_module *m, const kernel *k, hmatrix *hm,
-                      hresult *r, int *nmerged, diags *d)
+static learn_options learning(const options *o)
 {
-	tune_db *db = find_db(o, m, k, nmerged, d);
-	if (!db)
-		return NULL;
-	if (!hmatrix_from_db(hm, db, k, d)) {
-		db_close(db);
-		return NULL;
+	learn_options lo = {.db_dir = o->db_dir, .arch = o->arch, .file = o->file,
+	                    .defines = o->defines, .ndefines = o->ndefines, .verbose = o->verbose};
+	heuristic_options(o, &lo.ho);
+	return lo;
+}
+
+/* Emits from the dispatch. Until the codegen takes the dispatch alone
+ * (i29-codegen), it still reads what learning had in hand: learnt here
+ * again when the dispatch was loaded. */
+static int emit_dispatch(options *o, const aotc_module *m, const kernel *k, const dispatch *dp, learnt *l,
+                         diags *d)
+{
+	if (!l->db) {
+		learn_options lo = learning(o);
+		diags quiet;
+		diags_init_buffered(&quiet);
+		dispatch again;
+		int status = dispatch_learn(m, k, &lo, &again, l, &quiet);
+		dispatch_finish(&again);
+		diags_finish(&quiet);
+		if (status)
+			return status;
 	}
-	hoptions ho;
-	heuristic_options(o, &ho);
-	h_build(r, hm, &ho);
-	return db;
+	emit_input in = {.m = m, .k = k, .arch = o->arch, .db = l->db, .hm = &l->hm, .hr = &l->r,
+	                 .out_dir = o->out_dir, .include_as = o->include_as,
+	                 .eval = l->neval > 0 ? &l->eval[SEL_TREE] : NULL, .neval = l->neval};
+	(void)dp;
+	return emit_files(&in, d);
 }
 
 static int emit_kernel(options *o, const aotc_module *m, const kernel *k, diags *d)
 {
-	hmatrix hm;
-	hresult r;
-	int nmerged = 0;
-	tune_db *db = learn(o, m, k, &hm, &r, &nmerged, d);
-	if (!db)
-		return EXIT_ENV;
-	int status = 0;
-	if (r.nsubset == 0) {
-		diag_plain_error(d, "no variant of '%s' ran correctly in %s", k->name, db->path);
-		status = EXIT_NO_VARIANT;
-	} else {
-		hstats est[SEL_COUNT];
-		int neval = 0;
-		tune_db *edb = NULL;
-		hmatrix em;
-		if (eval_matrix_for(db->path, db->source_hash, k, &edb, &em)) {
-			neval = eval_selectors(&r, &hm, &em, est);
-			hmatrix_from_db_finish(&em);
-			db_close(edb);
-		}
-		emit_input in = {.m = m, .k = k, .arch = o->arch, .db = db, .hm = &hm, .hr = &r,
-		                 .out_dir = o->out_dir, .include_as = o->include_as,
-		                 .eval = neval > 0 ? &est[SEL_TREE] : NULL, .neval = neval};
-		status = emit_files(&in, d);
-		if (status == 0 && !o->quiet) {
-			char tag[64];
-			emit_arch_tag(o->arch, tag, sizeof tag);
-			char from[64] = "";
-			if (nmerged > 1)
-				snprintf(from, sizeof from, " and %d more database%s", nmerged - 1, nmerged == 2 ? "" : "s");
-			printf("aotc: emitted %s/_aot_%s_%s.{c,h,%s} from %s%s: %d variant%s, tree depth %d; "
-			       "slowdown vs best: training %.3f (worst %.3f), held-out %.3f (worst %.3f)\n",
-			       o->out_dir, k->name, tag, emit_launcher_ext(o->arch), db->path, from, r.nsubset,
-			       r.nsubset == 1 ? "" : "s", htree_depth(&r.tree), r.train[SEL_TREE].geomean, r.train[SEL_TREE].worst,
-			       r.heldout[SEL_TREE].geomean, r.heldout[SEL_TREE].worst);
-		}
+	learn_options lo = learning(o);
+	dispatch dp;
+	bool loaded = false;
+	learnt l = {0};
+	int status = dispatch_learn_or_load(m, k, &lo, &dp, &loaded, &l, d);
+	if (status)
+		return status;
+	status = emit_dispatch(o, m, k, &dp, &l, d);
+	if (status == 0 && !o->quiet) {
+		char tag[64];
+		emit_arch_tag(o->arch, tag, sizeof tag);
+		char from[64] = "";
+		if (dp.from.merged > 1)
+			snprintf(from, sizeof from, " and %d more database%s", dp.from.merged - 1,
+			         dp.from.merged == 2 ? "" : "s");
+		printf("aotc: emitted %s/_aot_%s_%s.{c,h,%s} from %s%s%s: %d variant%s, tree depth %d; "
+		       "slowdown vs best: training %.3f (worst %.3f), held-out %.3f (worst %.3f)\n",
+		       o->out_dir, k->name, tag, emit_launcher_ext(o->arch), dp.from.db ? dp.from.db : "?", from,
+		       loaded ? " (the saved dispatch)" : "", dp.nvariants, dp.nvariants == 1 ? "" : "s",
+		       dispatch_depth(&dp), dp.fig.train.geomean, dp.fig.train.worst, dp.fig.heldout.geomean,
+		       dp.fig.heldout.worst);
 	}
-	hresult_finish(&r);
-	hmatrix_from_db_finish(&hm);
-	db_close(db);
+	learnt_finish(&l);
+	dispatch_finish(&dp);
 	return status;
 }
 
@@ -481,16 +309,19 @@ static int emit_kernel(options *o, const aotc_module *m, const kernel *k, diags 
  * evaluator. Variants are numbered as in the emitted file (the dispatch's). */
 static int dispatch_check(options *o, const aotc_module *m, const kernel *k, diags *d)
 {
-	hmatrix hm;
-	hresult r;
-	tune_db *db = learn(o, m, k, &hm, &r, NULL, d);
-	if (!db)
-		return EXIT_ENV;
+	learn_options lo = learning(o);
 	dispatch dp;
-	if (!dispatch_from_result(&dp, k, db, &hm, &r, NULL, 0, d)) {
-		hresult_finish(&r);
-		hmatrix_from_db_finish(&hm);
-		db_close(db);
+	bool loaded;
+	int status = dispatch_learn_or_load(m, k, &lo, &dp, &loaded, NULL, d);
+	if (status)
+		return status;
+	/* the database's shapes to ask it about (not how it was learnt) */
+	diags quiet;
+	diags_init_buffered(&quiet);
+	tune_db *db = find_db(o, m, k, NULL, &quiet);
+	diags_finish(&quiet);
+	if (!db) {
+		dispatch_finish(&dp);
 		return EXIT_ENV;
 	}
 	int nargs = db->nshape_args;
@@ -551,12 +382,12 @@ static int dispatch_check(options *o, const aotc_module *m, const kernel *k, dia
 			/* ... and the per-variant values, which launch_dims computes itself */
 			int64_t own[k->nparams + 1];
 			memcpy(own, params, (size_t)k->nparams * sizeof *own);
-			eval_env le = {.tunables = db->configs[dp.variants[i].config].values, .ntunables = k->ntunables,
+			eval_env le = {.tunables = dp.variants[i].values, .ntunables = k->ntunables,
 			               .params = own, .nparams = k->nparams};
 			int64_t dims[7];
 			int which;
-			bool ok = !db->configs[dp.variants[i].config].is_extern && /* a routine launches nothing */
-			          ir_variant_params(k, db->configs[dp.variants[i].config].values, own) == EVAL_OK &&
+			bool ok = dp.variants[i].routine < 0 && /* a routine launches nothing */
+			          ir_variant_params(k, dp.variants[i].values, own) == EVAL_OK &&
 			          ir_launch_dims(&k->grid, &k->block, &k->smem, &le, dims, &which) == EVAL_OK &&
 			          ir_dims_launchable(dims);
 			printf("dims %d", i);
@@ -575,8 +406,6 @@ static int dispatch_check(options *o, const aotc_module *m, const kernel *k, dia
 	free(row);
 	free(params);
 	dispatch_finish(&dp);
-	hresult_finish(&r);
-	hmatrix_from_db_finish(&hm);
 	db_close(db);
 	return 0;
 }
@@ -672,11 +501,15 @@ static int cmd_report(options *o, diags *d)
 	int neval = 0;
 	tune_db *edb = NULL;
 	hmatrix em;
-	if (k && eval_matrix_for(o->file, db->source_hash, k, &edb, &em)) {
+	const char *hw = json_string_value(json_object_get(db->hardware, "id"));
+	char *dir = dbset_dir_of(o->file), *epath = hw ? dbset_eval_path(dir, db->kernel, hw) : NULL;
+	if (k && epath && eval_matrix_for(epath, db->source_hash, k, &edb, &em)) {
 		neval = eval_selectors(&r, &m, &em, est);
 		hmatrix_from_db_finish(&em);
 		db_close(edb);
 	}
+	free(dir);
+	free(epath);
 	report_format fmt = REPORT_TEXT;
 	if (!report_format_parse(o->format, &fmt))
 		die("report: unchecked --format '%s'", o->format); /* options_parse checks it */

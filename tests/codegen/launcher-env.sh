@@ -216,17 +216,17 @@ else
 fi
 calls=$(python3 -c '
 import json, glob
-d = json.load(open(glob.glob("db/matmul_host.*.json")[0]))
+d = json.load(open(glob.glob("db/matmul_host.host_*.json")[0]))
 print(" ".join("%s:%d" % (",".join(map(str, s)), c) for s, c in sorted(zip(d["shapes"], d["shape_calls"]))))
 ' 2>&1)
 check "the database keeps each shape's calls" "17,5,9:252 32,32,32:41 64,100,32:12" "$calls"
-"$aotc" report db/matmul_host.*.json >report.txt 2>&1
+"$aotc" report db/matmul_host.host_*.json >report.txt 2>&1
 if grep -q "weighted by each shape's recorded calls" report.txt; then
 	ok "report shows the weighted figures"
 else
 	bad "report shows the weighted figures" "$(head -30 report.txt)"
 fi
-"$aotc" report db/matmul_host.*.json --format json >report.json 2>&1
+"$aotc" report db/matmul_host.host_*.json --format json >report.json 2>&1
 if python3 -c '
 import json, sys
 d = json.load(open("report.json"))
