@@ -146,7 +146,10 @@ int dispatch_learn_or_load(const aotc_module *m, const kernel *k, const learn_op
 			diags quiet;
 			diag_list why;
 			diags_init_list(&quiet, &why);
-			if (!dispatch_save(dp, key, path, &quiet) && o->verbose)
+			char *dir = dbset_dir_of(path);
+			bool saved = mkdir_p(dir) == 0 && dispatch_save(dp, key, path, &quiet);
+			free(dir);
+			if (!saved && o->verbose)
 				fprintf(stderr, "aotc: note: %s (emit learns again next time)\n", why.n ? why.v[0].msg : path);
 			diag_list_finish(&why);
 			diags_finish(&quiet);

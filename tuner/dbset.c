@@ -11,8 +11,6 @@
 #define XXH_INLINE_ALL
 #include <xxhash.h>
 
-#define DISPATCH_SUFFIX ".dispatch.json"
-
 static char *fmt_path(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 static char *fmt_path(const char *fmt, ...)
 {
@@ -51,7 +49,7 @@ char *dbset_dir_of(const char *db_path)
 
 char *dbset_dispatch_path(const char *dir, const char *kernel, const char *arch)
 {
-	return fmt_path("%s/%s.%s" DISPATCH_SUFFIX, dir, kernel, arch);
+	return fmt_path("%s/dispatch/%s.%s.json", dir, kernel, arch);
 }
 
 int dbset_list(const char *dir, const char *kernel, char ***paths)
@@ -62,13 +60,8 @@ int dbset_list(const char *dir, const char *kernel, char ***paths)
 	*paths = NULL;
 	if (glob(pat, 0, NULL, &g) == 0) { /* sorted */
 		*paths = xcalloc(g.gl_pathc + 1, sizeof **paths);
-		size_t sl = strlen(DISPATCH_SUFFIX);
-		for (size_t i = 0; i < g.gl_pathc; i++) {
-			size_t len = strlen(g.gl_pathv[i]);
-			if (len >= sl && !strcmp(g.gl_pathv[i] + len - sl, DISPATCH_SUFFIX))
-				continue;
+		for (size_t i = 0; i < g.gl_pathc; i++)
 			(*paths)[n++] = xstrdup(g.gl_pathv[i]);
-		}
 		globfree(&g);
 	}
 	free(pat);

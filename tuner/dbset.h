@@ -7,7 +7,7 @@
  *   <dir>/<kernel>.<hardware id>.shardIofN.json      part I of N (--shard I/N)
  *   <file>.journal, <file>.lock                      beside each (tuner/db.h)
  *   <dir>/eval/<kernel>.<hardware id>.json           aotc eval's held-out shapes
- *   <dir>/<kernel>.<arch>.dispatch.json              the saved dispatch
+ *   <dir>/dispatch/<kernel>.<arch>.json              the saved dispatch
  *
  * Every path returned is malloc'd (the caller frees it). */
 #ifndef AOTC_DBSET_H
@@ -35,11 +35,12 @@ char *dbset_eval_path(const char *dir, const char *kernel, const char *hardware_
 /* The folder of a database file (".": none named). */
 char *dbset_dir_of(const char *db_path);
 
-/* "<dir>/<kernel>.<arch>.dispatch.json" (heuristics/dispatch.h). */
+/* "<dir>/dispatch/<kernel>.<arch>.json" (heuristics/dispatch.h): in a
+ * folder of its own, so that no glob of the databases takes it for one. */
 char *dbset_dispatch_path(const char *dir, const char *kernel, const char *arch);
 
 /* The files in dir that may be databases of kernel, any hardware: every
- * "<kernel>.*.json" but saved dispatches, sorted by name (path order). A
+ * "<kernel>.*.json", sorted by name (path order). A
  * file that is JSON but no database (a shapes list) is among them;
  * dbset_load skips it. Returns how many; *paths (NULL-ended) is freed
  * with dbset_free_paths. */

@@ -1,6 +1,6 @@
 #!/bin/sh
 # Emit without relearning (issue 29): the dispatch saved beside the
-# databases (<kernel>.<arch>.dispatch.json) is reused while its key holds,
+# databases (dispatch/<kernel>.<arch>.json) is reused while its key holds,
 # and emits the same bytes as learning; deleted, stale, corrupt, truncated
 # or hostile, it is learnt again (same bytes, no crash, nothing said) and
 # rewritten; a folder where it cannot be saved changes nothing; unchanged
@@ -22,7 +22,7 @@ db=$tmp/db
 mkdir -p "$db/eval"
 cp "$root"/templates/softmax.cuda_*.json "$db/"
 cp "$root"/templates/eval/softmax.cuda_*.json "$db/eval/"
-saved=$db/softmax.sm90.dispatch.json
+saved=$db/dispatch/softmax.sm90.json
 src=$root/templates/softmax.cu
 
 # emit NAME OUT: emit into $tmp/OUT, the dispatch check beside it; says
@@ -137,8 +137,8 @@ for k in softmax sgemm; do
 	cp "$root"/templates/$k.* "$tmp/c/"
 	cp "$root"/templates/eval/$k.* "$tmp/c/eval/" 2>/dev/null
 	"$aotc" emit "$root/templates/$k.cu" --arch sm90 --db "$tmp/c" -o "$tmp/c/out" --verbose >"$tmp/log" 2>&1
-	if grep -q "is up to date: reused" "$tmp/log"; then ok "templates/$k.sm90.dispatch.json is up to date"
-	else bad "templates/$k.sm90.dispatch.json is up to date" \
+	if grep -q "is up to date: reused" "$tmp/log"; then ok "templates/dispatch/$k.sm90.json is up to date"
+	else bad "templates/dispatch/$k.sm90.json is up to date" \
 	         "regenerate: build/aotc emit templates/$k.cu --arch sm90 --db templates -o /tmp/aotc-regen"; fi
 done
 

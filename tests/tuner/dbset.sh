@@ -33,7 +33,7 @@ if [ "$n" -eq 2 ]; then ok "two shard files, named .shardIof2.json"; else bad "t
 "$aotc" emit "$here/learn_host.cpp" --arch host --db "$tmp/db" -o "$tmp/out" >"$tmp/log" 2>&1
 check "emit reads the shards" $? 0
 has "emit merges both" "and 1 more database"
-if [ -f "$tmp/db/learn.host.dispatch.json" ]; then ok "emit saves the dispatch as <kernel>.<arch>.dispatch.json"
+if [ -f "$tmp/db/dispatch/learn.host.json" ]; then ok "emit saves the dispatch as dispatch/<kernel>.<arch>.json"
 else bad "the saved dispatch" "$(ls "$tmp/db")"; fi
 
 "$aotc" eval "$here/learn_host.cpp" --arch host --db "$tmp/db" --shapes "$tmp/heldout.json" >"$tmp/log" 2>&1
