@@ -19,6 +19,8 @@
 
 #include <jansson.h>
 
+#include "dbset.h"
+
 #define MAX_NODES (1 << 16)
 #define MAX_DEPTH 1000
 
@@ -53,12 +55,7 @@ static const char *under(const char *path, const char *dir, bool *in_dir)
 
 bool dispatch_save(const dispatch *d, const char *key, const char *path, diags *dg)
 {
-	char *dir = xstrdup(path);
-	char *slash = strrchr(dir, '/');
-	if (slash)
-		*slash = 0;
-	else
-		dir[0] = 0;
+	char *dir = dbset_db_dir_of_dispatch(path);
 	json_t *root = json_object();
 	json_object_set_new(root, "aotc_dispatch", json_integer(DISPATCH_VERSION));
 	json_object_set_new(root, "key", json_string(key));
@@ -441,12 +438,7 @@ bool dispatch_load(dispatch *d, const kernel *k, const char *path, const char *k
 		int nargs = 0;
 		for (int i = 0; i < k->nparams; i++)
 			nargs += k->params[i].shape >= 0;
-		char *dir = xstrdup(path);
-		char *slash = strrchr(dir, '/');
-		if (slash)
-			*slash = 0;
-		else
-			dir[0] = 0;
+		char *dir = dbset_db_dir_of_dispatch(path);
 		ok = load_from(d, root, dir) && load_variants(d, k, root, nargs) && load_features(d, k, root) &&
 		     load_tree(d, root) && load_figures(d, root);
 		free(dir);

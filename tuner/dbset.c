@@ -52,6 +52,15 @@ char *dbset_dispatch_path(const char *dir, const char *kernel, const char *arch)
 	return fmt_path("%s/dispatch/%s.%s.json", dir, kernel, arch);
 }
 
+char *dbset_db_dir_of_dispatch(const char *dispatch_path)
+{
+	char *folder = dbset_dir_of(dispatch_path);
+	char *dir = dbset_dir_of(folder);
+	/* "dispatch/k.json" (--db .): its folder is "dispatch", whose folder is "." */
+	free(folder);
+	return dir;
+}
+
 int dbset_list(const char *dir, const char *kernel, char ***paths)
 {
 	char *pat = fmt_path("%s/%s.*.json", dir, kernel);

@@ -39,6 +39,9 @@ char *dbset_dir_of(const char *db_path);
  * folder of its own, so that no glob of the databases takes it for one. */
 char *dbset_dispatch_path(const char *dir, const char *kernel, const char *arch);
 
+/* The --db folder of a saved dispatch's path (its folder's folder). */
+char *dbset_db_dir_of_dispatch(const char *dispatch_path);
+
 /* The files in dir that may be databases of kernel, any hardware: every
  * "<kernel>.*.json", sorted by name (path order). A
  * file that is JSON but no database (a shapes list) is among them;
