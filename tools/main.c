@@ -449,21 +449,26 @@ static int emit_kernel(options *o, const aotc_module *m, const kernel *k, diags 
 			hmatrix_from_db_finish(&em);
 			db_close(edb);
 		}
-		emit_input in = {.m = m, .k = k, .arch = o->arch, .db = db, .hm = &hm, .hr = &r,
-		                 .out_dir = o->out_dir, .include_as = o->include_as,
-		                 .eval = neval > 0 ? &est[SEL_TREE] : NULL, .neval = neval};
-		status = emit_files(&in, d);
-		if (status == 0 && !o->quiet) {
-			char tag[64];
-			emit_arch_tag(o->arch, tag, sizeof tag);
-			char from[64] = "";
-			if (nmerged > 1)
-				snprintf(from, sizeof from, " and %d more database%s", nmerged - 1, nmerged == 2 ? "" : "s");
-			printf("aotc: emitted %s/_aot_%s_%s.{c,h,%s} from %s%s: %d variant%s, tree depth %d; "
-			       "slowdown vs best: training %.3f (worst %.3f), held-out %.3f (worst %.3f)\n",
-			       o->out_dir, k->name, tag, emit_launcher_ext(o->arch), db->path, from, r.nsubset,
-			       r.nsubset == 1 ? "" : "s", htree_depth(&r.tree), r.train[SEL_TREE].geomean, r.train[SEL_TREE].worst,
-			       r.heldout[SEL_TREE].geomean, r.heldout[SEL_TREE].worst);
+		dispatch dp;
+		if (!dispatch_from_result(&dp, k, db, &hm, &r, neval > 0 ? &est[SEL_TREE] : NULL, neval, d)) {
+			status = EXIT_ENV;
+		} else {
+			emit_input in = {.m = m, .k = k, .arch = o->arch, .dp = &dp,
+			                 .out_dir = o->out_dir, .include_as = o->include_as};
+			status = emit_files(&in, d);
+			if (status == 0 && !o->quiet) {
+				char tag[64];
+				emit_arch_tag(o->arch, tag, sizeof tag);
+				char from[64] = "";
+				if (nmerged > 1)
+					snprintf(from, sizeof from, " and %d more database%s", nmerged - 1, nmerged == 2 ? "" : "s");
+				printf("aotc: emitted %s/_aot_%s_%s.{c,h,%s} from %s%s: %d variant%s, tree depth %d; "
+				       "slowdown vs best: training %.3f (worst %.3f), held-out %.3f (worst %.3f)\n",
+				       o->out_dir, k->name, tag, emit_launcher_ext(o->arch), db->path, from, dp.nvariants,
+				       dp.nvariants == 1 ? "" : "s", dispatch_depth(&dp), dp.fig.train.geomean, dp.fig.train.worst,
+				       dp.fig.heldout.geomean, dp.fig.heldout.worst);
+			}
+			dispatch_finish(&dp);
 		}
 	}
 	hresult_finish(&r);
