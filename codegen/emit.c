@@ -311,8 +311,10 @@ static ival type_range(const param *p)
 /* "file:line: " of an annotation, as comments name the source. */
 static void put_loc(strbuf *sb, const ctx *c, aotc_loc loc)
 {
-	if (loc.file && loc.line > 0)
-		strbuf_printf(sb, "%s:%d: ", c->source, loc.line);
+	if (loc.file && loc.line > 0) {
+		put_comment_text(sb, c->source);
+		strbuf_printf(sb, ":%d: ", loc.line);
+	}
 }
 
 /* A comment naming where an annotation is: "file:line: AOTC_KIND(text)". */
@@ -386,7 +388,10 @@ static void shape_function(out *o, dctx *x)
 	const kernel *k = x->c->k;
 	strbuf *sb = &o->sb;
 	strbuf_puts(sb, "/* 0 when the kernel takes the shape: its arguments fit their types");
-	strbuf_puts(sb, k->nvalues ? "\n * and its AOTC_VALUEs evaluate and fit (else no variant is valid) */\n"
+	int nvalues = 0;
+	for (int i = 0; i < k->nvalues; i++)
+		nvalues += value_per_shape(k, i);
+	strbuf_puts(sb, nvalues ? "\n * and its AOTC_VALUEs evaluate and fit (else no variant is valid) */\n"
 	                           : " (else no\n * variant is valid) */\n");
 	strbuf_puts(sb, "static int aot_shape(");
 	bool first = true;
@@ -544,6 +549,16 @@ static void values_function(out *o, dctx *x)
 	strbuf_finish(&cond);
 }
 
+/* "aot_grid[0] = (uint32_t)aot_gx;" for dimension d (0..6) of value val */
+static void put_dim(out *b, int d, const char *val)
+{
+	const char *cast = isdigit((unsigned char)val[0]) ? "" : "(uint32_t)";
+	if (d == 6)
+		out_line(b, "*aot_smem = %s%s;", cast, val);
+	else
+		out_line(b, "aot_%s[%d] = %s%s;", d < 3 ? "grid" : "block", d % 3, cast, val);
+}
+
 /* aot_dims(aot_v, arguments, grid, block, smem): the launch of kernel
  * variant aot_v, 1 when it cannot be evaluated or exceeds what any CUDA
  * device launches. Checks only what can fail over the arguments' and the
@@ -590,6 +605,7 @@ static void dims_function(out *o, dctx *x)
 		if (!a) {
 			snprintf(val[d], sizeof val[d], "%d", d < 6 ? 1 : 0);
 			rng[d] = (ival){d < 6, d < 6};
+			put_dim(&b, d, val[d]);
 			continue;
 		}
 		cx_env env = env_of(x, NULL, par, used);
@@ -629,16 +645,13 @@ static void dims_function(out *o, dctx *x)
 			}
 		}
 		rng[d] = (ival){r.lo < lim_lo[d] ? lim_lo[d] : r.lo, r.hi > lim_hi[d] ? lim_hi[d] : r.hi};
+		put_dim(&b, d, val[d]);
 	}
 	/* at most 1024 threads: each dimension is checked, so the product fits */
 	if (rng[3].hi * rng[4].hi * rng[5].hi > 1024) {
 		out_line(&b, "if (%s * %s * %s > 1024) /* threads per block */", val[3], val[4], val[5]);
 		out_line(&b, "\treturn 1;");
 	}
-	for (int d = 0; d < 6; d++)
-		out_line(&b, "aot_%s[%d] = %s%s;", d < 3 ? "grid" : "block", d % 3,
-		         isdigit((unsigned char)val[d][0]) ? "" : "(uint32_t)", val[d]);
-	out_line(&b, "*aot_smem = %s%s;", isdigit((unsigned char)val[6][0]) ? "" : "(uint32_t)", val[6]);
 	strbuf_finish(&text);
 	strbuf_finish(&cond);
 
@@ -857,7 +870,8 @@ static char *feature_name(const kernel *k, const char *text, char **taken, int n
 	}
 }
 
-/* The tree: each leaf points aot_o at its order. */
+/* The tree: each leaf points aot_o at its order. Braces only around an
+ * inner node's left side (else chains need none). */
 static void tree_code(out *o, const dispatch *dp, char **fname, int i, bool chained)
 {
 	const dnode *n = &dp->nodes[i];
@@ -870,26 +884,28 @@ static void tree_code(out *o, const dispatch *dp, char **fname, int i, bool chai
 		snprintf(th, sizeof th, "INT64_MIN");
 	else
 		snprintf(th, sizeof th, "%lld", (long long)n->threshold);
-	if (!chained)
-		out_line(o, "if (%s <= %s) {", fname[n->feature], th);
+	const dnode *l = &dp->nodes[n->left], *r = &dp->nodes[n->right];
+	bool braces = l->feature >= 0;
+	if (chained)
+		strbuf_printf(&o->sb, " if (%s <= %s)%s\n", fname[n->feature], th, braces ? " {" : "");
 	else
-		strbuf_printf(&o->sb, " if (%s <= %s) {\n", fname[n->feature], th);
+		out_line(o, "if (%s <= %s)%s", fname[n->feature], th, braces ? " {" : "");
 	o->indent++;
 	tree_code(o, dp, fname, n->left, false);
 	o->indent--;
-	const dnode *r = &dp->nodes[n->right];
+	for (int j = 0; j < o->indent; j++)
+		strbuf_putc(&o->sb, '\t');
+	strbuf_puts(&o->sb, braces ? "} else" : "else");
 	if (r->feature >= 0) {
-		for (int j = 0; j < o->indent; j++)
-			strbuf_putc(&o->sb, '\t');
-		strbuf_puts(&o->sb, "} else");
 		tree_code(o, dp, fname, n->right, true);
 		return;
 	}
-	out_line(o, "} else {");
+	strbuf_puts(&o->sb, braces ? " {\n" : "\n");
 	o->indent++;
 	tree_code(o, dp, fname, n->right, false);
 	o->indent--;
-	out_line(o, "}");
+	if (braces)
+		out_line(o, "}");
 }
 
 static void select_function(out *o, dctx *x)
