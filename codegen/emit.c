@@ -380,6 +380,8 @@ static void fits_cond(strbuf *sb, const param *p, const char *x, ival r)
 	}
 }
 
+static void unused_args(out *o, const kernel *k, bool shapes_only, const char *body);
+
 /* aot_shape(shape arguments, int64_t *value...): 0 when the kernel can
  * take the shape: the arguments fit their types and the AOTC_VALUEs over
  * them evaluate and fit (as the tuner: else no variant is valid). */
@@ -405,6 +407,7 @@ static void shape_function(out *o, dctx *x)
 		if (value_per_shape(k, i))
 			strbuf_printf(sb, ", int64_t *aot_%s", k->params[k->values[i].param].name);
 	strbuf_puts(sb, ")\n{\n");
+	size_t start = sb->len;
 	o->indent = 1;
 	strbuf cond;
 	strbuf_init(&cond);
@@ -450,14 +453,23 @@ static void shape_function(out *o, dctx *x)
 	}
 	strbuf_finish(&body);
 	strbuf_finish(&cond);
+	char *text = xstrdup(sb->data + start);
+	unused_args(o, k, true, text);
+	free(text);
 	out_line(o, "return 0;");
 	o->indent = 0;
 	out_raw(o, "}\n\n");
 }
 
-/* "const int64_t BLOCK = aot_params[aot_v][0], ...;" for the tunables used. */
-static void tunable_locals(out *o, const kernel *k, const bool *used)
+/* "const int64_t BLOCK = aot_params[aot_v][0], ...;" for the tunables used,
+ * or "(void)aot_v;" where neither they nor body read it. */
+static void tunable_locals(out *o, const kernel *k, const bool *used, const char *body)
 {
+	bool any = false;
+	for (int i = 0; i < k->ntunables; i++)
+		any |= used[i];
+	if (!any && !strstr(body, "aot_v"))
+		out_line(o, "(void)aot_v;");
 	strbuf sb;
 	strbuf_init(&sb);
 	for (int i = 0; i < k->ntunables; i++)
@@ -536,7 +548,7 @@ static void values_function(out *o, dctx *x)
 			strbuf_printf(&o->sb, ", int64_t *aot_%s", k->params[i].name);
 	strbuf_puts(&o->sb, ")\n{\n");
 	o->indent = 1;
-	tunable_locals(o, k, used);
+	tunable_locals(o, k, used, b.sb.data);
 	if (err)
 		out_line(o, "int aot_e = 0;");
 	unused_args(o, k, false, b.sb.data);
@@ -672,7 +684,7 @@ static void dims_function(out *o, dctx *x)
 		out_line(o, "\treturn 1;");
 		strbuf_finish(&ifs);
 	}
-	tunable_locals(o, k, used);
+	tunable_locals(o, k, used, b.sb.data);
 	if (err)
 		out_line(o, "int aot_e = 0;");
 	unused_args(o, k, false, b.sb.data);
@@ -786,7 +798,7 @@ static void valid_function(out *o, dctx *x)
 	args(&o->sb, k, false, true);
 	strbuf_puts(&o->sb, ")\n{\n");
 	o->indent = 1;
-	tunable_locals(o, k, used);
+	tunable_locals(o, k, used, b.sb.data);
 	if (c->t->device && c->any_kernel)
 		out_line(o, "uint32_t aot_g[3], aot_b[3], aot_s;");
 	if (err)
