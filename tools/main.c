@@ -247,40 +247,17 @@ static learn_options learning(const options *o)
 	return lo;
 }
 
-/* Emits from the dispatch. Until the codegen takes the dispatch alone
- * (i29-codegen), it still reads what learning had in hand: learnt here
- * again when the dispatch was loaded. */
-static int emit_dispatch(options *o, const aotc_module *m, const kernel *k, const dispatch *dp, learnt *l,
-                         diags *d)
-{
-	if (!l->db) {
-		learn_options lo = learning(o);
-		diags quiet;
-		diags_init_buffered(&quiet);
-		dispatch again;
-		int status = dispatch_learn(m, k, &lo, &again, l, &quiet);
-		dispatch_finish(&again);
-		diags_finish(&quiet);
-		if (status)
-			return status;
-	}
-	emit_input in = {.m = m, .k = k, .arch = o->arch, .db = l->db, .hm = &l->hm, .hr = &l->r,
-	                 .out_dir = o->out_dir, .include_as = o->include_as,
-	                 .eval = l->neval > 0 ? &l->eval[SEL_TREE] : NULL, .neval = l->neval};
-	(void)dp;
-	return emit_files(&in, d);
-}
-
 static int emit_kernel(options *o, const aotc_module *m, const kernel *k, diags *d)
 {
 	learn_options lo = learning(o);
 	dispatch dp;
 	bool loaded = false;
-	learnt l = {0};
-	int status = dispatch_learn_or_load(m, k, &lo, &dp, &loaded, &l, d);
+	int status = dispatch_learn_or_load(m, k, &lo, &dp, &loaded, NULL, d);
 	if (status)
 		return status;
-	status = emit_dispatch(o, m, k, &dp, &l, d);
+	emit_input in = {.m = m, .k = k, .arch = o->arch, .dp = &dp, .out_dir = o->out_dir,
+	                 .include_as = o->include_as};
+	status = emit_files(&in, d);
 	if (status == 0 && !o->quiet) {
 		char tag[64];
 		emit_arch_tag(o->arch, tag, sizeof tag);
@@ -295,7 +272,6 @@ static int emit_kernel(options *o, const aotc_module *m, const kernel *k, diags 
 		       dispatch_depth(&dp), dp.fig.train.geomean, dp.fig.train.worst, dp.fig.heldout.geomean,
 		       dp.fig.heldout.worst);
 	}
-	learnt_finish(&l);
 	dispatch_finish(&dp);
 	return status;
 }

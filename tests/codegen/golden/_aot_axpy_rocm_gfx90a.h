@@ -19,8 +19,8 @@ extern "C" {
 
 /* Which emit wrote these files (docs/cli.md): the dispatch defines the symbol,
  * the launcher refers to it, and both check the macro. */
-#define AOT_AXPY_ROCM_GFX90A_SET UINT64_C(0x792cb1f2825658be)
-extern const int aot_axpy_rocm_gfx90a_set_792cb1f2825658be;
+#define AOT_AXPY_ROCM_GFX90A_SET UINT64_C(0x0cae8a467a898ad2)
+extern const int aot_axpy_rocm_gfx90a_set_0cae8a467a898ad2;
 
 /* The variant for a shape, or -1 when none is valid there. */
 int aot_axpy_rocm_gfx90a_select(int64_t n);
