@@ -159,13 +159,13 @@ static void put_literal(piece *o, int64_t v)
 	o->r = (ival){v, v};
 }
 
-static bool uses_tunables(const expr *e)
+bool cx_uses_tunables(const expr *e)
 {
 	if (!e)
 		return false;
 	if (e->kind == EXPR_NAME && e->name_kind == NAME_TUNABLE)
 		return true;
-	return uses_tunables(e->a) || uses_tunables(e->b) || uses_tunables(e->c);
+	return cx_uses_tunables(e->a) || cx_uses_tunables(e->b) || cx_uses_tunables(e->c);
 }
 
 bool cx_uses_params(const expr *e)
@@ -175,6 +175,28 @@ bool cx_uses_params(const expr *e)
 	if (e->kind == EXPR_NAME && e->name_kind == NAME_PARAM)
 		return true;
 	return cx_uses_params(e->a) || cx_uses_params(e->b) || cx_uses_params(e->c);
+}
+
+/* The range of a comparison or logical operator over operands in x and y:
+ * [1, 1] or [0, 0] where the ranges decide it (cols % 1 == 0 always holds). */
+static ival compare_range(expr_op op, ival x, ival y)
+{
+	int t = -1; /* -1: either */
+	switch (op) {
+	case OP_LT: t = x.hi < y.lo ? 1 : x.lo >= y.hi ? 0 : -1; break;
+	case OP_LE: t = x.hi <= y.lo ? 1 : x.lo > y.hi ? 0 : -1; break;
+	case OP_GT: t = x.lo > y.hi ? 1 : x.hi <= y.lo ? 0 : -1; break;
+	case OP_GE: t = x.lo >= y.hi ? 1 : x.hi < y.lo ? 0 : -1; break;
+	case OP_EQ: case OP_NE:
+		t = x.lo == x.hi && y.lo == y.hi && x.lo == y.lo ? 1 : x.hi < y.lo || y.hi < x.lo ? 0 : -1;
+		if (op == OP_NE && t >= 0)
+			t = !t;
+		break;
+	case OP_AND: t = (x.lo > 0 || x.hi < 0) && (y.lo > 0 || y.hi < 0) ? 1 : (x.lo == 0 && x.hi == 0) || (y.lo == 0 && y.hi == 0) ? 0 : -1; break;
+	case OP_OR: t = (x.lo > 0 || x.hi < 0) || (y.lo > 0 || y.hi < 0) ? 1 : x.lo == 0 && x.hi == 0 && y.lo == 0 && y.hi == 0 ? 0 : -1; break;
+	default: break;
+	}
+	return t < 0 ? (ival){0, 1} : (ival){t, t};
 }
 
 static void gen(piece *o, const expr *e, cx_env *env);
@@ -266,7 +288,7 @@ static void gen_binary(piece *o, const expr *e, cx_env *env, const piece *a, con
 		o->r = FULL;
 		break;
 	case OP_LT: case OP_LE: case OP_GT: case OP_GE: case OP_EQ: case OP_NE: case OP_AND: case OP_OR:
-		o->r = (ival){0, 1};
+		o->r = compare_range(e->op, x, y);
 		binary_op(o, e->op, a, b);
 		return;
 	case OP_BITAND:
@@ -360,7 +382,7 @@ static void gen(piece *o, const expr *e, cx_env *env)
 	o->neg_literal = false;
 	/* Constant where the tunables are known: folded, unless it fails
 	 * (then written out, failing as it would). */
-	if (e->kind != EXPR_INT && !cx_uses_params(e) && (env->tv || !uses_tunables(e))) {
+	if (e->kind != EXPR_INT && !cx_uses_params(e) && (env->tv || !cx_uses_tunables(e))) {
 		eval_env ee = {.tunables = env->tv, .ntunables = env->tv ? env->k->ntunables : 0};
 		int64_t v;
 		if (expr_eval(e, &ee, &v) == EVAL_OK) {

@@ -52,8 +52,9 @@ void cx_negated(strbuf *sb, const expr *e, cx_env *env, bool *may_fail);
 /* The range of e alone (nothing written). */
 ival cx_range(const expr *e, cx_env *env, bool *may_fail);
 
-/* Whether e reads a parameter. */
+/* Whether e reads a parameter; a tunable. */
 bool cx_uses_params(const expr *e);
+bool cx_uses_tunables(const expr *e);
 
 /* The helpers' definitions, in a fixed order, for those used. */
 void cx_helpers(strbuf *sb, const bool *used);

@@ -721,6 +721,199 @@ static void term_fails(strbuf *sb, const kernel *k, const dterm *t)
 	}
 }
 
+/* Whether e divides by what a tunable decides: a table-driven check would
+ * divide at run time where each variant's literal lets the compiler
+ * multiply, shift or mask instead. */
+static bool divides_by_tunable(const expr *e)
+{
+	if (!e)
+		return false;
+	if (((e->kind == EXPR_BINARY && (e->op == OP_DIV || e->op == OP_MOD)) ||
+	     (e->kind == EXPR_CALL && (e->func == FN_CDIV || e->func == FN_ALIGN))) &&
+	    cx_uses_tunables(e->b))
+		return true;
+	return divides_by_tunable(e->a) || divides_by_tunable(e->b) || divides_by_tunable(e->c);
+}
+
+/* VALID_IF i when it reads "a % T == 0" with T a tunable that is a power of
+ * two in every kernel variant: the check as a mask, table-driven (no
+ * division, and no case per variant). False, with nothing written, for any
+ * other VALID_IF. */
+static bool valid_if_mask(out *b, dctx *x, int i, bool *used)
+{
+	const ctx *c = x->c;
+	const kernel *k = c->k;
+	const aexpr *a = &k->valid_ifs[i];
+	const expr *e = a->e;
+	if (e->kind != EXPR_BINARY || e->op != OP_EQ)
+		return false;
+	const expr *m = e->a, *z = e->b;
+	if (m->kind == EXPR_INT)
+		m = e->b, z = e->a;
+	if (z->kind != EXPR_INT || z->value != 0 || m->kind != EXPR_BINARY || m->op != OP_MOD ||
+	    m->b->kind != EXPR_NAME || m->b->name_kind != NAME_TUNABLE)
+		return false;
+	int t = m->b->index;
+	for (int v = 0; v < c->nvars; v++) {
+		int64_t d = c->dp->variants[v].values[t];
+		if (!c->ext[v] && (d < 1 || (d & (d - 1)) != 0))
+			return false;
+	}
+	cx_env env = env_of(x, NULL, x->sel, NULL);
+	bool fail;
+	cx_range(m->a, &env, &fail);
+	if (fail)
+		return false;
+	strbuf text;
+	strbuf_init(&text);
+	env = env_of(x, NULL, x->sel, used);
+	cx_expr(&text, m->a, &env, &fail);
+	used[t] = true;
+	strbuf_puts(&b->sb, "\t/* ");
+	put_loc(&b->sb, c, a->loc);
+	strbuf_puts(&b->sb, "AOTC_VALID_IF(");
+	put_comment_text(&b->sb, a->text);
+	strbuf_printf(&b->sb, "): every %s is a power of two */\n", k->tunables[t].name);
+	bool plain = strspn(text.data, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ_0123456789") == text.len;
+	out_line(b, plain ? "if ((%s & (%s - 1)) != 0)" : "if (((%s) & (%s - 1)) != 0)", text.data, k->tunables[t].name);
+	out_line(b, "\treturn 0;");
+	strbuf_finish(&text);
+	return true;
+}
+
+/* VALID_IF i of a check that divides by a tunable, per kernel variant with
+ * its tunables as literals: one case for the variants whose check reads
+ * alike, none for those where it always holds. */
+static void valid_if_cases(out *b, dctx *x, int i, bool *err)
+{
+	const ctx *c = x->c;
+	const kernel *k = c->k;
+	const aexpr *a = &k->valid_ifs[i];
+	char **text = xcalloc((size_t)c->nvars + 1, sizeof *text);
+	int n = 0;
+	for (int v = 0; v < c->nvars; v++) {
+		if (c->ext[v])
+			continue;
+		cx_env env = env_of(x, c->dp->variants[v].values, x->sel, NULL);
+		bool fail;
+		ival r = cx_range(a->e, &env, &fail);
+		if (!fail && (r.lo > 0 || r.hi < 0))
+			continue; /* always holds */
+		strbuf t;
+		strbuf_init(&t);
+		cx_negated(&t, a->e, &env, &fail);
+		if (fail)
+			strbuf_puts(&t, " || aot_e");
+		*err |= fail;
+		text[v] = t.data;
+		n++;
+	}
+	strbuf_puts(&b->sb, "\t/* ");
+	put_loc(&b->sb, c, a->loc);
+	strbuf_puts(&b->sb, "AOTC_VALID_IF(");
+	put_comment_text(&b->sb, a->text);
+	strbuf_puts(&b->sb, n ? "), with each variant's values */\n" : "): holds for every variant */\n");
+	if (n) {
+		out_line(b, "switch (aot_v) {");
+		for (int v = 0; v < c->nvars; v++) {
+			if (!text[v])
+				continue;
+			strbuf cases;
+			strbuf_init(&cases);
+			for (int w = v; w < c->nvars; w++)
+				if (text[w] && w != v && !strcmp(text[w], text[v])) {
+					strbuf_printf(&cases, " case %d:", w);
+					free(text[w]);
+					text[w] = NULL;
+				}
+			out_line(b, "case %d:%s", v, cases.data ? cases.data : "");
+			out_line(b, "\tif (%s)", text[v]);
+			out_line(b, "\t\treturn 0;");
+			out_line(b, "\tbreak;");
+			strbuf_finish(&cases);
+			free(text[v]);
+			text[v] = NULL;
+		}
+		out_line(b, "}");
+	}
+	free(text);
+}
+
+/* The launch limits of aot_valid without computing the launch, dimension
+ * by dimension over select()'s ranges: a check only where a dimension can
+ * leave its limits, and cdiv(a, b) or a / b (b >= 1) below 1 checked as
+ * a < 1 or a < b, with no division. False, with nothing written, where
+ * some dimension needs the launch itself (aot_valid then asks aot_dims). */
+static bool launch_checks(out *b, dctx *x, bool *used)
+{
+	const ctx *c = x->c;
+	const kernel *k = c->k;
+	if (x->need_values)
+		return false;
+	static const char *const kinds[3] = {"GRID", "BLOCK", "SMEM"};
+	static const int64_t lim_lo[7] = {1, 1, 1, 1, 1, 1, 0};
+	static const int64_t lim_hi[7] = {INT64_C(2147483647), 65535, 65535, 1024, 1024, 64, INT64_C(4294967295)};
+	const launch *ls[2] = {&k->grid, &k->block};
+	out w = {.indent = 1};
+	strbuf_init(&w.sb);
+	int64_t block_hi[3] = {1, 1, 1};
+	bool ok = true;
+	for (int d = 0; d < 7 && ok; d++) {
+		const aexpr *a = d < 6 ? (d % 3 < ls[d / 3]->ndims ? &ls[d / 3]->dims[d % 3] : NULL) : (k->smem.e ? &k->smem : NULL);
+		if (!a)
+			continue;
+		cx_env env = env_of(x, NULL, x->sel, NULL);
+		bool fail;
+		ival r = cx_range(a->e, &env, &fail);
+		if (d >= 3 && d < 6)
+			block_hi[d - 3] = r.hi;
+		if (fail || r.hi > lim_hi[d]) {
+			ok = false;
+			break;
+		}
+		if (r.lo >= lim_lo[d])
+			continue;
+		const expr *e = a->e;
+		bool quotient = lim_lo[d] == 1 && ((e->kind == EXPR_CALL && e->func == FN_CDIV) ||
+		                                   (e->kind == EXPR_BINARY && e->op == OP_DIV));
+		bool fa = true, fb = true;
+		ival rb = {0, 0};
+		if (quotient) {
+			cx_range(e->a, &env, &fa);
+			rb = cx_range(e->b, &env, &fb);
+		}
+		if (!quotient || fa || fb || rb.lo < 1) {
+			ok = false;
+			break;
+		}
+		strbuf ta, tb;
+		strbuf_init(&ta);
+		strbuf_init(&tb);
+		env = env_of(x, NULL, x->sel, used);
+		cx_expr(&ta, e->a, &env, &fa);
+		if (e->kind == EXPR_BINARY) /* a < b; cdiv(a, b) < 1 reads a alone */
+			cx_expr(&tb, e->b, &env, &fb);
+		strbuf_puts(&w.sb, "\t/* ");
+		put_loc(&w.sb, c, a->loc);
+		strbuf_printf(&w.sb, "AOTC_%s: ", kinds[d / 3]);
+		put_comment_text(&w.sb, a->text);
+		strbuf_puts(&w.sb, " >= 1 */\n");
+		if (e->kind == EXPR_CALL)
+			out_line(&w, "if (%s < 1)", ta.data);
+		else
+			out_line(&w, "if (%s < %s)", ta.data, tb.data);
+		out_line(&w, "\treturn 0;");
+		strbuf_finish(&ta);
+		strbuf_finish(&tb);
+	}
+	if (ok && block_hi[0] * block_hi[1] * block_hi[2] > 1024)
+		ok = false; /* each is at most 1024, 1024, 64: no overflow */
+	if (ok)
+		out_raw(b, w.sb.data ? w.sb.data : "");
+	strbuf_finish(&w.sb);
+	return ok;
+}
+
 /* aot_valid(aot_v, arguments): whether variant aot_v may run on the shape:
  * where it was measured failing, its learnt terms hold; a kernel
  * variant's VALID_IFs hold and its launch fits. */
@@ -764,8 +957,14 @@ static void valid_function(out *o, dctx *x)
 	memset(used, 0, sizeof used);
 	strbuf text;
 	strbuf_init(&text);
+	bool inline_launch = false;
 	if (c->any_kernel) {
 		for (int i = 0; i < k->nvalid_ifs; i++) {
+			if (divides_by_tunable(k->valid_ifs[i].e)) {
+				if (!valid_if_mask(&b, x, i, used))
+					valid_if_cases(&b, x, i, &err);
+				continue;
+			}
 			cx_env env = env_of(x, NULL, x->sel, used);
 			bool fail;
 			text.len = 0;
@@ -781,7 +980,7 @@ static void valid_function(out *o, dctx *x)
 				out_line(&b, "if (%s)", text.data);
 			out_line(&b, "\treturn 0;");
 		}
-		if (c->t->device) {
+		if (c->t->device && !(inline_launch = launch_checks(&b, x, used))) {
 			strbuf_puts(&b.sb, "\treturn !aot_dims(aot_v");
 			args(&b.sb, k, false, false);
 			strbuf_puts(&b.sb, ", aot_g, aot_b, &aot_s);\n");
@@ -799,7 +998,7 @@ static void valid_function(out *o, dctx *x)
 	strbuf_puts(&o->sb, ")\n{\n");
 	o->indent = 1;
 	tunable_locals(o, k, used, b.sb.data);
-	if (c->t->device && c->any_kernel)
+	if (c->t->device && c->any_kernel && !inline_launch)
 		out_line(o, "uint32_t aot_g[3], aot_b[3], aot_s;");
 	if (err)
 		out_line(o, "int aot_e = 0;");

@@ -9,7 +9,7 @@
  */
 #include <hip/hip_runtime.h>
 #include "_aot_axpy_rocm_gfx90a.h"
-#if AOT_AXPY_ROCM_GFX90A_SET != UINT64_C(0x0cae8a467a898ad2)
+#if AOT_AXPY_ROCM_GFX90A_SET != UINT64_C(0xbf2081ebf7846641)
 #error "_aot_axpy_rocm_gfx90a.h and _aot_axpy_rocm_gfx90a.hip are of different aotc emits: emit again"
 #endif
 #ifndef AOTC_LINKED
@@ -1059,7 +1059,7 @@ static const aot_kernel_info aot_axpy_rocm_gfx90a_info = {
 
 extern "C" hipError_t aot_axpy_rocm_gfx90a_launch(int n, float a, const float *x, float *y, hipStream_t aot_stream)
 {
-	if (aot_axpy_rocm_gfx90a_set_0cae8a467a898ad2 != 1) /* links only with the dispatch of this emit */
+	if (aot_axpy_rocm_gfx90a_set_bf2081ebf7846641 != 1) /* links only with the dispatch of this emit */
 		return hipErrorInvalidValue;
 	static aot_env aot_state(&aot_axpy_rocm_gfx90a_info);
 	int aot_v = aot_axpy_rocm_gfx90a_select((int64_t)n);

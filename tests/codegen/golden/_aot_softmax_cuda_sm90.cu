@@ -9,7 +9,7 @@
  * Regenerate with: aotc emit templates/softmax.cu --arch sm90 --db DIR
  */
 #include "_aot_softmax_cuda_sm90.h"
-#if AOT_SOFTMAX_CUDA_SM90_SET != UINT64_C(0x8059dc4ab55ce3ca)
+#if AOT_SOFTMAX_CUDA_SM90_SET != UINT64_C(0x9edcfd1991f0c2db)
 #error "_aot_softmax_cuda_sm90.h and _aot_softmax_cuda_sm90.cu are of different aotc emits: emit again"
 #endif
 #ifndef AOTC_LINKED
@@ -1059,7 +1059,7 @@ static const aot_kernel_info aot_softmax_cuda_sm90_info = {
 
 extern "C" cudaError_t aot_softmax_cuda_sm90_launch(int rows, int cols, const float *x, float *y, cudaStream_t aot_stream)
 {
-	if (aot_softmax_cuda_sm90_set_8059dc4ab55ce3ca != 1) /* links only with the dispatch of this emit */
+	if (aot_softmax_cuda_sm90_set_9edcfd1991f0c2db != 1) /* links only with the dispatch of this emit */
 		return cudaErrorInvalidValue;
 	static aot_env aot_state(&aot_softmax_cuda_sm90_info);
 	int aot_v = aot_softmax_cuda_sm90_select((int64_t)rows, (int64_t)cols);

@@ -20,8 +20,8 @@ extern "C" {
 
 /* Which emit wrote these files (docs/cli.md): the dispatch defines the symbol,
  * the launcher refers to it, and both check the macro. */
-#define AOT_SOFTMAX_CUDA_SM90_SET UINT64_C(0x8059dc4ab55ce3ca)
-extern const int aot_softmax_cuda_sm90_set_8059dc4ab55ce3ca;
+#define AOT_SOFTMAX_CUDA_SM90_SET UINT64_C(0x9edcfd1991f0c2db)
+extern const int aot_softmax_cuda_sm90_set_9edcfd1991f0c2db;
 
 /* The variant for a shape, or -1 when none is valid there. */
 int aot_softmax_cuda_sm90_select(int64_t rows, int64_t cols);
