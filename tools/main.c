@@ -42,7 +42,10 @@ typedef struct command {
 
 /* ---- Shared steps -------------------------------------------------------- */
 
-static aotc_module *load_module(options *o, diags *d)
+/* The module of --file: an IR file read, or the source parsed. With
+ * saved_ir (emit, where the speed matters), through the IR saved under --db
+ * (frontend_parse_saved): no libclang when nothing changed. */
+static aotc_module *load_module(options *o, bool saved_ir, diags *d)
 {
 	size_t n = strlen(o->file);
 	if (n > 5 && strcmp(o->file + n - 5, ".json") == 0) {
@@ -65,7 +68,13 @@ static aotc_module *load_module(options *o, diags *d)
 		.include_dirs = o->includes, .ninclude_dirs = o->nincludes,
 		.defines = o->defines, .ndefines = o->ndefines, .verbose = o->verbose,
 	};
-	return frontend_parse(o->file, &fo, d);
+	if (!saved_ir)
+		return frontend_parse(o->file, &fo, d);
+	char *saved = dbset_ir_path(o->db_dir, o->file);
+	bool reused;
+	aotc_module *m = frontend_parse_saved(o->file, &fo, saved, &reused, d);
+	free(saved);
+	return m;
 }
 
 /* Checks --kernel against the module; returns false after a message. */
@@ -86,7 +95,7 @@ static bool kernel_selected(const options *o, const aotc_module *m, diags *d)
 
 static int cmd_parse(options *o, diags *d)
 {
-	aotc_module *m = load_module(o, d);
+	aotc_module *m = load_module(o, false, d);
 	if (!m)
 		return EXIT_DIAG;
 	char *json = ir_to_json(m);
@@ -110,7 +119,7 @@ static bool print_config(void *ctx, const int64_t *values)
 
 static int cmd_configs(options *o, diags *d)
 {
-	aotc_module *m = load_module(o, d);
+	aotc_module *m = load_module(o, false, d);
 	if (!m)
 		return EXIT_DIAG;
 	if (!kernel_selected(o, m, d)) {
@@ -141,7 +150,7 @@ static void heuristic_options(const options *o, hoptions *ho);
 
 static int run_per_kernel(options *o, diags *d, int mode)
 {
-	aotc_module *m = load_module(o, d);
+	aotc_module *m = load_module(o, mode == RUN_EMIT, d);
 	if (!m)
 		return EXIT_DIAG;
 	if (!kernel_selected(o, m, d)) {
@@ -447,7 +456,7 @@ static int cmd_report(options *o, diags *d)
 		diags_init_buffered(&quiet);
 		options so = *o;
 		so.file = src;
-		km = load_module(&so, &quiet);
+		km = load_module(&so, false, &quiet);
 		diags_finish(&quiet);
 		for (int i = 0; km && i < km->nkernels && !k; i++)
 			if (!strcmp(km->kernels[i].name, db->kernel))

@@ -52,6 +52,12 @@ char *dbset_dispatch_path(const char *dir, const char *kernel, const char *arch)
 	return fmt_path("%s/dispatch/%s.%s.json", dir, kernel, arch);
 }
 
+char *dbset_ir_path(const char *dir, const char *source)
+{
+	const char *slash = strrchr(source, '/');
+	return fmt_path("%s/dispatch/%s.ir.json", dir, slash ? slash + 1 : source);
+}
+
 char *dbset_db_dir_of_dispatch(const char *dispatch_path)
 {
 	char *folder = dbset_dir_of(dispatch_path);

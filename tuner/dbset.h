@@ -8,6 +8,7 @@
  *   <file>.journal, <file>.lock                      beside each (tuner/db.h)
  *   <dir>/eval/<kernel>.<hardware id>.json           aotc eval's held-out shapes
  *   <dir>/dispatch/<kernel>.<arch>.json              the saved dispatch
+ *   <dir>/dispatch/<source file name>.ir.json        the saved IR (frontend.h)
  *
  * Every path returned is malloc'd (the caller frees it). */
 #ifndef AOTC_DBSET_H
@@ -38,6 +39,12 @@ char *dbset_dir_of(const char *db_path);
 /* "<dir>/dispatch/<kernel>.<arch>.json" (heuristics/dispatch.h): in a
  * folder of its own, so that no glob of the databases takes it for one. */
 char *dbset_dispatch_path(const char *dir, const char *kernel, const char *arch);
+
+/* "<dir>/dispatch/<file name of source>.ir.json": the saved IR of a kernel
+ * source (frontend/frontend.h, frontend_parse_saved), beside the saved
+ * dispatches; "softmax.cu.ir.json" is no "<kernel>.<arch>.json", a kernel
+ * name having no dot. */
+char *dbset_ir_path(const char *dir, const char *source);
 
 /* The --db folder of a saved dispatch's path (its folder's folder). */
 char *dbset_db_dir_of_dispatch(const char *dispatch_path);

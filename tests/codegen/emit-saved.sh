@@ -136,6 +136,7 @@ for k in softmax sgemm; do
 	rm -rf "$tmp/c" && mkdir -p "$tmp/c/eval"
 	cp "$root"/templates/$k.* "$tmp/c/"
 	cp "$root"/templates/eval/$k.* "$tmp/c/eval/" 2>/dev/null
+	mkdir -p "$tmp/c/dispatch" && cp "$root/templates/dispatch/$k.sm90.json" "$tmp/c/dispatch/"
 	"$aotc" emit "$root/templates/$k.cu" --arch sm90 --db "$tmp/c" -o "$tmp/c/out" --verbose >"$tmp/log" 2>&1
 	if grep -q "is up to date: reused" "$tmp/log"; then ok "templates/dispatch/$k.sm90.json is up to date"
 	else bad "templates/dispatch/$k.sm90.json is up to date" \
