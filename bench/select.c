@@ -209,10 +209,13 @@ int main(int argc, char **argv)
 		csel[r] = run_select_chained(0, calls);
 		cemp[r] = run_empty_chained(0, calls);
 	}
-	for (int set = 0; set < 3; set++)
-		printf("%s %s calls=%ld ns_select=%.2f ns_empty=%.2f invalid=%ld\n", STR(SELECT), set_name[set], calls,
-		       median(sel[set]), median(emp[set]), invalid[set]);
-	printf("%s chained calls=%ld ns_select=%.2f ns_empty=%.2f invalid=%ld\n", STR(SELECT), calls, median(csel),
-	       median(cemp), invalid[0]);
+	for (int set = 0; set < 3; set++) {
+		double s = median(sel[set]), e = median(emp[set]);
+		printf("%s %s calls=%ld ns_select=%.2f ns_empty=%.2f ratio=%.2f invalid=%ld\n", STR(SELECT), set_name[set],
+		       calls, s, e, s / e, invalid[set]);
+	}
+	double s = median(csel), e = median(cemp);
+	printf("%s chained calls=%ld ns_select=%.2f ns_empty=%.2f ratio=%.2f invalid=%ld\n", STR(SELECT), calls, s, e,
+	       s / e, invalid[0]);
 	return 0;
 }

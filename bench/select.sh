@@ -29,8 +29,9 @@ bench softmax 2 1024:65536 128:16384
 echo "select() cost on $(uname -m), $("$CC" --version | head -1), $calls calls per figure, median of 5 rounds"
 echo "shapes: range = 4096 log-uniform shapes in the tuning range; odd = 4096 odd shapes in [1, 2*max];"
 echo "        fixed = one shape repeated; chained = range, each call's shape depending on the last result"
-echo "        (latency; the others are throughput). empty = a noinline function called through a volatile pointer."
-printf '%-8s %-8s %9s %14s %13s %9s\n' kernel shapes variants "ns/select" "ns/empty" invalid
-sed -e 's/[a-z_]*=//g' "$tmp/results" | while read -r k nv fn set calls sel emp inv; do
-	printf '%-8s %-8s %9s %14s %13s %9s\n' "$k" "$set" "$nv" "$sel" "$emp" "$inv"
+echo "        (latency; the others are throughput). empty = a noinline function called through a volatile pointer;"
+echo "        ratio = ns/select over ns/empty (the target: at most 2)."
+printf '%-8s %-8s %9s %14s %13s %7s %9s\n' kernel shapes variants "ns/select" "ns/empty" ratio invalid
+sed -e 's/[a-z_]*=//g' "$tmp/results" | while read -r k nv fn set calls sel emp ratio inv; do
+	printf '%-8s %-8s %9s %14s %13s %7s %9s\n' "$k" "$set" "$nv" "$sel" "$emp" "$ratio" "$inv"
 done

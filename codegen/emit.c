@@ -9,8 +9,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <jansson.h>
+
 #include "arch.h"
-#include "failures.h"
+#include "cexpr.h"
 #include "outdir.h"
 #include "text.h"
 
@@ -39,336 +41,6 @@ void emit_arch_tag(const char *arch, char *buf, size_t n)
 		arch_tag(a, buf, n);
 	else
 		snprintf(buf, n, "%s", arch); /* options checked it: not reached */
-}
-
-/* ---- Checked arithmetic in the emitted C --------------------------------- */
-
-/* Each returns 0 and stores the result, or 1 (division by zero, overflow,
- * shift count outside [0, 63], log2 of a non-positive value): the same
- * cases ir/expr.c reports, so the dispatch treats a shape exactly as the
- * tuner did. */
-/* Checked 64-bit arithmetic for the emitted C. Each returns 0 and stores
- * the result, or 1 (division by zero, overflow, a shift count outside
- * [0, 63], log2 of a non-positive value): the cases ir/expr.c reports, so
- * the dispatch treats a shape exactly as the tuner did. Only the helpers an
- * expression uses are emitted (no unused-function warnings downstream). */
-enum { H_ADD, H_SUB, H_MUL, H_DIV, H_MOD, H_ASR, H_SHL, H_SHR, H_NEG, H_CDIV, H_ALIGN, H_LOG2,
-       H_COUNT };
-
-static const char *const helpers[H_COUNT] = {
-	/* aot_add */
-		"static int aot_add(int64_t a, int64_t b, int64_t *r)\n"
-		"{\n"
-		"\tif ((b > 0 && a > INT64_MAX - b) || (b < 0 && a < INT64_MIN - b))\n"
-		"\t\treturn 1;\n"
-		"\t*r = a + b;\n"
-		"\treturn 0;\n"
-		"}\n"
-		"\n",
-	/* aot_sub */
-		"static int aot_sub(int64_t a, int64_t b, int64_t *r)\n"
-		"{\n"
-		"\tif ((b < 0 && a > INT64_MAX + b) || (b > 0 && a < INT64_MIN + b))\n"
-		"\t\treturn 1;\n"
-		"\t*r = a - b;\n"
-		"\treturn 0;\n"
-		"}\n"
-		"\n",
-	/* aot_mul */
-		"static int aot_mul(int64_t a, int64_t b, int64_t *r)\n"
-		"{\n"
-		"\tif (a > 0 ? (b > 0 ? a > INT64_MAX / b : b < INT64_MIN / a)\n"
-		"\t          : (b > 0 ? a < INT64_MIN / b : (a != 0 && b < INT64_MAX / a)))\n"
-		"\t\treturn 1;\n"
-		"\t*r = a * b;\n"
-		"\treturn 0;\n"
-		"}\n"
-		"\n",
-	/* aot_div */
-		"static int aot_div(int64_t a, int64_t b, int64_t *r)\n"
-		"{\n"
-		"\tif (b == 0 || (a == INT64_MIN && b == -1))\n"
-		"\t\treturn 1;\n"
-		"\t*r = a / b;\n"
-		"\treturn 0;\n"
-		"}\n"
-		"\n",
-	/* aot_mod */
-		"static int aot_mod(int64_t a, int64_t b, int64_t *r)\n"
-		"{\n"
-		"\tif (b == 0 || (a == INT64_MIN && b == -1))\n"
-		"\t\treturn 1;\n"
-		"\t*r = a % b;\n"
-		"\treturn 0;\n"
-		"}\n"
-		"\n",
-	/* aot_asr */
-		"static int64_t aot_asr(int64_t a, int64_t n)\n"
-		"{\n"
-		"\treturn a < 0 ? ~(~a >> n) : a >> n;\n"
-		"}\n"
-		"\n",
-	/* aot_shl */
-		"static int aot_shl(int64_t a, int64_t b, int64_t *r)\n"
-		"{\n"
-		"\tint64_t x;\n"
-		"\tif (b < 0 || b > 63)\n"
-		"\t\treturn 1;\n"
-		"\tx = (int64_t)((uint64_t)a << b);\n"
-		"\tif (aot_asr(x, b) != a)\n"
-		"\t\treturn 1;\n"
-		"\t*r = x;\n"
-		"\treturn 0;\n"
-		"}\n"
-		"\n",
-	/* aot_shr */
-		"static int aot_shr(int64_t a, int64_t b, int64_t *r)\n"
-		"{\n"
-		"\tif (b < 0 || b > 63)\n"
-		"\t\treturn 1;\n"
-		"\t*r = aot_asr(a, b);\n"
-		"\treturn 0;\n"
-		"}\n"
-		"\n",
-	/* aot_neg */
-		"static int aot_neg(int64_t a, int64_t *r)\n"
-		"{\n"
-		"\tif (a == INT64_MIN)\n"
-		"\t\treturn 1;\n"
-		"\t*r = -a;\n"
-		"\treturn 0;\n"
-		"}\n"
-		"\n",
-	/* aot_cdiv */
-		"static int aot_cdiv(int64_t a, int64_t b, int64_t *r)\n"
-		"{\n"
-		"\tint64_t m;\n"
-		"\tif (b == 0 || (a == INT64_MIN && b == -1))\n"
-		"\t\treturn 1;\n"
-		"\tm = a % b;\n"
-		"\t*r = a / b + (m != 0 && (m < 0) == (b < 0)); /* no branch on the shape */\n"
-		"\treturn 0;\n"
-		"}\n"
-		"\n",
-	/* aot_align */
-		"static int aot_align(int64_t a, int64_t b, int64_t *r)\n"
-		"{\n"
-		"\tint64_t q;\n"
-		"\treturn aot_cdiv(a, b, &q) || aot_mul(q, b, r);\n"
-		"}\n"
-		"\n",
-	/* aot_log2 */
-		"static int aot_log2(int64_t a, int64_t *r)\n"
-		"{\n"
-		"\tint64_t n = 0;\n"
-		"\tif (a <= 0)\n"
-		"\t\treturn 1;\n"
-		"\twhile (a > 1) {\n"
-		"\t\ta >>= 1;\n"
-		"\t\tn++;\n"
-		"\t}\n"
-		"\t*r = n;\n"
-		"\treturn 0;\n"
-		"}\n"
-		"\n",
-};
-
-static void note_helpers(const expr *e, bool *used)
-{
-	if (!e)
-		return;
-	if (e->kind == EXPR_UNARY && e->op == OP_NEG)
-		used[H_NEG] = true;
-	if (e->kind == EXPR_BINARY) {
-		switch (e->op) {
-		case OP_ADD: used[H_ADD] = true; break;
-		case OP_SUB: used[H_SUB] = true; break;
-		case OP_MUL: used[H_MUL] = true; break;
-		case OP_DIV: used[H_DIV] = true; break;
-		case OP_MOD: used[H_MOD] = true; break;
-		case OP_SHL: used[H_SHL] = used[H_ASR] = true; break;
-		case OP_SHR: used[H_SHR] = used[H_ASR] = true; break;
-		default: break;
-		}
-	}
-	if (e->kind == EXPR_CALL) {
-		if (e->func == FN_CDIV)
-			used[H_CDIV] = true;
-		if (e->func == FN_ALIGN)
-			used[H_ALIGN] = used[H_CDIV] = used[H_MUL] = true;
-		if (e->func == FN_LOG2)
-			used[H_LOG2] = true;
-	}
-	note_helpers(e->a, used);
-	note_helpers(e->b, used);
-	note_helpers(e->c, used);
-}
-
-static void emit_helpers(out *o, const bool *used)
-{
-	for (int h = 0; h < H_COUNT; h++)
-		if (used[h])
-			out_raw(o, helpers[h]);
-}
-
-/* ---- Expressions as statements -------------------------------------------- */
-
-/* Emits statements computing e into a fresh variable vN; any failure
- * returns 1 from the enclosing function. Returns N. With tv, the tunables
- * are those literal values (one variant's code); without, they are read
- * from t[]. */
-static int gen(out *o, const expr *e, int *tmp, const int64_t *tv)
-{
-	int v = (*tmp)++;
-	switch (e->kind) {
-	case EXPR_INT:
-		out_line(o, "v%d = INT64_C(%lld);", v, (long long)e->value);
-		return v;
-	case EXPR_NAME:
-		if (e->name_kind == NAME_CONST)
-			out_line(o, "v%d = INT64_C(%lld);", v, (long long)e->value);
-		else if (e->name_kind == NAME_TUNABLE && tv)
-			out_line(o, "v%d = INT64_C(%lld);", v, (long long)tv[e->index]);
-		else
-			out_line(o, "v%d = %s[%d];", v, e->name_kind == NAME_TUNABLE ? "t" : "p", e->index);
-		return v;
-	case EXPR_UNARY: {
-		int a = gen(o, e->a, tmp, tv);
-		if (e->op == OP_NEG) {
-			out_line(o, "if (aot_neg(v%d, &v%d))", a, v);
-			out_line(o, "\treturn 1;");
-		} else {
-			out_line(o, "v%d = %sv%d;", v, e->op == OP_NOT ? "!" : "~", a);
-		}
-		return v;
-	}
-	case EXPR_COND: {
-		int c = gen(o, e->a, tmp, tv);
-		out_line(o, "if (v%d) {", c);
-		o->indent++;
-		int b = gen(o, e->b, tmp, tv);
-		out_line(o, "v%d = v%d;", v, b);
-		o->indent--;
-		out_line(o, "} else {");
-		o->indent++;
-		int d = gen(o, e->c, tmp, tv);
-		out_line(o, "v%d = v%d;", v, d);
-		o->indent--;
-		out_line(o, "}");
-		return v;
-	}
-	case EXPR_CALL: {
-		int a = gen(o, e->a, tmp, tv);
-		if (e->func == FN_LOG2) {
-			out_line(o, "if (aot_log2(v%d, &v%d))", a, v);
-			o->indent++;
-			out_line(o, "return 1;");
-			o->indent--;
-			return v;
-		}
-		int b = gen(o, e->b, tmp, tv);
-		if (e->func == FN_MIN || e->func == FN_MAX) {
-			out_line(o, "v%d = v%d %s v%d ? v%d : v%d;", v, a, e->func == FN_MIN ? "<" : ">", b, a, b);
-			return v;
-		}
-		out_line(o, "if (%s(v%d, v%d, &v%d))", e->func == FN_CDIV ? "aot_cdiv" : "aot_align", a, b, v);
-		o->indent++;
-		out_line(o, "return 1;");
-		o->indent--;
-		return v;
-	}
-	case EXPR_BINARY:
-		break;
-	}
-	if (e->op == OP_AND || e->op == OP_OR) {
-		int a = gen(o, e->a, tmp, tv);
-		out_line(o, "if (%sv%d) {", e->op == OP_AND ? "" : "!", a);
-		o->indent++;
-		int b = gen(o, e->b, tmp, tv);
-		out_line(o, "v%d = v%d != 0;", v, b);
-		o->indent--;
-		out_line(o, "} else {");
-		o->indent++;
-		out_line(o, "v%d = %d;", v, e->op == OP_OR);
-		o->indent--;
-		out_line(o, "}");
-		return v;
-	}
-	int a = gen(o, e->a, tmp, tv), b = gen(o, e->b, tmp, tv);
-	static const struct {
-		expr_op op;
-		const char *text;
-		bool checked;
-	} ops[] = {
-		{OP_MUL, "aot_mul", true}, {OP_DIV, "aot_div", true}, {OP_MOD, "aot_mod", true},
-		{OP_ADD, "aot_add", true}, {OP_SUB, "aot_sub", true}, {OP_SHL, "aot_shl", true},
-		{OP_SHR, "aot_shr", true}, {OP_LT, "<", false}, {OP_LE, "<=", false},
-		{OP_GT, ">", false}, {OP_GE, ">=", false}, {OP_EQ, "==", false},
-		{OP_NE, "!=", false}, {OP_BITAND, "&", false}, {OP_XOR, "^", false},
-		{OP_BITOR, "|", false},
-	};
-	for (size_t i = 0; i < sizeof ops / sizeof *ops; i++) {
-		if (ops[i].op != e->op)
-			continue;
-		if (ops[i].checked) {
-			out_line(o, "if (%s(v%d, v%d, &v%d))", ops[i].text, a, b, v);
-			o->indent++;
-			out_line(o, "return 1;");
-			o->indent--;
-		} else {
-			out_line(o, "v%d = v%d %s v%d;", v, a, ops[i].text, b);
-		}
-		return v;
-	}
-	die("emit: bad operator %d", (int)e->op);
-}
-
-/* Whether e reads a parameter: otherwise it is fixed per variant, and the
- * emitter evaluates it once (the launch dimensions over tunables only). */
-static bool uses_params(const expr *e)
-{
-	if (!e)
-		return false;
-	if (e->kind == EXPR_NAME && e->name_kind == NAME_PARAM)
-		return true;
-	return uses_params(e->a) || uses_params(e->b) || uses_params(e->c);
-}
-
-static int count_nodes(const expr *e)
-{
-	return e ? 1 + count_nodes(e->a) + count_nodes(e->b) + count_nodes(e->c) : 0;
-}
-
-/* static int NAME(const int64_t *p, const int64_t *t, int64_t *out), or
- * with tv (one variant's tunables as literals) NAME(p, out). */
-static void gen_function(out *o, const char *name, const aexpr *a, const int64_t *tv)
-{
-	strbuf_puts(&o->sb, "/* ");
-	put_comment_text(&o->sb, a->text);
-	strbuf_puts(&o->sb, " */\n");
-	if (tv)
-		out_line(o, "static int %s(const int64_t *p, int64_t *out)", name);
-	else
-		out_line(o, "static int %s(const int64_t *p, const int64_t *t, int64_t *out)", name);
-	out_line(o, "{");
-	o->indent++;
-	int n = count_nodes(a->e);
-	strbuf decl;
-	strbuf_init(&decl);
-	for (int i = 0; i < n; i++)
-		strbuf_printf(&decl, "%sv%d", i ? ", " : "", i);
-	out_line(o, "int64_t %s;", decl.data);
-	strbuf_finish(&decl);
-	out_line(o, "(void)p;");
-	if (!tv)
-		out_line(o, "(void)t;");
-	int tmp = 0;
-	int r = gen(o, a->e, &tmp, tv);
-	out_line(o, "*out = v%d;", r);
-	out_line(o, "return 0;");
-	o->indent--;
-	out_line(o, "}");
-	out_raw(o, "\n");
 }
 
 /* ---- The dispatch file ------------------------------------------------------ */
@@ -420,19 +92,19 @@ typedef struct ctx {
 	const emit_input *in;
 	const target *t;
 	const kernel *k;
+	const dispatch *dp;
 	char prefix[256];         /* aot_sgemm_cuda_sm90 */
 	char base[300];           /* _aot_sgemm_cuda_sm90 */
-	int *vars;                /* emitted variant -> matrix variant */
-	int nvars;
-	int *emitted;             /* matrix variant -> emitted index or -1 */
-	const hresult *hr;
+	int nvars;                /* dp->nvariants: variants are numbered as the dispatch's */
 	char *include;            /* the kernel source as the launcher's #include names it */
 	char *source;             /* the kernel source as comments name it (source_name) */
-	char **names;             /* per emitted variant, made from the IR and its values */
-	const extern_fn **ext;    /* per emitted variant: its AOTC_EXTERN routine, or NULL */
-	bool any_ext;             /* some emitted variant is a routine */
+	const char **names;       /* per variant: its name (the dispatch's, made from the IR) */
+	const extern_fn **ext;    /* per variant: its AOTC_EXTERN routine, or NULL */
+	bool any_ext;             /* some variant is a routine */
+	bool any_kernel;          /* some variant is the kernel's */
 	uint64_t set;             /* the set hash (outdir.h); 0 while it is being computed */
 } ctx;
+
 
 /* Whether the kernel's AOTC_EXTERN routines are built for this target: a
  * __global__ kernel's are CUDA routines. */
@@ -466,30 +138,21 @@ static const char **libraries(const ctx *c, int *n)
 	return names;
 }
 
-static int cmp_int(const void *a, const void *b) { return *(const int *)a - *(const int *)b; }
-
 /* The header's account of failed measurements (heuristics/failures.h):
- * how many variants failed somewhere and how many were dropped (each
- * emitted aot_validV says where its variant may run); dispatched failures,
- * were there any. */
+ * how many variants failed somewhere and how many were dropped (aot_valid
+ * says where each dispatched one may run); dispatched failures, were there
+ * any. */
 static void failures_comment(const ctx *c, strbuf *sb)
 {
-	const hmatrix *m = c->in->hm;
-	const hresult *r = c->hr;
-	int nfail = 0, ndropped = 0;
-	for (int v = 0; m->fail && v < m->nvariants; v++) {
-		nfail += m->fail[v].nfailed > 0;
-		ndropped += m->fail[v].dropped;
-	}
-	if (nfail)
+	const dfigures *f = &c->dp->fig;
+	if (f->failing)
 		strbuf_printf(sb, " * Measured failing: %d variant%s; %d dropped (no condition on the shape separates\n"
 		              " * where it failed from where it ran), the others kept out of the shapes where they\n"
-		              " * failed and of shapes like them (see each variant's aot_valid).\n",
-		              nfail, nfail == 1 ? "" : "s", ndropped);
+		              " * failed and of shapes like them (see aot_valid).\n",
+		              f->failing, f->failing == 1 ? "" : "s", f->dropped);
 	bool first = true;
 	for (int v = 0; v < c->nvars; v++) {
-		const hfailure *f = m->fail ? &m->fail[c->vars[v]] : NULL;
-		if (!f || !f->nfailed)
+		if (!c->dp->variants[v].failed)
 			continue;
 		strbuf_puts(sb, first ? " * Dispatched only where like the shapes it passed on: " : ", ");
 		put_comment_text(sb, c->names[v]);
@@ -497,19 +160,18 @@ static void failures_comment(const ctx *c, strbuf *sb)
 	}
 	if (!first)
 		strbuf_puts(sb, ".\n");
-	if (r->train[SEL_TREE].failed || r->heldout[SEL_TREE].failed)
+	if (f->train.failed || f->heldout.failed)
 		strbuf_printf(sb, " * WRONG DISPATCH: %d training and %d held-out shapes get a variant measured failing there.\n",
-		              r->train[SEL_TREE].failed, r->heldout[SEL_TREE].failed);
-	if (c->in->eval && c->in->eval->failed)
+		              f->train.failed, f->heldout.failed);
+	if (f->eval.n && f->eval.failed)
 		strbuf_printf(sb, " * WRONG DISPATCH: %d held-out shapes of the eval database get a variant measured failing there.\n",
-		              c->in->eval->failed);
+		              f->eval.failed);
 }
 
 static void provenance(out *o, const ctx *c, const char *what)
 {
 	const emit_input *in = c->in;
-	const hresult *r = c->hr;
-	const char *hw = json_string_value(json_object_get(in->db->hardware, "id"));
+	const dfigures *f = &c->dp->fig;
 	strbuf *sb = &o->sb;
 	strbuf_puts(sb, "/* ");
 	put_comment_text(sb, what);
@@ -521,24 +183,24 @@ static void provenance(out *o, const ctx *c, const char *what)
 	put_comment_text(sb, c->k->name);
 	strbuf_puts(sb, ",\n");
 	strbuf_puts(sb, " * tuned on ");
-	put_comment_text(sb, hw ? hw : "?");
+	put_comment_text(sb, f->hardware ? f->hardware : "?");
 	strbuf_printf(sb, ": %d shapes x %d variants measured; %d variant%s dispatched.\n",
-	              in->hm->nshapes, in->hm->nvariants, c->nvars, c->nvars == 1 ? "" : "s");
-	if (r->distilled)
+	              f->shapes, f->variants, c->nvars, c->nvars == 1 ? "" : "s");
+	if (f->distilled)
 		strbuf_printf(sb, " * Tree learnt from a cost model's predictions on %d shapes and the measured ones.\n",
-		              r->dense_shapes);
+		              f->dense_shapes);
 	strbuf_printf(sb, " * Slowdown against the per-shape best: training shapes geomean %.3f, worst %.3f;\n"
 	              " * held-out shapes (%d-fold cross-validation%s) geomean %.3f, worst %.3f.\n",
-	              r->train[SEL_TREE].geomean, r->train[SEL_TREE].worst, r->folds,
-	              r->lovo ? ", each fold one value or range of one shape argument" : "",
-	              r->heldout[SEL_TREE].geomean, r->heldout[SEL_TREE].worst);
-	if (r->weighted)
+	              f->train.geomean, f->train.worst, f->folds,
+	              f->lovo ? ", each fold one value or range of one shape argument" : "",
+	              f->heldout.geomean, f->heldout.worst);
+	if (f->weighted)
 		strbuf_printf(sb, " * Weighted by the shapes' recorded calls (AOTC_RECORD), what the tree minimises:\n"
 		              " * training geomean %.3f, held-out geomean %.3f.\n",
-		              r->train_w[SEL_TREE], r->heldout_w[SEL_TREE]);
-	if (in->eval)
+		              f->train_w, f->heldout_w);
+	if (f->eval.n)
 		strbuf_printf(sb, " * Measured on %d held-out shapes (aotc eval database): geomean %.3f, worst %.3f.\n",
-		              in->neval, in->eval->geomean, in->eval->worst);
+		              f->eval.n, f->eval.geomean, f->eval.worst);
 	failures_comment(c, sb);
 	int nlibs;
 	const char **libs = libraries(c, &nlibs);
@@ -585,201 +247,6 @@ static void int_params(out *o, const kernel *k, bool shapes_only)
 
 /* Whether AOTC_VALUE i is an integer computed from the shape arguments
  * alone (select() computes it; a per-variant one, aot_valuesV). */
-static bool value_per_shape(const kernel *k, int i)
-{
-	const value *v = &k->values[i];
-	return !v->is_float && ir_param_is_integer(&k->params[v->param]) &&
-	       !ir_param_per_variant(k, v->param);
-}
-
-/* "return fail" unless x (C text of an int64_t) fits parameter p's type, as
- * the tuner (ir_param_fits): a shape the kernel would see truncated is one
- * no variant is valid for. Nothing for a 64-bit or launcher-only one. */
-static void fits_check(out *o, const param *p, const char *x, const char *fail)
-{
-	static const char *const signed_range[][2] = {
-		[DT_I8] = {"INT8_MIN", "INT8_MAX"}, [DT_I16] = {"INT16_MIN", "INT16_MAX"},
-		[DT_I32] = {"INT32_MIN", "INT32_MAX"}};
-	int64_t lo, hi;
-	if (p->launcher_only || !ir_param_is_integer(p) || !dtype_range(p->dtype, &lo, &hi) || p->dtype == DT_I64)
-		return;
-	if (p->dtype == DT_I8 || p->dtype == DT_I16 || p->dtype == DT_I32)
-		out_line(o, "if (%s < %s || %s > %s) /* the kernel takes %s */", x, signed_range[p->dtype][0], x,
-		         signed_range[p->dtype][1], dtype_name(p->dtype));
-	else if (hi == INT64_MAX)
-		out_line(o, "if (%s < 0) /* the kernel takes %s */", x, dtype_name(p->dtype));
-	else
-		out_line(o, "if (%s < 0 || %s > INT64_C(%lld)) /* the kernel takes %s */", x, x, (long long)hi,
-		         dtype_name(p->dtype));
-	out_line(o, "\treturn %s;", fail);
-}
-
-/* p[] from the parameters: the integer ones, then (for select and
- * variant_valid, whose arguments are the shape arguments only) the
- * AOTC_VALUEs over them; a VALUE that cannot be evaluated returns fail. */
-static void fill_params(out *o, const kernel *k, bool shapes_only, const char *fail)
-{
-	strbuf_printf(&o->sb, "\tint64_t aot_p[%d] = {", k->nparams ? k->nparams : 1);
-	for (int i = 0; i < (k->nparams ? k->nparams : 1); i++) {
-		const param *pp = i < k->nparams ? &k->params[i] : NULL;
-		bool set = pp && ir_param_is_integer(pp) && (!shapes_only || pp->shape >= 0) &&
-		           !ir_param_per_variant(k, i);
-		strbuf_printf(&o->sb, "%s%s", i ? ", " : "", set ? pp->name : "0");
-	}
-	strbuf_puts(&o->sb, "};\n");
-	if (!shapes_only)
-		return; /* launch_dims: the geometry of what it is given */
-	char x[32];
-	for (int i = 0; i < k->nparams; i++)
-		if (k->params[i].shape >= 0)
-			fits_check(o, &k->params[i], k->params[i].name, fail);
-	for (int i = 0; i < k->nvalues; i++) {
-		if (!value_per_shape(k, i))
-			continue;
-		out_line(o, "if (aot_value%d(aot_p, NULL, &aot_p[%d]))", i, k->values[i].param);
-		out_line(o, "\treturn %s;", fail);
-		snprintf(x, sizeof x, "aot_p[%d]", k->values[i].param);
-		fits_check(o, &k->params[k->values[i].param], x, fail);
-	}
-}
-
-/* The region a variant measured failing is kept to (heuristics/failures.h),
- * as checks on p[] in its aot_validV: a comment says where it failed. */
-static void failure_checks(out *o, const ctx *c, int v)
-{
-	const hfailure *f = c->in->hm->fail ? &c->in->hm->fail[c->vars[v]] : NULL;
-	if (!f || !f->nfailed)
-		return;
-	const kernel *k = c->k;
-	int pidx[HF_MAX_ARGS], na = 0;
-	const char *names[HF_MAX_ARGS];
-	for (int i = 0; i < k->nparams && na < HF_MAX_ARGS; i++)
-		if (k->params[i].shape >= 0) {
-			names[na] = k->params[i].name;
-			pidx[na++] = i;
-		}
-	strbuf why, cond, line;
-	strbuf_init(&why);
-	strbuf_init(&cond);
-	strbuf_init(&line);
-	hf_print_why(&why, f, c->in->db);
-	hf_print(&cond, f, names);
-	strbuf_puts(&line, "/* measured ");
-	put_comment_text(&line, why.data);
-	if (f->dropped) {
-		strbuf_puts(&line, ", and on shapes like those it passed: never dispatched */");
-		out_line(o, "%s", line.data);
-		out_line(o, "return 0;");
-	} else {
-		strbuf_puts(&line, ": kept to ");
-		put_comment_text(&line, cond.data);
-		strbuf_puts(&line, " */");
-		out_line(o, "%s", line.data);
-		for (int i = 0; i < f->nterms; i++) {
-			const hterm *t = &f->terms[i];
-			static const char *const fmt[] = {"if (p[%d] %% INT64_C(%lld) != 0)", "if (p[%d] > INT64_C(%lld))",
-			                                  "if (p[%d] < INT64_C(%lld))"};
-			out_line(o, fmt[t->kind], pidx[t->arg], (long long)t->bound);
-			out_line(o, "\treturn 0;");
-		}
-	}
-	strbuf_finish(&why);
-	strbuf_finish(&cond);
-	strbuf_finish(&line);
-}
-
-static void tree_code(out *o, const ctx *c, int node)
-{
-	const htree *t = &c->hr->tree;
-	const hnode *n = &t->nodes[node];
-	if (n->feature < 0) {
-		for (int i = 0; i < n->norder; i++) {
-			int e = c->emitted[n->order[i]];
-			out_line(o, "if (aot_valid%d(aot_p))", e);
-			for (int j = 0; j <= o->indent; j++)
-				strbuf_putc(&o->sb, '\t');
-			strbuf_printf(&o->sb, "return %d; /* ", e);
-			put_comment_text(&o->sb, c->names[e]);
-			strbuf_puts(&o->sb, " */\n");
-		}
-		out_line(o, "return -1;");
-		return;
-	}
-	/* Features are int64_t: a threshold beyond their range (a shape of
-	 * INT64_MAX, a double rounded up) is written as the range's end. */
-	if (n->threshold >= 9223372036854775807.0) /* 2^63 as a double */
-		out_line(o, "if (aot_f[%d] <= INT64_MAX) {", n->feature);
-	else if (n->threshold <= -9223372036854775807.0) /* -2^63 as a double */
-		out_line(o, "if (aot_f[%d] <= INT64_MIN) {", n->feature);
-	else
-		out_line(o, "if (aot_f[%d] <= INT64_C(%.0f)) {", n->feature, n->threshold);
-	o->indent++;
-	tree_code(o, c, n->left);
-	o->indent--;
-	out_line(o, "} else {");
-	o->indent++;
-	tree_code(o, c, n->right);
-	o->indent--;
-	out_line(o, "}");
-}
-
-/* Whether the dispatch tree splits on feature f: select() computes only
- * those (features of a kernel without AOTC_FEATURES are derived, many). */
-static bool feature_used(const ctx *c, int f)
-{
-	const htree *t = &c->hr->tree;
-	for (int i = 0; i < t->nnodes; i++)
-		if (t->nodes[i].feature == f)
-			return true;
-	return false;
-}
-
-/* aot_valuesV(p): the AOTC_VALUEs over tunables for variant v, into p[];
- * 1 when one cannot be evaluated. One over tunables alone is a literal. */
-static void variant_values(out *o, const kernel *k, int v, const int64_t *tv)
-{
-	eval_env env = {.tunables = tv, .ntunables = k->ntunables};
-	for (int i = 0; i < k->nparams; i++) {
-		const value *val = &k->values[k->params[i].value];
-		if (!ir_param_per_variant(k, i) || !uses_params(val->iexpr.e))
-			continue;
-		char name[300];
-		snprintf(name, sizeof name, "aot_value_%s_%d", k->params[i].name, v);
-		gen_function(o, name, &val->iexpr, tv);
-	}
-	out_line(o, "static int aot_values%d(int64_t *p)", v);
-	out_line(o, "{");
-	o->indent++;
-	for (int i = 0; i < k->nparams; i++) {
-		const value *val = &k->values[k->params[i].value];
-		if (!ir_param_per_variant(k, i))
-			continue;
-		char at[32];
-		snprintf(at, sizeof at, "p[%d]", i);
-		if (uses_params(val->iexpr.e)) {
-			out_line(o, "if (aot_value_%s_%d(p, &p[%d]))", k->params[i].name, v, i);
-			out_line(o, "\treturn 1;");
-			fits_check(o, &k->params[i], at, "1");
-			continue;
-		}
-		int64_t x;
-		if (expr_eval(val->iexpr.e, &env, &x) != EVAL_OK || !ir_param_fits(&k->params[i], x)) {
-			out_line(o, "return 1; /* %s cannot be evaluated */", k->params[i].name);
-			break;
-		}
-		strbuf text;
-		strbuf_init(&text);
-		put_comment_text(&text, val->iexpr.text);
-		out_line(o, "p[%d] = INT64_C(%lld); /* %s = %s */", i, (long long)x, k->params[i].name,
-		         text.data);
-		strbuf_finish(&text);
-	}
-	out_line(o, "return 0;");
-	o->indent--;
-	out_line(o, "}");
-	out_raw(o, "\n");
-}
-
 /* int PREFIX_variant_values(int aot_v, shape arguments, int64_t *NAME...):
  * the per-variant values the launcher passes to variant aot_v. */
 static void variant_values_decl(out *o, const ctx *c)
@@ -819,21 +286,1017 @@ static void set_definition(out *o, const ctx *c)
 	strbuf_puts(&o->sb, " = 1;\n");
 }
 
+
+/* ---- The dispatch file --------------------------------------------------------- */
+
+/* What the dispatch file's functions share while it is written. */
+typedef struct dctx {
+	const ctx *c;
+	bool helpers[CH_COUNT];
+	ival *tun;                /* each tunable's range over the kernel's variants */
+	ival *sel;                /* each parameter's range where select() has checked it fits */
+	ival *any;                /* ... and where nothing is checked (launch_dims' arguments) */
+	bool need_shape;          /* select() has a fits check or per-shape values (aot_shape) */
+	bool need_values;         /* per-variant values (aot_values) */
+} dctx;
+
+static ival type_range(const param *p)
+{
+	int64_t lo, hi;
+	if (p->launcher_only || !dtype_range(p->dtype, &lo, &hi))
+		return (ival){INT64_MIN, INT64_MAX};
+	return (ival){lo, hi};
+}
+
+/* "file:line: " of an annotation, as comments name the source. */
+static void put_loc(strbuf *sb, const ctx *c, aotc_loc loc)
+{
+	if (loc.file && loc.line > 0) {
+		put_comment_text(sb, c->source);
+		strbuf_printf(sb, ":%d: ", loc.line);
+	}
+}
+
+/* A comment naming where an annotation is: "file:line: AOTC_KIND(text)". */
+static void put_annotation(strbuf *sb, const ctx *c, const char *kind, const aexpr *a, const char *pre)
+{
+	strbuf_puts(sb, "/* ");
+	put_loc(sb, c, a->loc);
+	strbuf_printf(sb, "AOTC_%s(%s", kind, pre ? pre : "");
+	put_comment_text(sb, a->text);
+	strbuf_puts(sb, ") */");
+}
+
+static cx_env env_of(dctx *x, const int64_t *tv, const ival *par, bool *tun_used)
+{
+	return (cx_env){.k = x->c->k, .tv = tv, .tun = x->tun, .par = par, .tun_used = tun_used,
+	                .helpers = x->helpers, .err = "aot_e"};
+}
+
+/* ", int64_t rows, int64_t cols" (typed) or ", rows, cols": the integer
+ * parameters but for the per-variant values (shapes_only: the shape
+ * arguments alone). */
+static void args(strbuf *sb, const kernel *k, bool shapes_only, bool typed)
+{
+	for (int i = 0; i < k->nparams; i++) {
+		const param *p = &k->params[i];
+		if (!ir_param_is_integer(p) || (shapes_only && p->shape < 0) || ir_param_per_variant(k, i))
+			continue;
+		strbuf_printf(sb, ", %s%s", typed ? "int64_t " : "", p->name);
+	}
+}
+
+/* Whether AOTC_VALUE i is an integer computed from the shape arguments
+ * alone (select() computes it). */
+static bool value_per_shape(const kernel *k, int i)
+{
+	const value *v = &k->values[i];
+	return !v->is_float && ir_param_is_integer(&k->params[v->param]) && !ir_param_per_variant(k, v->param);
+}
+
+/* "if (x < INT32_MIN || x > INT32_MAX)" parts that can be true for x in r,
+ * for parameter p's type; empty when x always fits. */
+static void fits_cond(strbuf *sb, const param *p, const char *x, ival r)
+{
+	int64_t lo, hi;
+	if (p->launcher_only || !ir_param_is_integer(p) || !dtype_range(p->dtype, &lo, &hi))
+		return;
+	static const char *const min_name[] = {[DT_I8] = "INT8_MIN", [DT_I16] = "INT16_MIN", [DT_I32] = "INT32_MIN"};
+	static const char *const max_name[] = {[DT_I8] = "INT8_MAX", [DT_I16] = "INT16_MAX", [DT_I32] = "INT32_MAX",
+	                                       [DT_U8] = "UINT8_MAX", [DT_U16] = "UINT16_MAX", [DT_U32] = "UINT32_MAX"};
+	if (r.lo < lo) {
+		if (lo == 0)
+			strbuf_printf(sb, "%s%s < 0", sb->len ? " || " : "", x);
+		else if ((size_t)p->dtype < sizeof min_name / sizeof *min_name && min_name[p->dtype])
+			strbuf_printf(sb, "%s%s < %s", sb->len ? " || " : "", x, min_name[p->dtype]);
+		else
+			strbuf_printf(sb, "%s%s < %lld", sb->len ? " || " : "", x, (long long)lo);
+	}
+	if (r.hi > hi) {
+		if ((size_t)p->dtype < sizeof max_name / sizeof *max_name && max_name[p->dtype])
+			strbuf_printf(sb, "%s%s > %s", sb->len ? " || " : "", x, max_name[p->dtype]);
+		else
+			strbuf_printf(sb, "%s%s > %lld", sb->len ? " || " : "", x, (long long)hi);
+	}
+}
+
+static void unused_args(out *o, const kernel *k, bool shapes_only, const char *body);
+
+/* aot_shape(shape arguments, int64_t *value...): 0 when the kernel can
+ * take the shape: the arguments fit their types and the AOTC_VALUEs over
+ * them evaluate and fit (as the tuner: else no variant is valid). */
+static void shape_function(out *o, dctx *x)
+{
+	const kernel *k = x->c->k;
+	strbuf *sb = &o->sb;
+	strbuf_puts(sb, "/* 0 when the kernel takes the shape: its arguments fit their types");
+	int nvalues = 0;
+	for (int i = 0; i < k->nvalues; i++)
+		nvalues += value_per_shape(k, i);
+	strbuf_puts(sb, nvalues ? "\n * and its AOTC_VALUEs evaluate and fit (else no variant is valid) */\n"
+	                           : " (else no\n * variant is valid) */\n");
+	strbuf_puts(sb, "static int aot_shape(");
+	bool first = true;
+	for (int i = 0; i < k->nparams; i++) {
+		if (k->params[i].shape >= 0) {
+			strbuf_printf(sb, "%sint64_t %s", first ? "" : ", ", k->params[i].name);
+			first = false;
+		}
+	}
+	for (int i = 0; i < k->nvalues; i++)
+		if (value_per_shape(k, i))
+			strbuf_printf(sb, ", int64_t *aot_%s", k->params[k->values[i].param].name);
+	strbuf_puts(sb, ")\n{\n");
+	size_t start = sb->len;
+	o->indent = 1;
+	strbuf cond;
+	strbuf_init(&cond);
+	for (int i = 0; i < k->nparams; i++)
+		if (k->params[i].shape >= 0)
+			fits_cond(&cond, &k->params[i], k->params[i].name, x->any[i]);
+	if (cond.len) {
+		out_line(o, "if (%s)", cond.data);
+		out_line(o, "\treturn 1;");
+	}
+	bool err = false;
+	strbuf body;
+	strbuf_init(&body);
+	for (int i = 0; i < k->nvalues; i++) {
+		if (!value_per_shape(k, i))
+			continue;
+		const param *p = &k->params[k->values[i].param];
+		cx_env env = env_of(x, NULL, x->sel, NULL);
+		bool fail;
+		body.len = 0;
+		body.data[0] = 0;
+		ival r = cx_expr(&body, k->values[i].iexpr.e, &env, &fail);
+		if (fail && !err) {
+			out_line(o, "int aot_e = 0;");
+			err = true;
+		}
+		strbuf line;
+		strbuf_init(&line);
+		put_annotation(&line, x->c, "VALUE", &k->values[i].iexpr, NULL);
+		out_line(o, "%s", line.data);
+		strbuf_finish(&line);
+		out_line(o, "const int64_t %s = %s;", p->name, body.data);
+		cond.len = 0;
+		cond.data[0] = 0;
+		if (fail)
+			strbuf_puts(&cond, "aot_e");
+		fits_cond(&cond, p, p->name, r);
+		if (cond.len) {
+			out_line(o, "if (%s)", cond.data);
+			out_line(o, "\treturn 1;");
+		}
+		out_line(o, "*aot_%s = %s;", p->name, p->name);
+	}
+	strbuf_finish(&body);
+	strbuf_finish(&cond);
+	char *text = xstrdup(sb->data + start);
+	unused_args(o, k, true, text);
+	free(text);
+	out_line(o, "return 0;");
+	o->indent = 0;
+	out_raw(o, "}\n\n");
+}
+
+/* "const int64_t BLOCK = aot_params[aot_v][0], ...;" for the tunables used,
+ * or "(void)aot_v;" where neither they nor body read it. */
+static void tunable_locals(out *o, const kernel *k, const bool *used, const char *body)
+{
+	bool any = false;
+	for (int i = 0; i < k->ntunables; i++)
+		any |= used[i];
+	if (!any && !strstr(body, "aot_v"))
+		out_line(o, "(void)aot_v;");
+	strbuf sb;
+	strbuf_init(&sb);
+	for (int i = 0; i < k->ntunables; i++)
+		if (used[i])
+			strbuf_printf(&sb, "%s%s = aot_params[aot_v][%d]", sb.len ? ", " : "const int64_t ", k->tunables[i].name, i);
+	if (sb.len)
+		out_line(o, "%s;", sb.data);
+	strbuf_finish(&sb);
+}
+
+/* (void) for each of the arguments the body does not read. */
+static void unused_args(out *o, const kernel *k, bool shapes_only, const char *body)
+{
+	for (int i = 0; i < k->nparams; i++) {
+		const param *p = &k->params[i];
+		if (!ir_param_is_integer(p) || (shapes_only && p->shape < 0) || ir_param_per_variant(k, i))
+			continue;
+		/* a whole-word occurrence */
+		size_t n = strlen(p->name);
+		bool seen = false;
+		for (const char *s = strstr(body, p->name); s && !seen; s = strstr(s + 1, p->name))
+			seen = (s == body || !(isalnum((unsigned char)s[-1]) || s[-1] == '_')) &&
+			       !(isalnum((unsigned char)s[n]) || s[n] == '_');
+		if (!seen)
+			out_line(o, "(void)%s;", p->name);
+	}
+}
+
+/* aot_values(aot_v, arguments, int64_t *NAME...): the per-variant
+ * AOTC_VALUEs of kernel variant aot_v, 1 when one cannot be evaluated or
+ * does not fit its parameter. */
+static void values_function(out *o, dctx *x)
+{
+	const ctx *c = x->c;
+	const kernel *k = c->k;
+	out b = {.indent = 1};
+	strbuf_init(&b.sb);
+	bool used[k->ntunables + 1], err = false;
+	memset(used, 0, sizeof used);
+	ival par[k->nparams + 1];
+	memcpy(par, x->any, (size_t)k->nparams * sizeof *par);
+	strbuf text, cond;
+	strbuf_init(&text);
+	strbuf_init(&cond);
+	for (int i = 0; i < k->nparams; i++) {
+		if (!ir_param_per_variant(k, i))
+			continue;
+		const value *val = &k->values[k->params[i].value];
+		cx_env env = env_of(x, NULL, par, used);
+		bool fail;
+		text.len = cond.len = 0;
+		text.data[0] = cond.data[0] = 0;
+		ival r = cx_expr(&text, val->iexpr.e, &env, &fail);
+		err |= fail;
+		strbuf_puts(&b.sb, "\t");
+		put_annotation(&b.sb, c, "VALUE", &val->iexpr, NULL);
+		strbuf_putc(&b.sb, '\n');
+		out_line(&b, "*aot_%s = %s;", k->params[i].name, text.data);
+		if (fail)
+			strbuf_puts(&cond, "aot_e");
+		char at[300];
+		snprintf(at, sizeof at, "*aot_%s", k->params[i].name);
+		fits_cond(&cond, &k->params[i], at, r);
+		if (cond.len) {
+			out_line(&b, "if (%s)", cond.data);
+			out_line(&b, "\treturn 1;");
+		}
+		par[i] = type_range(&k->params[i]);
+	}
+	strbuf_puts(&o->sb, "/* The AOTC_VALUEs over tunables of variant aot_v: 0, or 1 when one cannot be\n"
+	                    " * evaluated or does not fit its parameter. */\n");
+	strbuf_puts(&o->sb, "static int aot_values(int aot_v");
+	args(&o->sb, k, false, true);
+	for (int i = 0; i < k->nparams; i++)
+		if (ir_param_per_variant(k, i))
+			strbuf_printf(&o->sb, ", int64_t *aot_%s", k->params[i].name);
+	strbuf_puts(&o->sb, ")\n{\n");
+	o->indent = 1;
+	tunable_locals(o, k, used, b.sb.data);
+	if (err)
+		out_line(o, "int aot_e = 0;");
+	unused_args(o, k, false, b.sb.data);
+	out_raw(o, b.sb.data);
+	out_line(o, "return 0;");
+	o->indent = 0;
+	out_raw(o, "}\n\n");
+	strbuf_finish(&b.sb);
+	strbuf_finish(&text);
+	strbuf_finish(&cond);
+}
+
+/* "aot_grid[0] = (uint32_t)aot_gx;" for dimension d (0..6) of value val */
+static void put_dim(out *b, int d, const char *val)
+{
+	const char *cast = isdigit((unsigned char)val[0]) ? "" : "(uint32_t)";
+	if (d == 6)
+		out_line(b, "*aot_smem = %s%s;", cast, val);
+	else
+		out_line(b, "aot_%s[%d] = %s%s;", d < 3 ? "grid" : "block", d % 3, cast, val);
+}
+
+/* aot_dims(aot_v, arguments, grid, block, smem): the launch of kernel
+ * variant aot_v, 1 when it cannot be evaluated or exceeds what any CUDA
+ * device launches. Checks only what can fail over the arguments' and the
+ * table's ranges. */
+static void dims_function(out *o, dctx *x)
+{
+	const ctx *c = x->c;
+	const kernel *k = c->k;
+	out b = {.indent = 1};
+	strbuf_init(&b.sb);
+	bool used[k->ntunables + 1], err = false;
+	memset(used, 0, sizeof used);
+	ival par[k->nparams + 1];
+	memcpy(par, x->any, (size_t)k->nparams * sizeof *par);
+	if (x->need_values) {
+		strbuf decl, call;
+		strbuf_init(&decl);
+		strbuf_init(&call);
+		for (int i = 0; i < k->nparams; i++)
+			if (ir_param_per_variant(k, i)) {
+				strbuf_printf(&decl, "%s%s", decl.len ? ", " : "int64_t ", k->params[i].name);
+				strbuf_printf(&call, ", &%s", k->params[i].name);
+				par[i] = type_range(&k->params[i]);
+			}
+		out_line(&b, "%s;", decl.data);
+		strbuf_printf(&b.sb, "\tif (aot_values(aot_v");
+		args(&b.sb, k, false, false);
+		strbuf_printf(&b.sb, "%s))\n\t\treturn 1;\n", call.data);
+		strbuf_finish(&decl);
+		strbuf_finish(&call);
+	}
+	static const char *const names[7] = {"aot_gx", "aot_gy", "aot_gz", "aot_bx", "aot_by", "aot_bz", "aot_smem_bytes"};
+	static const char *const kinds[3] = {"GRID", "BLOCK", "SMEM"};
+	static const int64_t lim_lo[7] = {1, 1, 1, 1, 1, 1, 0};
+	static const int64_t lim_hi[7] = {INT64_C(2147483647), 65535, 65535, 1024, 1024, 64, INT64_C(4294967295)};
+	const launch *ls[2] = {&k->grid, &k->block};
+	strbuf text, cond;
+	strbuf_init(&text);
+	strbuf_init(&cond);
+	char val[7][320];
+	ival rng[7];
+	for (int d = 0; d < 7; d++) {
+		const aexpr *a = d < 6 ? (d % 3 < ls[d / 3]->ndims ? &ls[d / 3]->dims[d % 3] : NULL) : (k->smem.e ? &k->smem : NULL);
+		if (!a) {
+			snprintf(val[d], sizeof val[d], "%d", d < 6 ? 1 : 0);
+			rng[d] = (ival){d < 6, d < 6};
+			put_dim(&b, d, val[d]);
+			continue;
+		}
+		cx_env env = env_of(x, NULL, par, used);
+		bool fail;
+		text.len = cond.len = 0;
+		text.data[0] = cond.data[0] = 0;
+		ival r = cx_expr(&text, a->e, &env, &fail);
+		err |= fail;
+		if (d == 0 || d == 3 || d == 6) {
+			/* one comment per annotation, with all its dimensions */
+			strbuf_puts(&b.sb, "\t/* ");
+			put_loc(&b.sb, c, a->loc);
+			strbuf_printf(&b.sb, "AOTC_%s(", kinds[d / 3]);
+			for (int i = 0; i < (d < 6 ? ls[d / 3]->ndims : 1); i++) {
+				strbuf_puts(&b.sb, i ? ", " : "");
+				put_comment_text(&b.sb, d < 6 ? ls[d / 3]->dims[i].text : k->smem.text);
+			}
+			strbuf_puts(&b.sb, ") */\n");
+		}
+		if (fail)
+			strbuf_puts(&cond, "aot_e");
+		if (r.lo < lim_lo[d])
+			strbuf_printf(&cond, "%s%s < %lld", cond.len ? " || " : "", names[d], (long long)lim_lo[d]);
+		if (r.hi > lim_hi[d])
+			strbuf_printf(&cond, "%s%s > %lld", cond.len ? " || " : "", names[d], (long long)lim_hi[d]);
+		bool literal = r.lo == r.hi && !fail;
+		if (literal && !cond.len) {
+			snprintf(val[d], sizeof val[d], "%lld", (long long)r.lo);
+		} else if (!cond.len && strlen(text.data) < 200 && strspn(text.data, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ_0123456789") == strlen(text.data)) {
+			snprintf(val[d], sizeof val[d], "%s", text.data); /* a name: no local */
+		} else {
+			out_line(&b, "const int64_t %s = %s;", names[d], text.data);
+			snprintf(val[d], sizeof val[d], "%s", names[d]);
+			if (cond.len) {
+				out_line(&b, "if (%s)", cond.data);
+				out_line(&b, "\treturn 1;");
+			}
+		}
+		rng[d] = (ival){r.lo < lim_lo[d] ? lim_lo[d] : r.lo, r.hi > lim_hi[d] ? lim_hi[d] : r.hi};
+		put_dim(&b, d, val[d]);
+	}
+	/* at most 1024 threads: each dimension is checked, so the product fits */
+	if (rng[3].hi * rng[4].hi * rng[5].hi > 1024) {
+		out_line(&b, "if (%s * %s * %s > 1024) /* threads per block */", val[3], val[4], val[5]);
+		out_line(&b, "\treturn 1;");
+	}
+	strbuf_finish(&text);
+	strbuf_finish(&cond);
+
+	strbuf_printf(&o->sb, "/* The launch of variant aot_v: 0, or 1 when it cannot be evaluated or exceeds\n"
+	                      " * what any CUDA device launches: grid.x < 2^31, grid.y and grid.z <= 65535,\n"
+	                      " * block <= 1024 x 1024 x 64, at most 1024 threads%s. */\n", c->t->limits_note);
+	strbuf_puts(&o->sb, "static int aot_dims(int aot_v");
+	args(&o->sb, k, false, true);
+	strbuf_puts(&o->sb, ", uint32_t aot_grid[3], uint32_t aot_block[3], uint32_t *aot_smem)\n{\n");
+	o->indent = 1;
+	if (c->any_ext) {
+		strbuf ifs;
+		strbuf_init(&ifs);
+		for (int v = 0; v < c->nvars; v++)
+			if (c->ext[v])
+				strbuf_printf(&ifs, "%saot_v == %d", ifs.len ? " || " : "", v);
+		out_line(o, "if (%s) /* a library routine: no launch of its own */", ifs.data);
+		out_line(o, "\treturn 1;");
+		strbuf_finish(&ifs);
+	}
+	tunable_locals(o, k, used, b.sb.data);
+	if (err)
+		out_line(o, "int aot_e = 0;");
+	unused_args(o, k, false, b.sb.data);
+	out_raw(o, b.sb.data);
+	out_line(o, "return 0;");
+	o->indent = 0;
+	out_raw(o, "}\n\n");
+	strbuf_finish(&b.sb);
+}
+
+/* "x % 4 != 0": a failure term that does not hold (heuristics/dispatch.h). */
+static void term_fails(strbuf *sb, const kernel *k, const dterm *t)
+{
+	const char *name = "?";
+	for (int i = 0, n = 0; i < k->nparams; i++)
+		if (k->params[i].shape >= 0 && n++ == t->arg)
+			name = k->params[i].name;
+	char b[32];
+	if (t->bound == INT64_MIN)
+		snprintf(b, sizeof b, "INT64_MIN");
+	else
+		snprintf(b, sizeof b, "%lld", (long long)t->bound);
+	switch (t->kind) {
+	case DT_MULTIPLE:
+		if (t->bound == 0)
+			strbuf_puts(sb, "1");
+		else if (t->bound == 1 || t->bound == -1)
+			strbuf_puts(sb, "0");
+		else
+			strbuf_printf(sb, "%s %% %s != 0", name, b);
+		return;
+	case DT_AT_MOST: strbuf_printf(sb, "%s > %s", name, b); return;
+	case DT_AT_LEAST: strbuf_printf(sb, "%s < %s", name, b); return;
+	}
+}
+
+/* Whether e divides by what a tunable decides: a table-driven check would
+ * divide at run time where each variant's literal lets the compiler
+ * multiply, shift or mask instead. */
+static bool divides_by_tunable(const expr *e)
+{
+	if (!e)
+		return false;
+	if (((e->kind == EXPR_BINARY && (e->op == OP_DIV || e->op == OP_MOD)) ||
+	     (e->kind == EXPR_CALL && (e->func == FN_CDIV || e->func == FN_ALIGN))) &&
+	    cx_uses_tunables(e->b))
+		return true;
+	return divides_by_tunable(e->a) || divides_by_tunable(e->b) || divides_by_tunable(e->c);
+}
+
+/* VALID_IF i when it reads "a % T == 0" with T a tunable that is a power of
+ * two in every kernel variant: the check as a mask, table-driven (no
+ * division, and no case per variant). False, with nothing written, for any
+ * other VALID_IF. */
+static bool valid_if_mask(out *b, dctx *x, int i, bool *used)
+{
+	const ctx *c = x->c;
+	const kernel *k = c->k;
+	const aexpr *a = &k->valid_ifs[i];
+	const expr *e = a->e;
+	if (e->kind != EXPR_BINARY || e->op != OP_EQ)
+		return false;
+	const expr *m = e->a, *z = e->b;
+	if (m->kind == EXPR_INT)
+		m = e->b, z = e->a;
+	if (z->kind != EXPR_INT || z->value != 0 || m->kind != EXPR_BINARY || m->op != OP_MOD ||
+	    m->b->kind != EXPR_NAME || m->b->name_kind != NAME_TUNABLE)
+		return false;
+	int t = m->b->index;
+	for (int v = 0; v < c->nvars; v++) {
+		int64_t d = c->dp->variants[v].values[t];
+		if (!c->ext[v] && (d < 1 || (d & (d - 1)) != 0))
+			return false;
+	}
+	cx_env env = env_of(x, NULL, x->sel, NULL);
+	bool fail;
+	cx_range(m->a, &env, &fail);
+	if (fail)
+		return false;
+	strbuf text;
+	strbuf_init(&text);
+	env = env_of(x, NULL, x->sel, used);
+	cx_expr(&text, m->a, &env, &fail);
+	used[t] = true;
+	strbuf_puts(&b->sb, "\t/* ");
+	put_loc(&b->sb, c, a->loc);
+	strbuf_puts(&b->sb, "AOTC_VALID_IF(");
+	put_comment_text(&b->sb, a->text);
+	strbuf_printf(&b->sb, "): every %s is a power of two */\n", k->tunables[t].name);
+	bool plain = strspn(text.data, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ_0123456789") == text.len;
+	out_line(b, plain ? "if ((%s & (%s - 1)) != 0)" : "if (((%s) & (%s - 1)) != 0)", text.data, k->tunables[t].name);
+	out_line(b, "\treturn 0;");
+	strbuf_finish(&text);
+	return true;
+}
+
+/* VALID_IF i of a check that divides by a tunable, per kernel variant with
+ * its tunables as literals: one case for the variants whose check reads
+ * alike, none for those where it always holds. */
+static void valid_if_cases(out *b, dctx *x, int i, bool *err)
+{
+	const ctx *c = x->c;
+	const kernel *k = c->k;
+	const aexpr *a = &k->valid_ifs[i];
+	char **text = xcalloc((size_t)c->nvars + 1, sizeof *text);
+	int n = 0;
+	for (int v = 0; v < c->nvars; v++) {
+		if (c->ext[v])
+			continue;
+		cx_env env = env_of(x, c->dp->variants[v].values, x->sel, NULL);
+		bool fail;
+		ival r = cx_range(a->e, &env, &fail);
+		if (!fail && (r.lo > 0 || r.hi < 0))
+			continue; /* always holds */
+		strbuf t;
+		strbuf_init(&t);
+		cx_negated(&t, a->e, &env, &fail);
+		if (fail)
+			strbuf_puts(&t, " || aot_e");
+		*err |= fail;
+		text[v] = t.data;
+		n++;
+	}
+	strbuf_puts(&b->sb, "\t/* ");
+	put_loc(&b->sb, c, a->loc);
+	strbuf_puts(&b->sb, "AOTC_VALID_IF(");
+	put_comment_text(&b->sb, a->text);
+	strbuf_puts(&b->sb, n ? "), with each variant's values */\n" : "): holds for every variant */\n");
+	if (n) {
+		out_line(b, "switch (aot_v) {");
+		for (int v = 0; v < c->nvars; v++) {
+			if (!text[v])
+				continue;
+			strbuf cases;
+			strbuf_init(&cases);
+			for (int w = v; w < c->nvars; w++)
+				if (text[w] && w != v && !strcmp(text[w], text[v])) {
+					strbuf_printf(&cases, " case %d:", w);
+					free(text[w]);
+					text[w] = NULL;
+				}
+			out_line(b, "case %d:%s", v, cases.data ? cases.data : "");
+			out_line(b, "\tif (%s)", text[v]);
+			out_line(b, "\t\treturn 0;");
+			out_line(b, "\tbreak;");
+			strbuf_finish(&cases);
+			free(text[v]);
+			text[v] = NULL;
+		}
+		out_line(b, "}");
+	}
+	free(text);
+}
+
+/* The launch limits of aot_valid without computing the launch, dimension
+ * by dimension over select()'s ranges: a check only where a dimension can
+ * leave its limits, and cdiv(a, b) or a / b (b >= 1) below 1 checked as
+ * a < 1 or a < b, with no division. False, with nothing written, where
+ * some dimension needs the launch itself (aot_valid then asks aot_dims). */
+static bool launch_checks(out *b, dctx *x, bool *used)
+{
+	const ctx *c = x->c;
+	const kernel *k = c->k;
+	if (x->need_values)
+		return false;
+	static const char *const kinds[3] = {"GRID", "BLOCK", "SMEM"};
+	static const int64_t lim_lo[7] = {1, 1, 1, 1, 1, 1, 0};
+	static const int64_t lim_hi[7] = {INT64_C(2147483647), 65535, 65535, 1024, 1024, 64, INT64_C(4294967295)};
+	const launch *ls[2] = {&k->grid, &k->block};
+	out w = {.indent = 1};
+	strbuf_init(&w.sb);
+	int64_t block_hi[3] = {1, 1, 1};
+	bool ok = true;
+	for (int d = 0; d < 7 && ok; d++) {
+		const aexpr *a = d < 6 ? (d % 3 < ls[d / 3]->ndims ? &ls[d / 3]->dims[d % 3] : NULL) : (k->smem.e ? &k->smem : NULL);
+		if (!a)
+			continue;
+		cx_env env = env_of(x, NULL, x->sel, NULL);
+		bool fail;
+		ival r = cx_range(a->e, &env, &fail);
+		if (d >= 3 && d < 6)
+			block_hi[d - 3] = r.hi;
+		if (fail || r.hi > lim_hi[d]) {
+			ok = false;
+			break;
+		}
+		if (r.lo >= lim_lo[d])
+			continue;
+		const expr *e = a->e;
+		bool quotient = lim_lo[d] == 1 && ((e->kind == EXPR_CALL && e->func == FN_CDIV) ||
+		                                   (e->kind == EXPR_BINARY && e->op == OP_DIV));
+		bool fa = true, fb = true;
+		ival rb = {0, 0};
+		if (quotient) {
+			cx_range(e->a, &env, &fa);
+			rb = cx_range(e->b, &env, &fb);
+		}
+		if (!quotient || fa || fb || rb.lo < 1) {
+			ok = false;
+			break;
+		}
+		strbuf ta, tb;
+		strbuf_init(&ta);
+		strbuf_init(&tb);
+		env = env_of(x, NULL, x->sel, used);
+		cx_expr(&ta, e->a, &env, &fa);
+		if (e->kind == EXPR_BINARY) /* a < b; cdiv(a, b) < 1 reads a alone */
+			cx_expr(&tb, e->b, &env, &fb);
+		strbuf_puts(&w.sb, "\t/* ");
+		put_loc(&w.sb, c, a->loc);
+		strbuf_printf(&w.sb, "AOTC_%s: ", kinds[d / 3]);
+		put_comment_text(&w.sb, a->text);
+		strbuf_puts(&w.sb, " >= 1 */\n");
+		if (e->kind == EXPR_CALL)
+			out_line(&w, "if (%s < 1)", ta.data);
+		else
+			out_line(&w, "if (%s < %s)", ta.data, tb.data);
+		out_line(&w, "\treturn 0;");
+		strbuf_finish(&ta);
+		strbuf_finish(&tb);
+	}
+	if (ok && block_hi[0] * block_hi[1] * block_hi[2] > 1024)
+		ok = false; /* each is at most 1024, 1024, 64: no overflow */
+	if (ok)
+		out_raw(b, w.sb.data ? w.sb.data : "");
+	strbuf_finish(&w.sb);
+	return ok;
+}
+
+/* aot_valid(aot_v, arguments): whether variant aot_v may run on the shape:
+ * where it was measured failing, its learnt terms hold; a kernel
+ * variant's VALID_IFs hold and its launch fits. */
+static void valid_function(out *o, dctx *x)
+{
+	const ctx *c = x->c;
+	const kernel *k = c->k;
+	const dispatch *dp = c->dp;
+	out b = {.indent = 1};
+	strbuf_init(&b.sb);
+	bool any_case = false;
+	for (int v = 0; v < c->nvars; v++) {
+		const dvariant *dv = &dp->variants[v];
+		if (!dv->nterms && !c->ext[v] && !dv->failed)
+			continue;
+		if (!any_case)
+			out_line(&b, "switch (aot_v) {");
+		any_case = true;
+		strbuf_printf(&b.sb, "\tcase %d: /* ", v);
+		put_comment_text(&b.sb, c->names[v]);
+		if (dv->failed) {
+			strbuf_puts(&b.sb, ": measured ");
+			put_comment_text(&b.sb, dv->failed);
+		}
+		strbuf_puts(&b.sb, " */\n");
+		b.indent = 2;
+		for (int i = 0; i < dv->nterms; i++) {
+			strbuf t;
+			strbuf_init(&t);
+			term_fails(&t, k, &dv->terms[i]);
+			out_line(&b, "if (%s)", t.data);
+			out_line(&b, "\treturn 0;");
+			strbuf_finish(&t);
+		}
+		out_line(&b, c->ext[v] ? "return 1; /* a library routine */" : "break;");
+		b.indent = 1;
+	}
+	if (any_case)
+		out_line(&b, "}");
+	bool used[k->ntunables + 1], err = false;
+	memset(used, 0, sizeof used);
+	strbuf text;
+	strbuf_init(&text);
+	bool inline_launch = false;
+	if (c->any_kernel) {
+		for (int i = 0; i < k->nvalid_ifs; i++) {
+			if (divides_by_tunable(k->valid_ifs[i].e)) {
+				if (!valid_if_mask(&b, x, i, used))
+					valid_if_cases(&b, x, i, &err);
+				continue;
+			}
+			cx_env env = env_of(x, NULL, x->sel, used);
+			bool fail;
+			text.len = 0;
+			text.data[0] = 0;
+			cx_negated(&text, k->valid_ifs[i].e, &env, &fail);
+			err |= fail;
+			strbuf_puts(&b.sb, "\t");
+			put_annotation(&b.sb, c, "VALID_IF", &k->valid_ifs[i], NULL);
+			strbuf_putc(&b.sb, '\n');
+			if (fail)
+				out_line(&b, "if (%s || aot_e)", text.data);
+			else
+				out_line(&b, "if (%s)", text.data);
+			out_line(&b, "\treturn 0;");
+		}
+		if (c->t->device && !(inline_launch = launch_checks(&b, x, used))) {
+			strbuf_puts(&b.sb, "\treturn !aot_dims(aot_v");
+			args(&b.sb, k, false, false);
+			strbuf_puts(&b.sb, ", aot_g, aot_b, &aot_s);\n");
+		} else {
+			out_line(&b, "return 1;");
+		}
+	} else {
+		out_line(&b, "return 0;");
+	}
+	strbuf_finish(&text);
+	strbuf_puts(&o->sb, "/* Whether variant aot_v may run on the shape (select() asks it of each variant\n"
+	                    " * of the leaf's order in turn). */\n");
+	strbuf_puts(&o->sb, "static int aot_valid(int aot_v");
+	args(&o->sb, k, false, true);
+	strbuf_puts(&o->sb, ")\n{\n");
+	o->indent = 1;
+	tunable_locals(o, k, used, b.sb.data);
+	if (c->t->device && c->any_kernel && !inline_launch)
+		out_line(o, "uint32_t aot_g[3], aot_b[3], aot_s;");
+	if (err)
+		out_line(o, "int aot_e = 0;");
+	unused_args(o, k, false, b.sb.data);
+	out_raw(o, b.sb.data);
+	o->indent = 0;
+	out_raw(o, "}\n\n");
+	strbuf_finish(&b.sb);
+}
+
+/* ---- select() ---------------------------------------------------------------- */
+
+static bool c_keyword(const char *s)
+{
+	static const char *const words[] = {
+		"auto", "break", "case", "char", "const", "continue", "default", "do", "double", "else", "enum",
+		"extern", "float", "for", "goto", "if", "inline", "int", "long", "register", "restrict", "return",
+		"short", "signed", "sizeof", "static", "struct", "switch", "typedef", "union", "unsigned", "void",
+		"volatile", "while", "_Bool", "_Complex", "_Imaginary", "int64_t", "uint32_t", "size_t", "NULL",
+		"main",
+	};
+	for (size_t i = 0; i < sizeof words / sizeof *words; i++)
+		if (!strcmp(s, words[i]))
+			return true;
+	return !strncmp(s, "aot_", 4) || !strncmp(s, "INT", 3) || !strncmp(s, "UINT", 4);
+}
+
+/* A C identifier for a feature's text: "rows * cols" -> rows_mul_cols,
+ * "K % 4 == 0" -> K_mod_4_eq_0; unique among the others, the kernel's
+ * names and C's. */
+static char *feature_name(const kernel *k, const char *text, char **taken, int ntaken)
+{
+	static const struct {
+		const char *op, *word;
+	} ops[] = {
+		{"<<", "shl"}, {">>", "shr"}, {"<=", "le"}, {">=", "ge"}, {"==", "eq"}, {"!=", "ne"}, {"&&", "and"},
+		{"||", "or"}, {"*", "mul"}, {"/", "div"}, {"%", "mod"}, {"+", "plus"}, {"-", "minus"}, {"<", "lt"},
+		{">", "gt"}, {"&", "bitand"}, {"|", "bitor"}, {"^", "xor"}, {"!", "not"}, {"~", "compl"}, {"?", "then"},
+		{":", "else"},
+	};
+	strbuf sb;
+	strbuf_init(&sb);
+	for (const char *p = text; *p && sb.len < 48;) {
+		if (isalnum((unsigned char)*p) || *p == '_') {
+			strbuf_putc(&sb, *p++);
+			continue;
+		}
+		const char *word = NULL;
+		size_t n = 1;
+		for (size_t i = 0; i < sizeof ops / sizeof *ops && !word; i++)
+			if (!strncmp(p, ops[i].op, strlen(ops[i].op))) {
+				word = ops[i].word;
+				n = strlen(ops[i].op);
+			}
+		if (sb.len && sb.data[sb.len - 1] != '_')
+			strbuf_putc(&sb, '_');
+		if (word)
+			strbuf_printf(&sb, "%s_", word);
+		p += n;
+	}
+	while (sb.len && sb.data[sb.len - 1] == '_')
+		sb.data[--sb.len] = 0;
+	if (!sb.len || isdigit((unsigned char)sb.data[0])) {
+		strbuf t;
+		strbuf_init(&t);
+		strbuf_printf(&t, "f_%s", sb.data);
+		strbuf_finish(&sb);
+		sb = t;
+	}
+	size_t base = sb.len;
+	for (int n = 2;; n++) {
+		bool clash = c_keyword(sb.data) || ir_find_param(k, sb.data) >= 0 || ir_find_tunable(k, sb.data) >= 0;
+		for (int i = 0; i < ntaken && !clash; i++)
+			clash = !strcmp(taken[i], sb.data);
+		if (!clash)
+			return sb.data;
+		sb.len = base;
+		sb.data[base] = 0;
+		strbuf_printf(&sb, "_%d", n);
+	}
+}
+
+/* The tree: each leaf points aot_o at its order. Braces only around an
+ * inner node's left side (else chains need none). */
+static void tree_code(out *o, const dispatch *dp, char **fname, int i, bool chained)
+{
+	const dnode *n = &dp->nodes[i];
+	if (n->feature < 0) {
+		out_line(o, "aot_o = aot_orders[%d];", n->order);
+		return;
+	}
+	char th[32];
+	if (n->threshold == INT64_MIN)
+		snprintf(th, sizeof th, "INT64_MIN");
+	else
+		snprintf(th, sizeof th, "%lld", (long long)n->threshold);
+	const dnode *l = &dp->nodes[n->left], *r = &dp->nodes[n->right];
+	bool braces = l->feature >= 0;
+	if (chained)
+		strbuf_printf(&o->sb, " if (%s <= %s)%s\n", fname[n->feature], th, braces ? " {" : "");
+	else
+		out_line(o, "if (%s <= %s)%s", fname[n->feature], th, braces ? " {" : "");
+	o->indent++;
+	tree_code(o, dp, fname, n->left, false);
+	o->indent--;
+	for (int j = 0; j < o->indent; j++)
+		strbuf_putc(&o->sb, '\t');
+	strbuf_puts(&o->sb, braces ? "} else" : "else");
+	if (r->feature >= 0) {
+		tree_code(o, dp, fname, n->right, true);
+		return;
+	}
+	strbuf_puts(&o->sb, braces ? " {\n" : "\n");
+	o->indent++;
+	tree_code(o, dp, fname, n->right, false);
+	o->indent--;
+	if (braces)
+		out_line(o, "}");
+}
+
+static void select_function(out *o, dctx *x)
+{
+	const ctx *c = x->c;
+	const kernel *k = c->k;
+	const dispatch *dp = c->dp;
+	strbuf_printf(&o->sb, "int %s_select(", c->prefix);
+	int_params(o, k, true);
+	strbuf_puts(&o->sb, ")\n{\n");
+	o->indent = 1;
+	out_line(o, "const %s *aot_o;", dp->nvariants < 127 ? "signed char" : dp->nvariants < 32767 ? "short" : "int");
+	strbuf call;
+	strbuf_init(&call);
+	if (x->need_shape) {
+		strbuf decl;
+		strbuf_init(&decl);
+		strbuf_puts(&call, "aot_shape(");
+		bool first = true;
+		for (int i = 0; i < k->nparams; i++)
+			if (k->params[i].shape >= 0) {
+				strbuf_printf(&call, "%s%s", first ? "" : ", ", k->params[i].name);
+				first = false;
+			}
+		for (int i = 0; i < k->nvalues; i++)
+			if (value_per_shape(k, i)) {
+				const char *n = k->params[k->values[i].param].name;
+				strbuf_printf(&decl, "%s%s", decl.len ? ", " : "int64_t ", n);
+				strbuf_printf(&call, ", &%s", n);
+			}
+		strbuf_putc(&call, ')');
+		if (decl.len)
+			out_line(o, "%s;", decl.data);
+		strbuf_finish(&decl);
+		out_line(o, "if (%s)", call.data);
+		out_line(o, "\treturn -1;");
+	}
+	/* Features: a shape argument by its name, the others as named
+	 * locals; one that cannot be evaluated is 0, as in training. */
+	char **fname = xcalloc((size_t)dp->nfeatures + 1, sizeof *fname);
+	strbuf text;
+	strbuf_init(&text);
+	bool err = false;
+	for (int f = 0; f < dp->nfeatures; f++) {
+		const dfeature *df = &dp->features[f];
+		const aexpr *a = df->kfeature >= 0 ? &k->features[df->kfeature] : NULL;
+		if (!a || (a->e->kind == EXPR_NAME && a->e->name_kind == NAME_PARAM)) {
+			int p = a ? a->e->index : df->param;
+			fname[f] = xstrdup(k->params[p].name);
+			continue;
+		}
+		fname[f] = feature_name(k, a->text, fname, f);
+		cx_env env = env_of(x, NULL, x->sel, NULL);
+		bool fail;
+		text.len = 0;
+		text.data[0] = 0;
+		cx_expr(&text, a->e, &env, &fail);
+		strbuf cm;
+		strbuf_init(&cm);
+		strbuf_puts(&cm, "/* ");
+		put_loc(&cm, c, a->loc);
+		put_comment_text(&cm, a->text);
+		if (!fail) {
+			strbuf_puts(&cm, " */");
+			out_line(o, "const int64_t %s = %s; %s", fname[f], text.data, cm.data);
+		} else {
+			strbuf_puts(&cm, ", 0 where it cannot be evaluated */");
+			if (!err)
+				out_line(o, "int aot_e;");
+			err = true;
+			out_line(o, "int64_t %s; %s", fname[f], cm.data);
+			out_line(o, "aot_e = 0;");
+			out_line(o, "%s = %s;", fname[f], text.data);
+			out_line(o, "if (aot_e)");
+			out_line(o, "\t%s = 0;", fname[f]);
+		}
+		strbuf_finish(&cm);
+	}
+	strbuf_finish(&text);
+	tree_code(o, dp, fname, 0, false);
+	for (int f = 0; f < dp->nfeatures; f++)
+		free(fname[f]);
+	free(fname);
+	out_line(o, "for (; *aot_o >= 0; aot_o++)");
+	strbuf_puts(&o->sb, "\t\tif (aot_valid(*aot_o");
+	args(&o->sb, k, false, false);
+	strbuf_puts(&o->sb, "))\n");
+	out_line(o, "\t\treturn *aot_o;");
+	out_line(o, "return -1;");
+	o->indent = 0;
+	out_raw(o, "}\n\n");
+	strbuf_finish(&call);
+}
+
+/* "if (aot_v < 0 || aot_v >= AOT_NV || aot_shape(...))" for the public
+ * functions over a shape: the shape's values as locals first. */
+static void public_prologue(out *o, dctx *x, const char *fail)
+{
+	const kernel *k = x->c->k;
+	strbuf cond;
+	strbuf_init(&cond);
+	strbuf_puts(&cond, "aot_v < 0 || aot_v >= AOT_NV");
+	if (x->need_shape) {
+		strbuf decl;
+		strbuf_init(&decl);
+		strbuf_puts(&cond, " || aot_shape(");
+		bool first = true;
+		for (int i = 0; i < k->nparams; i++)
+			if (k->params[i].shape >= 0) {
+				strbuf_printf(&cond, "%s%s", first ? "" : ", ", k->params[i].name);
+				first = false;
+			}
+		for (int i = 0; i < k->nvalues; i++)
+			if (value_per_shape(k, i)) {
+				const char *n = k->params[k->values[i].param].name;
+				strbuf_printf(&decl, "%s%s", decl.len ? ", " : "int64_t ", n);
+				strbuf_printf(&cond, ", &%s", n);
+			}
+		strbuf_putc(&cond, ')');
+		if (decl.len)
+			out_line(o, "%s;", decl.data);
+		strbuf_finish(&decl);
+	}
+	out_line(o, "if (%s)", cond.data);
+	out_line(o, "\treturn %s;", fail);
+	strbuf_finish(&cond);
+}
+
 static char *dispatch_c(const ctx *c)
 {
 	const kernel *k = c->k;
+	const dispatch *dp = c->dp;
 	out o;
 	strbuf_init(&o.sb);
 	o.indent = 0;
+	dctx x = {.c = c};
+	x.tun = xcalloc((size_t)k->ntunables + 1, sizeof *x.tun);
+	x.sel = xcalloc((size_t)k->nparams + 1, sizeof *x.sel);
+	x.any = xcalloc((size_t)k->nparams + 1, sizeof *x.any);
+	for (int t = 0; t < k->ntunables; t++) {
+		x.tun[t] = (ival){INT64_MAX, INT64_MIN};
+		for (int v = 0; v < c->nvars; v++)
+			if (!c->ext[v]) {
+				int64_t tv = dp->variants[v].values[t];
+				x.tun[t].lo = tv < x.tun[t].lo ? tv : x.tun[t].lo;
+				x.tun[t].hi = tv > x.tun[t].hi ? tv : x.tun[t].hi;
+			}
+		if (x.tun[t].lo > x.tun[t].hi)
+			x.tun[t] = (ival){0, 0};
+	}
+	for (int i = 0; i < k->nparams; i++) {
+		x.any[i] = (ival){INT64_MIN, INT64_MAX};
+		x.sel[i] = ir_param_is_integer(&k->params[i]) ? type_range(&k->params[i]) : x.any[i];
+		if (k->params[i].shape >= 0 && x.sel[i].lo != INT64_MIN)
+			x.need_shape = true;
+	}
+	for (int i = 0; i < k->nvalues; i++)
+		x.need_shape |= value_per_shape(k, i);
+	x.need_values = ir_has_per_variant(k) && c->any_kernel;
+	bool device = c->t->device;
+
+	/* The functions first, into their own buffer: which helpers they use
+	 * is known after. */
+	out fn = {.indent = 0};
+	strbuf_init(&fn.sb);
+	if (x.need_shape)
+		shape_function(&fn, &x);
+	if (x.need_values)
+		values_function(&fn, &x);
+	if (device && c->any_kernel)
+		dims_function(&fn, &x);
+	valid_function(&fn, &x);
+	select_function(&fn, &x);
+
 	provenance(&o, c, "The dispatch: which precompiled variant to run for a shape. C99, no dependencies.");
 	out_raw(&o, "#include <stddef.h>\n#include <stdint.h>\n\n");
 	out_line(&o, "#include \"%s.h\"", c->base);
 	set_definition(&o, c);
 	out_raw(&o, "\n");
-
-	/* Tables */
 	out_line(&o, "#define AOT_NV %d", c->nvars);
-	out_line(&o, "#define AOT_NT %d", k->ntunables ? k->ntunables : 1);
 	out_raw(&o, "\n");
 	out_line(&o, "static const char *const aot_names[AOT_NV] = {");
 	for (int i = 0; i < c->nvars; i++) {
@@ -843,263 +1306,50 @@ static char *dispatch_c(const ctx *c)
 	}
 	out_line(&o, "};");
 	out_raw(&o, "\n");
-	out_line(&o, "/* tunable values in declaration order:");
-	strbuf_puts(&o.sb, " *");
+	strbuf_puts(&o.sb, "/* Tunable values in declaration order:");
 	for (int i = 0; i < k->ntunables; i++) {
 		strbuf_putc(&o.sb, ' ');
 		put_comment_text(&o.sb, k->tunables[i].name);
 	}
-	strbuf_puts(&o.sb, " */\n");
-	out_line(&o, "static const int64_t aot_params[AOT_NV][AOT_NT] = {");
+	strbuf_puts(&o.sb, c->any_ext ? " (a library routine's are 0) */\n" : " */\n");
+	out_line(&o, "static const int64_t aot_params[AOT_NV][%d] = {", k->ntunables ? k->ntunables : 1);
 	for (int i = 0; i < c->nvars; i++) {
-		const int64_t *v = c->in->db->configs[c->vars[i]].values;
 		strbuf_puts(&o.sb, "\t{");
-		for (int j = 0; j < k->ntunables; j++)
-			strbuf_printf(&o.sb, "%sINT64_C(%lld)", j ? ", " : "", (long long)v[j]);
+		for (int j = 0; j < k->ntunables; j++) {
+			long long v = (long long)dp->variants[i].values[j];
+			strbuf_printf(&o.sb, v >= INT32_MIN && v <= INT32_MAX ? "%s%lld" : "%sINT64_C(%lld)", j ? ", " : "", v);
+		}
 		if (!k->ntunables)
 			strbuf_puts(&o.sb, "0");
 		strbuf_puts(&o.sb, "},\n");
 	}
 	out_line(&o, "};");
 	out_raw(&o, "\n");
-
-	/* Helpers and expression functions */
-	bool used[H_COUNT] = {0};
-	/* A per-variant value over tunables alone is folded into a literal. */
-	for (int i = 0; i < k->nvalues; i++)
-		if (value_per_shape(k, i) || uses_params(k->values[i].iexpr.e))
-			note_helpers(k->values[i].iexpr.e, used);
-	for (int i = 0; i < k->nvalid_ifs; i++)
-		note_helpers(k->valid_ifs[i].e, used);
-	for (int i = 0; i < k->nfeatures; i++)
-		if (feature_used(c, i))
-			note_helpers(k->features[i].e, used);
-	const launch *ls[2] = {&k->grid, &k->block};
-	/* Launch dimensions over tunables only are evaluated here, per variant
-	 * (-1 when they cannot be: every dimension's range excludes it), so
-	 * select() pays no arithmetic for them. */
-	bool fixed[7] = {false};
-	for (int l = 0; l < 2; l++)
-		for (int i = 0; i < ls[l]->ndims; i++)
-			fixed[3 * l + i] = !uses_params(ls[l]->dims[i].e);
-	if (k->smem.e)
-		fixed[6] = !uses_params(k->smem.e);
-	for (int l = 0; l < 2; l++)
-		for (int i = 0; i < ls[l]->ndims; i++)
-			if (!fixed[3 * l + i])
-				note_helpers(ls[l]->dims[i].e, used);
-	if (!fixed[6])
-		note_helpers(k->smem.e, used);
-	emit_helpers(&o, used);
-	for (int i = 0; i < k->nvalues; i++)
-		if (value_per_shape(k, i)) {
-			char name[32];
-			snprintf(name, sizeof name, "aot_value%d", i);
-			gen_function(&o, name, &k->values[i].iexpr, NULL);
-		}
-	for (int i = 0; i < k->nfeatures; i++) {
-		if (!feature_used(c, i))
-			continue;
-		char name[32];
-		snprintf(name, sizeof name, "aot_feature%d", i);
-		gen_function(&o, name, &k->features[i], NULL);
+	int longest = 1;
+	for (int i = 0; i < dp->norders; i++) {
+		int n = 1;
+		for (const int *p = dp->orders + dp->order_at[i]; *p >= 0; p++)
+			n++;
+		longest = n > longest ? n : longest;
 	}
-
-	/* Per variant, with its tunables as literals (so a division by a
-	 * tunable is a division by a constant): its AOTC_VALID_IFs, its launch
-	 * dimensions checked against the limits, and aot_validV, which select()
-	 * asks. Dimensions over tunables only are evaluated here. */
-	static const char *const limit[2][3] = {{"2147483647", "65535", "65535"},
-	                                        {"1024", "1024", "64"}};
-	if (c->t->device) {
-		out_line(&o, "/* Launch limits of every CUDA device: grid.x < 2^31, grid.y and grid.z <= 65535,");
-		out_line(&o, " * block <= 1024 x 1024 x 64 and at most 1024 threads%s. */", c->t->limits_note);
-		out_raw(&o, "\n");
+	out_line(&o, "/* Each leaf's variants, best first: select() returns the first valid one (-1 ends). */");
+	out_line(&o, "static const %s aot_orders[%d][%d] = {",
+	         dp->nvariants < 127 ? "signed char" : dp->nvariants < 32767 ? "short" : "int", dp->norders, longest);
+	for (int i = 0; i < dp->norders; i++) {
+		strbuf_puts(&o.sb, "\t{");
+		for (const int *p = dp->orders + dp->order_at[i];; p++) {
+			strbuf_printf(&o.sb, "%d", *p);
+			if (*p < 0)
+				break;
+			strbuf_puts(&o.sb, ", ");
+		}
+		strbuf_puts(&o.sb, "},\n");
 	}
-	/* With per-variant values p[] is select()'s own array, which each
-	 * variant's aot_valuesV fills in before its launch is evaluated. */
-	bool pv = ir_has_per_variant(k);
-	const char *ptype = pv ? "int64_t *" : "const int64_t *";
-	for (int v = 0; v < c->nvars; v++) {
-		const int64_t *tv = c->in->db->configs[c->vars[v]].values;
-		eval_env env = {.tunables = tv, .ntunables = k->ntunables};
-		strbuf_puts(&o.sb, "/* ---- variant ");
-		strbuf_printf(&o.sb, "%d: ", v);
-		put_comment_text(&o.sb, c->names[v]);
-		strbuf_puts(&o.sb, " */\n\n");
-		if (pv && !c->ext[v])
-			variant_values(&o, k, v, tv);
-		if (c->ext[v]) {
-			/* A library routine: no launch of its own, valid everywhere. */
-			if (c->t->device) {
-				out_line(&o, "static int aot_dims%d(%sp, uint32_t grid[3], uint32_t block[3], uint32_t *smem)", v, ptype);
-				out_line(&o, "{");
-				out_line(&o, "\t(void)p, (void)grid, (void)block, (void)smem;");
-				out_line(&o, "\treturn 1;");
-				out_line(&o, "}");
-				out_raw(&o, "\n");
-			}
-			out_line(&o, "static int aot_valid%d(%sp)", v, ptype);
-			out_line(&o, "{");
-			o.indent++;
-			out_line(&o, "(void)p;");
-			failure_checks(&o, c, v);
-			out_line(&o, "return 1;");
-			o.indent--;
-			out_line(&o, "}");
-			out_raw(&o, "\n");
-			continue;
-		}
-		for (int i = 0; i < k->nvalid_ifs; i++) {
-			char name[48];
-			snprintf(name, sizeof name, "aot_valid_if%d_%d", i, v);
-			gen_function(&o, name, &k->valid_ifs[i], tv);
-		}
-		if (c->t->device) {
-			for (int l = 0; l < 2; l++)
-				for (int i = 0; i < ls[l]->ndims; i++) {
-					char name[48];
-					snprintf(name, sizeof name, "aot_%s%d_%d", l ? "block" : "grid", i, v);
-					if (!fixed[3 * l + i])
-						gen_function(&o, name, &ls[l]->dims[i], tv);
-				}
-			if (k->smem.e && !fixed[6]) {
-				char name[48];
-				snprintf(name, sizeof name, "aot_smem_%d", v);
-				gen_function(&o, name, &k->smem, tv);
-			}
-			/* aot_dimsV: the launch, or 1 when it cannot be evaluated or
-			 * exceeds what any CUDA device launches (docs/spec.md §8). */
-			out_line(&o, "static int aot_dims%d(%sp, uint32_t grid[3], uint32_t block[3], uint32_t *smem)", v, ptype);
-			out_line(&o, "{");
-			o.indent++;
-			out_line(&o, "int64_t x;");
-			if (pv) {
-				out_line(&o, "if (aot_values%d(p))", v);
-				out_line(&o, "\treturn 1;");
-			} else {
-				out_line(&o, "(void)p;");
-			}
-			for (int l = 0; l < 2; l++)
-				for (int i = 0; i < 3; i++) {
-					const char *arr = l ? "block" : "grid";
-					if (i < ls[l]->ndims && fixed[3 * l + i]) {
-						int64_t x = -1;
-						if (expr_eval(ls[l]->dims[i].e, &env, &x) != EVAL_OK)
-							x = -1;
-						out_line(&o, "x = INT64_C(%lld);", (long long)x);
-						out_line(&o, "if (x < 1 || x > INT64_C(%s))", limit[l][i]);
-						out_line(&o, "\treturn 1;");
-						out_line(&o, "%s[%d] = (uint32_t)x;", arr, i);
-					} else if (i < ls[l]->ndims) {
-						out_line(&o, "if (aot_%s%d_%d(p, &x) || x < 1 || x > INT64_C(%s))", arr, i, v, limit[l][i]);
-						out_line(&o, "\treturn 1;");
-						out_line(&o, "%s[%d] = (uint32_t)x;", arr, i);
-					} else {
-						out_line(&o, "%s[%d] = 1;", arr, i);
-					}
-				}
-			out_line(&o, "if ((int64_t)block[0] * block[1] * block[2] > 1024)");
-			out_line(&o, "\treturn 1;");
-			if (k->smem.e) {
-				if (fixed[6]) {
-					int64_t x = -1;
-					if (expr_eval(k->smem.e, &env, &x) != EVAL_OK)
-						x = -1;
-					out_line(&o, "if ((x = INT64_C(%lld)) < 0 || x > INT64_C(4294967295))", (long long)x);
-				} else {
-					out_line(&o, "if (aot_smem_%d(p, &x) || x < 0 || x > INT64_C(4294967295))", v);
-				}
-				out_line(&o, "\treturn 1;");
-				out_line(&o, "*smem = (uint32_t)x;");
-			} else {
-				out_line(&o, "*smem = 0;");
-			}
-			out_line(&o, "return 0;");
-			o.indent--;
-			out_line(&o, "}");
-			out_raw(&o, "\n");
-		}
-		/* aot_validV(p): every AOTC_VALID_IF holds and (CUDA) the
-		 * launch fits the limits */
-		out_line(&o, "static int aot_valid%d(%sp)", v, ptype);
-		out_line(&o, "{");
-		o.indent++;
-		if (c->t->device)
-			out_line(&o, "uint32_t g[3], b[3], s;");
-		if (k->nvalid_ifs)
-			out_line(&o, "int64_t x;");
-		if (pv) {
-			/* as the tuner: a value it cannot compute makes the variant invalid */
-			out_line(&o, "if (aot_values%d(p))", v);
-			out_line(&o, "\treturn 0;");
-		} else if (!c->t->device && !k->nvalid_ifs) {
-			out_line(&o, "(void)p;");
-		}
-		failure_checks(&o, c, v);
-		for (int i = 0; i < k->nvalid_ifs; i++) {
-			out_line(&o, "if (aot_valid_if%d_%d(p, &x) || !x)", i, v);
-			out_line(&o, "\treturn 0;");
-		}
-		if (c->t->device)
-			out_line(&o, "return !aot_dims%d(p, g, b, &s);", v);
-		else
-			out_line(&o, "return 1;");
-		o.indent--;
-		out_line(&o, "}");
-		out_raw(&o, "\n");
-	}
-	out_line(&o, "static int (*const aot_valid_of[AOT_NV])(%s) = {", pv ? "int64_t *" : "const int64_t *");
-	for (int v = 0; v < c->nvars; v++)
-		out_line(&o, "\taot_valid%d,", v);
 	out_line(&o, "};");
 	out_raw(&o, "\n");
-	if (c->t->device) {
-		out_line(&o, "static int (*const aot_dims_of[AOT_NV])(%s, uint32_t *, uint32_t *, uint32_t *) = {",
-		         pv ? "int64_t *" : "const int64_t *");
-		for (int v = 0; v < c->nvars; v++)
-			out_line(&o, "\taot_dims%d,", v);
-		out_line(&o, "};");
-		out_raw(&o, "\n");
-	}
-	if (pv) {
-		out_line(&o, "static int (*const aot_values_of[AOT_NV])(int64_t *) = {");
-		for (int v = 0; v < c->nvars; v++)
-			out_line(&o, "\taot_values%d,", v);
-		out_line(&o, "};");
-		out_raw(&o, "\n");
-	}
-
-	/* select */
-	strbuf_printf(&o.sb, "int %s_select(", c->prefix);
-	int_params(&o, k, true);
-	strbuf_puts(&o.sb, ")\n{\n");
-	o.indent = 1;
-	fill_params(&o, k, true, "-1");
-	int nf = k->nfeatures ? k->nfeatures : c->in->hm->nfeatures;
-	out_line(&o, "int64_t aot_f[%d];", nf ? nf : 1);
-	if (k->nfeatures) {
-		/* A feature that cannot be evaluated is 0, as in training; the
-		 * tree reads only those it splits on. */
-		for (int i = 0; i < k->nfeatures; i++) {
-			if (!feature_used(c, i))
-				continue;
-			out_line(&o, "if (aot_feature%d(aot_p, NULL, &aot_f[%d]))", i, i);
-			out_line(&o, "\taot_f[%d] = 0;", i);
-		}
-	} else {
-		int f = 0;
-		for (int i = 0; i < k->nparams; i++)
-			if (k->params[i].shape >= 0)
-				out_line(&o, "aot_f[%d] = aot_p[%d];", f++, i);
-		if (!f)
-			out_line(&o, "aot_f[0] = 0;");
-	}
-	out_line(&o, "(void)aot_f;");
-	tree_code(&o, c, 0);
-	o.indent = 0;
-	out_line(&o, "}");
-	out_raw(&o, "\n");
+	cx_helpers(&o.sb, x.helpers);
+	out_raw(&o, fn.sb.data);
+	strbuf_finish(&fn.sb);
 
 	out_line(&o, "int %s_num_variants(void)", c->prefix);
 	out_line(&o, "{");
@@ -1116,45 +1366,78 @@ static char *dispatch_c(const ctx *c)
 	out_line(&o, "\treturn v >= 0 && v < AOT_NV ? aot_params[v] : NULL;");
 	out_line(&o, "}");
 	out_raw(&o, "\n");
-	strbuf_printf(&o.sb, "int %s_variant_valid(int aot_v%s", c->prefix, shape_count(k) ? ", " : "");
-	if (shape_count(k))
-		int_params(&o, k, true);
+	strbuf_printf(&o.sb, "int %s_variant_valid(int aot_v", c->prefix);
+	args(&o.sb, k, true, true);
 	strbuf_puts(&o.sb, ")\n{\n");
 	o.indent = 1;
-	fill_params(&o, k, true, "0");
-	out_line(&o, "return aot_v >= 0 && aot_v < AOT_NV && aot_valid_of[aot_v](aot_p);");
+	public_prologue(&o, &x, "0");
+	strbuf_puts(&o.sb, "\treturn aot_valid(aot_v");
+	args(&o.sb, k, false, false);
+	strbuf_puts(&o.sb, ");\n");
 	o.indent = 0;
 	out_line(&o, "}");
-	if (pv) {
+	if (ir_has_per_variant(k)) {
 		out_raw(&o, "\n");
 		variant_values_decl(&o, c);
 		strbuf_puts(&o.sb, "\n{\n");
 		o.indent = 1;
-		fill_params(&o, k, true, "-1");
-		out_line(&o, "if (aot_v < 0 || aot_v >= AOT_NV || aot_values_of[aot_v](aot_p))");
-		out_line(&o, "\treturn -1;");
-		for (int i = 0; i < k->nparams; i++)
-			if (ir_param_per_variant(k, i))
-				out_line(&o, "*%s = aot_p[%d];", k->params[i].name, i);
-		out_line(&o, "return 0;");
+		public_prologue(&o, &x, "-1");
+		if (x.need_values) {
+			strbuf_puts(&o.sb, "\treturn aot_values(aot_v");
+			args(&o.sb, k, false, false);
+			for (int i = 0; i < k->nparams; i++)
+				if (ir_param_per_variant(k, i))
+					strbuf_printf(&o.sb, ", %s", k->params[i].name);
+			strbuf_puts(&o.sb, ") ? -1 : 0;\n");
+		} else {
+			for (int i = 0; i < k->nparams; i++)
+				if (ir_param_per_variant(k, i))
+					out_line(&o, "*%s = 0;", k->params[i].name);
+			out_line(&o, "return 0;");
+		}
 		o.indent = 0;
 		out_line(&o, "}");
 	}
-
-	if (c->t->device) {
+	if (device) {
 		out_raw(&o, "\n");
-		strbuf_printf(&o.sb, "int %s_launch_dims(int aot_v, ", c->prefix);
-		int_params(&o, k, false);
+		strbuf_printf(&o.sb, "int %s_launch_dims(int aot_v", c->prefix);
+		args(&o.sb, k, false, true);
 		strbuf_puts(&o.sb, ", uint32_t aot_grid[3], uint32_t aot_block[3], uint32_t *aot_smem)\n{\n");
 		o.indent = 1;
-		fill_params(&o, k, false, "-1");
-		out_line(&o, "if (aot_v < 0 || aot_v >= AOT_NV)");
-		out_line(&o, "\treturn -1;");
-		out_line(&o, "return aot_dims_of[aot_v](aot_p, aot_grid, aot_block, aot_smem) ? -1 : 0;");
+		if (c->any_kernel) {
+			strbuf_puts(&o.sb, "\treturn aot_v >= 0 && aot_v < AOT_NV && !aot_dims(aot_v");
+			args(&o.sb, k, false, false);
+			strbuf_puts(&o.sb, ", aot_grid, aot_block, aot_smem) ? 0 : -1;\n");
+		} else {
+			unused_args(&o, k, false, "");
+			out_line(&o, "(void)aot_v, (void)aot_grid, (void)aot_block, (void)aot_smem;");
+			out_line(&o, "return -1;");
+		}
 		o.indent = 0;
 		out_line(&o, "}");
 	}
+	free(x.tun);
+	free(x.sel);
+	free(x.any);
 	return o.sb.data;
+}
+
+/* Whether kernel variant v's dynamic shared memory can exceed the 48 KiB a
+ * kernel gets without opting in, on a shape select() or variant_valid()
+ * passed. */
+static bool smem_may_exceed_48k(const ctx *c, int v)
+{
+	const kernel *k = c->k;
+	if (!k->smem.e || c->ext[v])
+		return false;
+	ival *par = xcalloc((size_t)k->nparams + 1, sizeof *par);
+	for (int i = 0; i < k->nparams; i++)
+		par[i] = ir_param_is_integer(&k->params[i]) ? type_range(&k->params[i]) : (ival){INT64_MIN, INT64_MAX};
+	bool h[CH_COUNT] = {false}, fail;
+	cx_env env = {.k = k, .tv = c->dp->variants[v].values, .par = par, .helpers = h, .err = "aot_e"};
+	ival r = cx_range(k->smem.e, &env, &fail);
+	free(par);
+	return r.hi > 48 * 1024;
 }
 
 /* ---- Header and launcher ------------------------------------------------------ */
@@ -1528,7 +1811,7 @@ static char *launcher(const ctx *c)
 		int n = br ? (int)(br - name) : (int)strlen(name);
 		out_line(&o, "case %d:", i);
 		o.indent++;
-		if (t->device) {
+		if (t->device && smem_may_exceed_48k(c, i)) {
 			/* Above 48 KiB of dynamic shared memory a kernel must opt in. */
 			out_line(&o, "if (aot_smem > 48 * 1024) {");
 			strbuf_printf(&o.sb, "\t\t\t%s aot_e = ", t->error_t);
@@ -1537,6 +1820,8 @@ static char *launcher(const ctx *c)
 			out_line(&o, "\tif (aot_e != %s)", t->ok);
 			out_line(&o, "\t\treturn aot_e;");
 			out_line(&o, "}");
+		}
+		if (t->device) {
 			strbuf_printf(&o.sb, "\t\t%.*s<<<aot_grid, aot_block, aot_smem, aot_stream>>>(", n, name);
 		} else {
 			strbuf_printf(&o.sb, "\t\t%.*s(", n, name);
@@ -1604,7 +1889,7 @@ static char *manifest(const ctx *c, diags *d)
 	}
 	strbuf_finish(&name);
 	json_object_set_new(m, "files", files);
-	ok &= set_str(m, "hardware_id", json_string_value(json_object_get(c->in->db->hardware, "id")));
+	ok &= set_str(m, "hardware_id", c->dp->fig.hardware);
 	ok &= set_str(m, "source_hash", c->in->m->source_hash);
 	int n;
 	const char **names = libraries(c, &n);
@@ -1696,8 +1981,8 @@ int emit_files(const emit_input *in, diags *d)
 		}
 	}
 	for (int i = 0; i < k->ntunables; i++)
-		if (!is_identifier(k->tunables[i].name)) {
-			diag_error(d, k->tunables[i].loc, "tunable name '%s' is not a C identifier",
+		if (!is_identifier(k->tunables[i].name) || c_reserved(k->tunables[i].name)) {
+			diag_error(d, k->tunables[i].loc, "tunable name '%s' cannot be used in emitted code",
 			           k->tunables[i].name);
 			return 1;
 		}
@@ -1705,22 +1990,11 @@ int emit_files(const emit_input *in, diags *d)
 		diag_plain_error(d, "%s: its source hash is not 32 lowercase hex digits", in->m->file);
 		return 1;
 	}
-	ctx c = {.in = in, .t = target_for(in->arch), .k = k, .hr = in->hr};
+	ctx c = {.in = in, .t = target_for(in->arch), .k = k, .dp = in->dp, .nvars = in->dp->nvariants};
 	char tag[64];
 	emit_arch_tag(in->arch, tag, sizeof tag);
 	snprintf(c.prefix, sizeof c.prefix, "aot_%s_%s", k->name, tag);
 	snprintf(c.base, sizeof c.base, "_aot_%s_%s", k->name, tag);
-	/* Emitted indices in database order, so adding a shape to the database
-	 * does not renumber what did not change. */
-	c.vars = xmalloc((size_t)in->hr->nsubset * sizeof *c.vars + 1);
-	memcpy(c.vars, in->hr->subset, (size_t)in->hr->nsubset * sizeof *c.vars);
-	c.nvars = in->hr->nsubset;
-	qsort(c.vars, (size_t)c.nvars, sizeof *c.vars, cmp_int);
-	c.emitted = xmalloc((size_t)in->hm->nvariants * sizeof *c.emitted + 1);
-	for (int v = 0; v < in->hm->nvariants; v++)
-		c.emitted[v] = -1;
-	for (int i = 0; i < c.nvars; i++)
-		c.emitted[c.vars[i]] = i;
 	int status = 0;
 	/* The dispatch, the header, the launcher, the manifest and the copy
 	 * of aotc.h. */
@@ -1734,36 +2008,22 @@ int emit_files(const emit_input *in, diags *d)
 	source_name(&src, in->m->file);
 	c.source = src.data;
 
-	/* Names come from the IR and the configuration's values, never from
-	 * the database's text: a database that disagrees is refused. */
-	arena a;
-	arena_init(&a);
-	c.names = arena_alloc(&a, (size_t)c.nvars * sizeof *c.names + 1);
-	c.ext = arena_alloc(&a, (size_t)c.nvars * sizeof *c.ext + 1);
+	/* Variants as the dispatch numbers them (database order); their names
+	 * and routines were checked against the IR when it was made. */
+	c.names = xcalloc((size_t)c.nvars + 1, sizeof *c.names);
+	c.ext = xcalloc((size_t)c.nvars + 1, sizeof *c.ext);
 	for (int i = 0; i < c.nvars && !status; i++) {
-		const db_entry *cf = &in->db->configs[c.vars[i]];
-		c.ext[i] = NULL;
-		if (cf->is_extern) {
-			for (int e = 0; e < k->nexterns; e++)
-				if (!strcmp(k->externs[e].name, cf->name))
-					c.ext[i] = &k->externs[e];
-			if (!c.ext[i]) {
-				diag_plain_error(d, "%s: routine '%s' is not an AOTC_EXTERN of '%s': the database is not this kernel's",
-				                 in->db->path, cf->name, k->name);
-				status = 3;
-			} else if (!routines_built(&c)) {
-				diag_plain_error(d, "%s: routine '%s' is a CUDA routine, not built for %s (aotc tune leaves it out there): the database was not tuned for %s",
-				                 in->db->path, cf->name, in->arch, in->arch);
-				status = 3;
-			}
-			c.names[i] = arena_printf(&a, "%s", cf->name);
-			c.any_ext = true;
+		const dvariant *dv = &in->dp->variants[i];
+		c.names[i] = dv->name;
+		if (dv->routine < 0 || dv->routine >= k->nexterns) {
+			c.any_kernel = true;
 			continue;
 		}
-		c.names[i] = ir_variant_name(&a, k, in->db->configs[c.vars[i]].values);
-		if (strcmp(c.names[i], in->db->configs[c.vars[i]].name) != 0) {
-			diag_plain_error(d, "%s: configuration '%s' does not match its values (%s): the database is not this kernel's",
-			                 in->db->path, in->db->configs[c.vars[i]].name, c.names[i]);
+		c.ext[i] = &k->externs[dv->routine];
+		c.any_ext = true;
+		if (!routines_built(&c)) {
+			diag_plain_error(d, "%s: routine '%s' is a CUDA routine, not built for %s (aotc tune leaves it out there): the database was not tuned for %s",
+			                 in->m->file, dv->name, in->arch, in->arch);
 			status = 3;
 		}
 	}
@@ -1835,8 +2095,7 @@ out:
 		free(files[i]);
 	strbuf_finish(&src);
 	free(c.include);
-	arena_finish(&a);
-	free(c.vars);
-	free(c.emitted);
+	free(c.names);
+	free(c.ext);
 	return status;
 }

@@ -1,9 +1,10 @@
 /* Emission of the standalone sources (docs/spec.md §8): for kernel K and
  * architecture tag T (cuda_sm90, host),
  *
- *   _aot_K_T.c    C99, only <stdint.h>/<stddef.h>: select(), the variant
- *                 table, launch_dims(); every expression in checked 64-bit
- *                 arithmetic, as ir/expr.c evaluates it
+ *   _aot_K_T.c    C99, only <stdint.h>/<stddef.h>: select() as a short tree over
+ *                 named features, the variant and leaf-order tables,
+ *                 launch_dims(); expressions as ir/expr.c evaluates them,
+ *                 checked only where they can fail (codegen/cexpr.h)
  *   _aot_K_T.cu   (CUDA) the selected instantiations and the launcher
  *   _aot_K_T.cpp  (host) the same for a host kernel
  *   _aot_K_T.h    declarations of both
@@ -14,15 +15,14 @@
  *
  * The launcher includes the kernel by its file name (or --include-as), so
  * `-I <kernel dir> -I <output dir>` builds the output wherever it is.
- * Output is a pure function of the IR, the database and the heuristic: no
- * timestamps, no paths of this machine (comments name the source by its
- * base name, see source_name in text.h). */
+ * Output is a pure function of the IR and the dispatch: no timestamps, no
+ * paths of this machine (comments name the source by its base name, see
+ * source_name in text.h). */
 #ifndef AOTC_EMIT_H
 #define AOTC_EMIT_H
 
 #include "arch.h"
-#include "db.h"
-#include "heuristic.h"
+#include "dispatch.h"
 #include "ir.h"
 
 /* The manifest's "aotc_manifest": raised when a reader of the old format
@@ -33,13 +33,9 @@ typedef struct emit_input {
 	const aotc_module *m;
 	const kernel *k;
 	const char *arch;          /* "sm90", "host" */
-	const tune_db *db;
-	const hmatrix *hm;         /* from db and k */
-	const hresult *hr;         /* the heuristic on hm */
+	const dispatch *dp;        /* what select() decides (heuristics/dispatch.h), built with k */
 	const char *out_dir;
 	const char *include_as;    /* what the launcher's #include names; NULL: the file name */
-	const hstats *eval;        /* the dispatch on an aotc eval database's shapes, or NULL */
-	int neval;                 /* how many */
 } emit_input;
 
 /* A codegen target (one per arch_kind): what the launcher and its header

@@ -1427,6 +1427,7 @@ static void build_kernel(walk *w, fn *f)
 typedef struct hash_ctx {
 	walk *w;
 	strbuf sb;
+	json_t *files;          /* the included files' names, or NULL */
 } hash_ctx;
 
 static void visit_inclusion(CXFile f, CXSourceLocation *stack, unsigned depth,
@@ -1442,6 +1443,10 @@ static void visit_inclusion(CXFile f, CXSourceLocation *stack, unsigned depth,
 	CXString name = clang_getFileName(f);
 	const char *n = clang_getCString(name);
 	bool virtual = n && strncmp(n, VDIR "/", sizeof VDIR) == 0;
+	/* A name that is not UTF-8 (JSON holds only that) is null: the list
+	 * cannot be kept (frontend_parse_files) */
+	if (!virtual && h->files)
+		json_array_append_new(h->files, n ? json_string(n) : json_null());
 	clang_disposeString(name);
 	if (virtual)
 		return;
@@ -1452,9 +1457,9 @@ static void visit_inclusion(CXFile f, CXSourceLocation *stack, unsigned depth,
 	strbuf_putc(&h->sb, 0);
 }
 
-static void hash_sources(walk *w)
+static void hash_sources(walk *w, json_t *files)
 {
-	hash_ctx h = {w, {0}};
+	hash_ctx h = {w, {0}, files};
 	strbuf_init(&h.sb);
 	size_t size;
 	const char *buf = clang_getFileContents(w->tu, w->main_file, &size);
@@ -1494,6 +1499,20 @@ static bool has_suffix(const char *s, const char *suffix)
 {
 	size_t n = strlen(s), m = strlen(suffix);
 	return n >= m && strcmp(s + n - m, suffix) == 0;
+}
+
+static const char *find_cuda(const frontend_options *opt);
+
+static bool is_host_source(const char *path)
+{
+	return has_suffix(path, ".cpp") || has_suffix(path, ".cc") || has_suffix(path, ".cxx") ||
+	       has_suffix(path, ".C");
+}
+
+const char *frontend_cuda_root(const char *path, const frontend_options *opt)
+{
+	bool host = is_host_source(path);
+	return host ? NULL : find_cuda(opt);
 }
 
 static const char *find_cuda(const frontend_options *opt)
@@ -1648,11 +1667,10 @@ static int report_clang_diagnostics(walk *w, bool verbose)
 }
 
 /* The parse itself, in the parser process. */
-static aotc_module *parse_here(const char *path, const frontend_options *opt, diags *d)
+static aotc_module *parse_here(const char *path, const frontend_options *opt, json_t *files, diags *d)
 {
 	struct stat st;
-	bool host = has_suffix(path, ".cpp") || has_suffix(path, ".cc") ||
-	            has_suffix(path, ".cxx") || has_suffix(path, ".C");
+	bool host = is_host_source(path);
 	const char *mode = getenv("AOTC_FRONTEND"); /* "shim" forces the shim */
 	const char *cuda = host ? NULL : find_cuda(opt);
 	bool real_headers = !host && cuda && clang_major() >= 16 &&
@@ -1753,7 +1771,7 @@ static aotc_module *parse_here(const char *path, const frontend_options *opt, di
 		goto fail;
 	}
 	m->source = (const_source){find_const, &w, offer_consts};
-	hash_sources(&w);
+	hash_sources(&w, files);
 
 	/* References first, so that a function used only as a reference (its
 	 * own GRID/BLOCK, no TUNE) is not taken for a kernel without tunables. */
@@ -1821,8 +1839,9 @@ fail:
  * (so the error limit and the source lines are aotc's), and a child that
  * dies or runs out of time is one error naming the file. runtime/proc.c
  * spawns programs (exec); here the child runs our own code, and its wait
- * status must keep the signal. Message: diagnostics JSON, NUL, IR JSON
- * (absent when the parse failed). */
+ * status must keep the signal. Message: diagnostics JSON, NUL, the hashed
+ * files' names (a JSON array), NUL, IR JSON (absent when the parse
+ * failed). */
 
 #define PARSE_TIMEOUT_DEFAULT 300 /* seconds; $AOTC_PARSE_TIMEOUT, 0: none */
 
@@ -1881,7 +1900,8 @@ static _Noreturn void parse_child(const char *path, const frontend_options *opt,
 	diags_init(&d);
 	d.record = record_diag;
 	d.record_ctx = &rec;
-	aotc_module *m = parse_here(path, opt, &d);
+	json_t *files = json_array();
+	aotc_module *m = parse_here(path, opt, files, &d);
 	/* JSON holds only UTF-8: a file name that is not travels as '?'s, byte
 	 * for byte, and take_result puts it back. Its locations share the
 	 * string. */
@@ -1893,9 +1913,12 @@ static _Noreturn void parse_child(const char *path, const frontend_options *opt,
 	json_decref(name);
 	char *ir = m ? ir_to_json(m) : NULL;
 	char *text = json_dumps(list, JSON_COMPACT);
-	bool ok = text && write_all(fd, text, strlen(text) + 1) &&
-	          (!ir || write_all(fd, ir, strlen(ir)));
+	char *names = json_dumps(files, JSON_COMPACT);
+	bool ok = text && names && write_all(fd, text, strlen(text) + 1) &&
+	          write_all(fd, names, strlen(names) + 1) && (!ir || write_all(fd, ir, strlen(ir)));
 	free(text);
+	free(names);
+	json_decref(files);
 	free(ir);
 	ir_module_destroy(m);
 	diags_finish(&d);
@@ -1948,14 +1971,18 @@ static bool read_child(int fd, int timeout, strbuf *sb)
 	}
 }
 
-/* Prints the child's diagnostics through d and reads its IR; NULL when the
- * parse failed. */
-static aotc_module *take_result(const char *path, const char *msg, size_t len, diags *d)
+/* Prints the child's diagnostics through d and reads its IR (and where
+ * files is non-NULL, the hashed files' names: frontend_parse_files); NULL
+ * when the parse failed. */
+static aotc_module *take_result(const char *path, const char *msg, size_t len, char ***files, diags *d)
 {
 	size_t dlen = strnlen(msg, len);
 	json_t *list = json_loadb(msg, dlen, 0, NULL);
-	if (!json_is_array(list) || dlen == len) {
+	size_t flen = dlen < len ? strnlen(msg + dlen + 1, len - dlen - 1) : 0;
+	json_t *names = dlen < len ? json_loadb(msg + dlen + 1, flen, 0, NULL) : NULL;
+	if (!json_is_array(list) || !json_is_array(names) || dlen + 1 + flen == len) {
 		json_decref(list);
+		json_decref(names);
 		diag_error(d, (aotc_loc){path, 0, 0}, "the C++ parser's result is malformed (internal error)");
 		return NULL;
 	}
@@ -1978,10 +2005,12 @@ static aotc_module *take_result(const char *path, const char *msg, size_t len, d
 			diag_note(d, loc, "%s", text);
 	}
 	json_decref(list);
-	const char *ir = msg + dlen + 1;
-	size_t irlen = len - dlen - 1;
-	if (!irlen)
+	const char *ir = msg + dlen + 1 + flen + 1;
+	size_t irlen = len - dlen - 1 - flen - 1;
+	if (!irlen) {
+		json_decref(names);
 		return NULL;
+	}
 	/* Read quietly: the child checked the IR and reported what it found. */
 	diags held;
 	diags_init_buffered(&held);
@@ -1994,7 +2023,29 @@ static aotc_module *take_result(const char *path, const char *msg, size_t len, d
 		diags_flush(&held, d->out ? d->out : stderr);
 	}
 	diags_finish(&held);
+	if (m && files) {
+		size_t n = json_array_size(names);
+		char **v = xcalloc(n + 1, sizeof *v);
+		bool all = true;
+		for (size_t i = 0; i < n && all; i++) {
+			const char *s = json_string_value(json_array_get(names, i));
+			all = s != NULL;
+			v[i] = s ? xstrdup(s) : NULL;
+		}
+		if (all)
+			*files = v;
+		else
+			frontend_free_files(v);
+	}
+	json_decref(names);
 	return m;
+}
+
+void frontend_free_files(char **files)
+{
+	for (char **p = files; p && *p; p++)
+		free(*p);
+	free(files);
 }
 
 bool frontend_env_ok(diags *d)
@@ -2009,6 +2060,13 @@ bool frontend_env_ok(diags *d)
 
 aotc_module *frontend_parse(const char *path, const frontend_options *opt, diags *d)
 {
+	return frontend_parse_files(path, opt, NULL, d);
+}
+
+aotc_module *frontend_parse_files(const char *path, const frontend_options *opt, char ***files, diags *d)
+{
+	if (files)
+		*files = NULL;
 	struct stat st;
 	if (stat(path, &st) != 0 || !S_ISREG(st.st_mode)) {
 		diag_plain_error(d, "cannot read '%s'", path);
@@ -2057,7 +2115,7 @@ aotc_module *frontend_parse(const char *path, const frontend_options *opt, diags
 		diag_error(d, file, "the C++ parser (libclang %d) failed (exit status %d) on this file",
 		           major, WIFEXITED(status) ? WEXITSTATUS(status) : -1);
 	else
-		m = take_result(path, msg.data, msg.len, d);
+		m = take_result(path, msg.data, msg.len, files, d);
 	strbuf_finish(&msg);
 	return m;
 }

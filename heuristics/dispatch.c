@@ -24,6 +24,8 @@ void dispatch_finish(dispatch *d)
 	free(d->orders);
 	free(d->order_at);
 	free(d->fig.hardware);
+	free(d->from.db);
+	diag_list_finish(&d->from.notes);
 	memset(d, 0, sizeof *d);
 }
 
@@ -54,30 +56,39 @@ int dispatch_leaves(const dispatch *d)
 	return n;
 }
 
+/* As htree_print (heuristics/heuristic.h): "if (cols <= 3626)" / "else",
+ * indented by depth; a leaf is "-> first" and its fallbacks wrapped below. */
 static void print_node(strbuf *sb, const dispatch *d, int i, int indent)
 {
 	const dnode *n = &d->nodes[i];
-	for (int j = 0; j < indent; j++)
-		strbuf_puts(sb, "  ");
 	if (n->feature < 0) {
-		strbuf_puts(sb, "->");
-		for (const int *o = d->orders + d->order_at[n->order]; *o >= 0; o++)
-			strbuf_printf(sb, "%s %s", o == d->orders + d->order_at[n->order] ? "" : ",", d->variants[*o].name);
-		strbuf_putc(sb, '\n');
+		const int *o = d->orders + d->order_at[n->order];
+		strbuf_printf(sb, "%*s-> %s\n", indent, "", o[0] >= 0 ? d->variants[o[0]].name : "-1 (none)");
+		if (o[0] >= 0 && o[1] >= 0) {
+			strbuf_printf(sb, "%*selse", indent + 3, "");
+			size_t col = (size_t)indent + 7;
+			strbuf item;
+			strbuf_init(&item);
+			for (int k = 1; o[k] >= 0; k++) {
+				item.len = 0;
+				strbuf_printf(&item, "%s%s", d->variants[o[k]].name, o[k + 1] >= 0 ? "," : "");
+				strbuf_put_wrapped(sb, &col, item.data, indent + 7, DISPATCH_TEXT_WIDTH);
+			}
+			strbuf_finish(&item);
+			strbuf_putc(sb, '\n');
+		}
 		return;
 	}
-	strbuf_printf(sb, "if %s <= %lld:\n", d->features[n->feature].text, (long long)n->threshold);
-	print_node(sb, d, n->left, indent + 1);
-	for (int j = 0; j < indent; j++)
-		strbuf_puts(sb, "  ");
-	strbuf_puts(sb, "else:\n");
-	print_node(sb, d, n->right, indent + 1);
+	strbuf_printf(sb, "%*sif (%s <= %lld)\n", indent, "", d->features[n->feature].text, (long long)n->threshold);
+	print_node(sb, d, n->left, indent + 2);
+	strbuf_printf(sb, "%*selse\n", indent, "");
+	print_node(sb, d, n->right, indent + 2);
 }
 
 void dispatch_print(strbuf *sb, const dispatch *d)
 {
 	if (d->nnodes)
-		print_node(sb, d, 0, 0);
+		print_node(sb, d, 0, 2);
 }
 
 /* ---- Asking it ------------------------------------------------------------- */
@@ -251,7 +262,7 @@ static dstats to_dstats(const hstats *h)
 /* The dispatch's slowdowns on the matrix's shapes (those where some variant
  * ran, as the heuristic counts them): each shape's leaf by its features,
  * then the first variant valid there. */
-static void train_figures(dispatch *d, const hmatrix *m, const int *config)
+static void train_figures(dispatch *d, const hmatrix *m, const htree *t, const int *config)
 {
 	double *sd = xmalloc((size_t)m->nshapes * sizeof *sd + 1), *w = xmalloc((size_t)m->nshapes * sizeof *w + 1);
 	int64_t feat[d->nfeatures + 1];
@@ -267,6 +278,15 @@ static void train_figures(dispatch *d, const hmatrix *m, const int *config)
 		for (const int *o = d->orders + d->order_at[d->nodes[dispatch_leaf(d, feat)].order]; *o >= 0 && choice < 0; o++)
 			if (h_valid(m, s, config[*o]))
 				choice = config[*o];
+		/* Simplifying never changes a choice (features beyond 2^53 compare
+		 * as int64_t here, as in the emitted code, and as doubles there). */
+		bool exact = true;
+		for (int f = 0; f < d->nfeatures; f++)
+			exact = exact && feat[f] > -(INT64_C(1) << 53) && feat[f] < (INT64_C(1) << 53);
+		if (t->nnodes && exact &&
+		    choice != htree_choose(t, &m->feat[(size_t)s * m->nfeatures], &m->valid[(size_t)s * m->nvariants]))
+			die("dispatch: the simplified tree chooses %d where the learnt one chooses %d (shape %d)", choice,
+			    htree_choose(t, &m->feat[(size_t)s * m->nfeatures], &m->valid[(size_t)s * m->nvariants]), s);
 		w[n] = h_weight(m, s);
 		sd[n++] = h_slowdown(m, s, choice);
 	}
@@ -309,6 +329,7 @@ bool dispatch_from_result(dispatch *d, const kernel *k, const tune_db *db, const
 			config[d->nvariants++] = c;
 	}
 	d->variants = xcalloc((size_t)d->nvariants + 1, sizeof *d->variants);
+	d->ntunables = db->ntunables;
 	bool ok = true;
 	arena a;
 	arena_init(&a);
@@ -379,8 +400,10 @@ bool dispatch_from_result(dispatch *d, const kernel *k, const tune_db *db, const
 		} else {
 			/* the f-th shape argument */
 			for (int i = 0, n = 0; k && i < k->nparams; i++)
-				if (k->params[i].shape >= 0 && n++ == f)
+				if (k->params[i].shape >= 0 && n++ == f) {
 					df->param = i;
+					df->text = k->params[i].name; /* the kernel's, as documented */
+				}
 			if (!k)
 				df->param = f;
 		}
@@ -410,7 +433,7 @@ bool dispatch_from_result(dispatch *d, const kernel *k, const tune_db *db, const
 	}
 	d->fig.distilled = r->distilled;
 	d->fig.dense_shapes = r->dense_shapes;
-	train_figures(d, m, config);
+	train_figures(d, m, t, config);
 	d->fig.heldout = to_dstats(&r->heldout[SEL_TREE]);
 	d->fig.folds = r->folds;
 	d->fig.lovo = r->lovo;

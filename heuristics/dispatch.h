@@ -20,6 +20,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "diag.h"
 #include "ir.h"
 #include "util.h"
 
@@ -91,9 +92,19 @@ typedef struct dfigures {
 	dstats eval;            /* this dispatch on an aotc eval database's shapes (n 0: none) */
 } dfigures;
 
+/* Where it was learnt from (tuner/dbset.h): filled by whoever found the
+ * databases, kept when it is saved, so that a loaded dispatch says what a
+ * learnt one would. */
+typedef struct dorigin {
+	char *db;               /* the first database merged (a path under --db), or NULL */
+	int merged;             /* how many were */
+	diag_list notes;        /* what finding and merging them said (warnings, notes) */
+} dorigin;
+
 typedef struct dispatch {
 	dvariant *variants;     /* those select() can return, in database order */
 	int nvariants;
+	int ntunables;          /* how many values each variant has (the kernel's) */
 	dfeature *features;     /* those the tree splits on, in the kernel's order */
 	int nfeatures;
 	dnode *nodes;           /* nodes[0] is the root (a lone leaf: no split) */
@@ -102,6 +113,7 @@ typedef struct dispatch {
 	int *order_at;          /* norders: where each list starts in orders[] */
 	int norders;
 	dfigures fig;
+	dorigin from;
 } dispatch;
 
 void dispatch_finish(dispatch *d);
@@ -112,9 +124,28 @@ int dispatch_leaf(const dispatch *d, const int64_t *feat);
 int dispatch_depth(const dispatch *d);
 int dispatch_leaves(const dispatch *d);
 
-/* The tree as indented text over the features' names, variants by name
- * (aotc report, the dispatch check). */
+/* The tree as indented text over the features' names, variants by name,
+ * fallbacks wrapped before DISPATCH_TEXT_WIDTH (aotc report). */
+#define DISPATCH_TEXT_WIDTH 100
+
 void dispatch_print(strbuf *sb, const dispatch *d);
+
+/* ---- Saved beside the database ------------------------------------------ */
+
+/* Writes d as JSON to path atomically (a temporary file in the same folder,
+ * then rename), with key (what it was learnt from: heuristics/learn.h).
+ * from.db and the notes' files are written relative to the folder of path
+ * when they are in it, so the saved form does not depend on how --db was
+ * spelt. False after a diagnostic when it cannot be written. */
+bool dispatch_save(const dispatch *d, const char *key, const char *path, diags *dg);
+
+/* Reads a dispatch that dispatch_save wrote with this key for kernel k into
+ * d: only when its "key" equals key and it fits k (every index in range,
+ * names and feature texts equal to k's, values of k's tunables, the tree
+ * acyclic); its feature texts then point into k. False, with d zeroed and
+ * nothing said, for anything else: absent, unreadable, corrupt, stale or
+ * hostile (the caller learns afresh). */
+bool dispatch_load(dispatch *d, const kernel *k, const char *path, const char *key);
 
 /* ---- Asking it, as the emitted select() does ----------------------------- */
 

@@ -1,6 +1,5 @@
 #include "eval.h"
 
-#include <glob.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -8,6 +7,7 @@
 #include <unistd.h>
 
 #include "db.h"
+#include "dbset.h"
 #include "failures.h"
 #include "from_db.h"
 
@@ -72,28 +72,20 @@ int eval_selectors(const hresult *r, const hmatrix *mt, const hmatrix *me, hstat
 	return n;
 }
 
-bool eval_matrix_for(const char *db_path, const char *source_hash, const kernel *k, tune_db **db,
+bool eval_matrix_for(const char *eval_path, const char *source_hash, const kernel *k, tune_db **db,
                      hmatrix *me)
 {
-	strbuf p;
-	strbuf_init(&p);
-	const char *slash = strrchr(db_path, '/');
-	if (slash)
-		strbuf_printf(&p, "%.*s/eval/%s", (int)(slash - db_path), db_path, slash + 1);
-	else
-		strbuf_printf(&p, "eval/%s", db_path);
 	*db = NULL;
-	if (access(p.data, R_OK) == 0) {
+	if (access(eval_path, R_OK) == 0) {
 		diags quiet;
 		diags_init_buffered(&quiet);
-		*db = db_load(p.data, &quiet);
+		*db = db_load(eval_path, &quiet);
 		if (*db && (strcmp((*db)->source_hash, source_hash) != 0 || !hmatrix_from_db(me, *db, k, &quiet))) {
 			db_close(*db);
 			*db = NULL;
 		}
 		diags_finish(&quiet);
 	}
-	strbuf_finish(&p);
 	return *db != NULL;
 }
 
@@ -104,11 +96,9 @@ int eval_kernel(const aotc_module *m, const kernel *k, const tune_options *o, co
 		diag_plain_error(d, "aotc eval needs --shapes FILE: the held-out shapes to measure on");
 		return 2;
 	}
-	strbuf dir;
-	strbuf_init(&dir);
-	strbuf_printf(&dir, "%s/eval", o->db_dir);
+	char *dir = dbset_eval_dir(o->db_dir);
 	tune_options eo = *o;
-	eo.db_dir = dir.data;
+	eo.db_dir = dir;
 	/* Held-out shapes are measured with every variant: the oracle. */
 	eo.search = SEARCH_EXHAUSTIVE;
 	eo.shard = eo.nshards = 1;
@@ -131,6 +121,7 @@ int eval_kernel(const aotc_module *m, const kernel *k, const tune_options *o, co
 	tune_db *train = NULL, *test = NULL;
 	hmatrix mt = {0}, me = {0};
 	hresult r = {0};
+	dispatch dp = {0};
 	bool built = false;
 	double *sd[SEL_COUNT] = {0};
 	if (status != 0 && status != 4)
@@ -138,34 +129,41 @@ int eval_kernel(const aotc_module *m, const kernel *k, const tune_options *o, co
 	status = 0;
 
 	/* The held-out database just written names the hardware; the training
-	 * one is its namesake one folder up. */
-	strbuf pat;
-	strbuf_init(&pat);
-	strbuf_printf(&pat, "%s/%s.*.json", dir.data, k->name);
-	glob_t g;
-	int gr = glob(pat.data, 0, NULL, &g);
-	strbuf_finish(&pat);
-	if (gr != 0 || g.gl_pathc == 0) {
+	 * set is every database of this architecture one folder up, merged
+	 * as emit merges it (shards too). */
+	char **paths;
+	int npaths = dbset_list(dir, k->name, &paths);
+	for (int i = 0; i < npaths && !test; i++) {
+		diags quiet;
+		diags_init_buffered(&quiet);
+		bool not_db = false;
+		tune_db *db = db_load_any(paths[i], &not_db, &quiet);
+		if (!db && !not_db && d->out) {
+			diags_flush(&quiet, d->out);
+			d->errors++;
+		}
+		diags_finish(&quiet);
+		const char *a = db ? json_string_value(json_object_get(db->hardware, "arch")) : NULL;
+		if (a && !strcmp(a, o->arch))
+			test = db;
+		else
+			db_close(db);
+	}
+	if (!test) {
 		if (!have_device && d->out)
 			diags_flush(&held, d->out); /* why it cannot tune */
-		diag_plain_error(d, "no held-out database in %s", dir.data);
+		dbset_free_paths(paths);
+		diag_plain_error(d, "no held-out database in %s", dir);
 		status = 3;
 		goto out;
 	}
+	dbset_free_paths(paths);
 	if (!have_device && !o->quiet)
 		fprintf(stderr, "aotc: no %s device here: evaluating the measurements in %s\n", o->arch,
-		        g.gl_pathv[0]);
-	const char *evalpath = g.gl_pathv[0];
-	strbuf tp;
-	strbuf_init(&tp);
-	strbuf_printf(&tp, "%s/%s", o->db_dir, strrchr(evalpath, '/') + 1);
-	test = db_load(evalpath, d);
-	train = db_load(tp.data, d);
-	globfree(&g);
-	strbuf_finish(&tp);
-	if (!test || !train) {
-		if (!train)
-			fprintf(stderr, "aotc: eval learns from the training database: run aotc tune first\n");
+		        test->path);
+	train = dbset_load(o->db_dir, k->name, o->arch, m->source_hash, m->file, NULL, d);
+	if (!train) {
+		fprintf(stderr, "aotc: eval learns from the training database: run aotc tune first\n");
 		status = 3;
 		goto out;
 	}
@@ -175,6 +173,11 @@ int eval_kernel(const aotc_module *m, const kernel *k, const tune_options *o, co
 	}
 	h_build(&r, &mt, ho);
 	built = true;
+	/* The dispatch as emitted: its choice is what a program would run. */
+	if (!dispatch_from_result(&dp, k, train, &mt, &r, NULL, 0, d)) {
+		status = 3;
+		goto out;
+	}
 
 	/* Variants by name: the held-out database may list them in another
 	 * order. */
@@ -199,23 +202,29 @@ int eval_kernel(const aotc_module *m, const kernel *k, const tune_options *o, co
 			int c = h_choose(&r, &mt, (hselector)sel, feat, valid);
 			sd[sel][n] = c >= 0 ? h_slowdown(&me, s, map[c]) : H_MISS_SLOWDOWN;
 		}
+		/* The emitted select() at this shape: a choice the held-out
+		 * database did not measure is a miss. */
+		int e = dispatch_select(&dp, k, me.rows + (size_t)s * me.nargs);
+		int v = e >= 0 ? dp.variants[e].config : -1;
+		sd[SEL_TREE][n] = v >= 0 && map[v] >= 0 ? h_slowdown(&me, s, map[v]) : H_MISS_SLOWDOWN;
 		sd_cap[n] = H_MISS_SLOWDOWN;
-		for (int i = 0; i < r.nsubset; i++) {
-			double x = valid[r.subset[i]] ? h_slowdown(&me, s, map[r.subset[i]]) : H_MISS_SLOWDOWN;
+		for (int i = 0; i < dp.nvariants; i++) {
+			int c = dp.variants[i].config;
+			double x = valid[c] ? h_slowdown(&me, s, map[c]) : H_MISS_SLOWDOWN;
 			sd_cap[n] = x < sd_cap[n] ? x : sd_cap[n];
 		}
 		int pv = h_predict_best(&r, &mt, me.rows + (size_t)s * me.nargs, valid);
 		sd_model[n] = pv >= 0 ? h_slowdown(&me, s, map[pv]) : H_MISS_SLOWDOWN;
-		int v = h_choose(&r, &mt, SEL_TREE, feat, valid);
 		if (sd[SEL_TREE][n] >= H_FAIL_SLOWDOWN) {
 			const measurement *fm = db_get(test, map[v], s);
 			printf("  %-28s %-34s %10s %10.4f  FAILED (%s)\n", me.shape_labels[s], mt.variant_names[v], "-",
 			       me.oracle[s], fm ? meas_status_name(fm->status) : "?");
 			dispatched_failures++;
 		} else {
-			printf("  %-28s %-34s %10.4f %10.4f %9.3f\n", me.shape_labels[s],
+			printf("  %-28s %-34s %10.4f %10.4f %9.3f%s\n", me.shape_labels[s],
 			       v >= 0 ? mt.variant_names[v] : "(none valid)",
-			       v >= 0 ? h_time(&me, s, map[v]) : NAN, me.oracle[s], sd[SEL_TREE][n]);
+			       v >= 0 && map[v] >= 0 ? h_time(&me, s, map[v]) : NAN, me.oracle[s], sd[SEL_TREE][n],
+			       v >= 0 && map[v] < 0 ? "  (not measured here)" : "");
 		}
 		n++;
 	}
@@ -236,13 +245,14 @@ int eval_kernel(const aotc_module *m, const kernel *k, const tune_options *o, co
 			stats_line(h_selector_names[sel], sd[sel], n);
 	if (r.distilled)
 		stats_line("cost model alone", sd_model, n);
-	stats_line("best of chosen variants", sd_cap, n);
+	stats_line("best it can return", sd_cap, n);
 	free(sd_model);
 	free(sd_cap);
 out:
 	diags_finish(&held);
 	for (int sel = 0; sel < SEL_COUNT; sel++)
 		free(sd[sel]);
+	dispatch_finish(&dp);
 	if (built)
 		hresult_finish(&r);
 	if (mt.time)
@@ -251,6 +261,6 @@ out:
 		hmatrix_from_db_finish(&me);
 	db_close(train);
 	db_close(test);
-	strbuf_finish(&dir);
+	free(dir);
 	return status;
 }

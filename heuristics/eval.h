@@ -21,12 +21,12 @@ int eval_kernel(const aotc_module *m, const kernel *k, const tune_options *o,
  * variant that ran (0: st untouched). */
 int eval_selectors(const hresult *r, const hmatrix *mt, const hmatrix *me, hstats st[SEL_COUNT]);
 
-/* The aotc eval database for the training database at db_path
- * (<its folder>/eval/<its name>) as a matrix with kernel k, if there is
- * one that fits and was measured from the source with source_hash (a
- * held-out database of another version of the kernel says nothing about
- * this one); false (nothing to finish) otherwise. */
-bool eval_matrix_for(const char *db_path, const char *source_hash, const kernel *k, tune_db **db,
+/* The aotc eval database at eval_path (tuner/dbset.h: dbset_eval_path of
+ * the training databases' folder, kernel and hardware id) as a matrix with
+ * kernel k, if there is one that fits and was measured from the source
+ * with source_hash (a held-out database of another version of the kernel
+ * says nothing about this one); false (nothing to finish) otherwise. */
+bool eval_matrix_for(const char *eval_path, const char *source_hash, const kernel *k, tune_db **db,
                      hmatrix *me);
 
 #endif

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "costmodel.h"
+#include "dispatch.h"
 
 /* ---- Matrix -------------------------------------------------------------- */
 
@@ -2012,7 +2013,8 @@ void hresult_finish(hresult *r)
 	memset(r, 0, sizeof *r);
 }
 
-void h_print_report(strbuf *sb, const hresult *r, const hmatrix *m, const hstats *eval, int neval)
+void h_print_report(strbuf *sb, const hresult *r, const hmatrix *m, const hstats *eval, int neval,
+                    const struct dispatch *dp)
 {
 	int covered = m->nshapes - r->uncovered;
 	strbuf_printf(sb, "%d shapes (%d where no variant ran), %d variants; %d chosen for the dispatch",
@@ -2079,7 +2081,20 @@ void h_print_report(strbuf *sb, const hresult *r, const hmatrix *m, const hstats
 		strbuf_printf(&item, "%s%s", m->variant_names[r->subset[i]], i + 1 < r->nsubset ? "," : "");
 		strbuf_put_wrapped(sb, &col, item.data, 2, H_TEXT_WIDTH);
 	}
+	if (dp) {
+		const char *head = "\nselect() can return:";
+		strbuf_puts(sb, head);
+		col = strlen(head) - 1;
+		for (int i = 0; i < dp->nvariants; i++) {
+			item.len = 0;
+			strbuf_printf(&item, "%s%s", dp->variants[i].name, i + 1 < dp->nvariants ? "," : "");
+			strbuf_put_wrapped(sb, &col, item.data, 2, H_TEXT_WIDTH);
+		}
+	}
 	strbuf_finish(&item);
 	strbuf_puts(sb, "\n\ntree:\n");
-	htree_print(sb, &r->tree, m);
+	if (dp)
+		dispatch_print(sb, dp);
+	else
+		htree_print(sb, &r->tree, m);
 }

@@ -242,10 +242,14 @@ int h_predict_best(const hresult *r, const hmatrix *m, const int64_t *row, const
 /* Lists in text reports (variants, fallbacks) wrap before this column. */
 #define H_TEXT_WIDTH 100
 
+struct dispatch;
+
 /* The table of docs/spec.md §7: selectors × train / held-out, the chosen
- * variants and the tree (htree_print). With eval (neval > 0): each
- * selector's figures on the neval shapes of an aotc eval database beside
- * the others. */
-void h_print_report(strbuf *sb, const hresult *r, const hmatrix *m, const hstats *eval, int neval);
+ * variants and the tree: with dp (r as select() runs it,
+ * heuristics/dispatch.h), the variants select() can return and dp's tree;
+ * without, r's (htree_print). With eval (neval > 0): each selector's
+ * figures on the neval shapes of an aotc eval database beside the others. */
+void h_print_report(strbuf *sb, const hresult *r, const hmatrix *m, const hstats *eval, int neval,
+                    const struct dispatch *dp);
 
 #endif

@@ -60,6 +60,7 @@ typedef struct report_ctx {
 	const hresult *r;
 	const hstats *eval;
 	int neval;
+	const dispatch *dp;
 	shape_info *sh;         /* per shape, in the database's order */
 	int *by_size;           /* shape indices, smallest first (ties by index) */
 	int *wins;              /* per variant: shapes where it is the best */
@@ -97,7 +98,7 @@ static void ctx_init(report_ctx *c, const report_input *in)
 	const hmatrix *m = in->m;
 	const hresult *r = in->r;
 	*c = (report_ctx){.db = in->db, .m = m, .r = r, .eval = in->neval > 0 ? in->eval : NULL,
-	                  .neval = in->eval ? in->neval : 0};
+	                  .neval = in->eval ? in->neval : 0, .dp = in->dp};
 	int ns = m->nshapes, nv = m->nvariants;
 	c->sh = xcalloc((size_t)ns + 1, sizeof *c->sh);
 	c->wins = xcalloc((size_t)nv + 1, sizeof *c->wins);
@@ -193,10 +194,11 @@ static const char *vname(const report_ctx *c, int v) { return v >= 0 ? c->m->var
 /* What a cell of the database holds, for a tooltip. */
 /* ---- Variants measured failing (heuristics/failures.h) ---- */
 
+/* Whether select() can return variant v. */
 static bool in_subset(const report_ctx *c, int v)
 {
-	for (int i = 0; i < c->r->nsubset; i++)
-		if (c->r->subset[i] == v)
+	for (int i = 0; i < c->dp->nvariants; i++)
+		if (c->dp->variants[i].config == v)
 			return true;
 	return false;
 }
@@ -355,12 +357,40 @@ static void write_text(strbuf *sb, const report_ctx *c)
 	const char *hw = json_string_value(json_object_get(c->db->hardware, "id"));
 	strbuf_printf(sb, "%s on %s: %d measurements\n", c->db->kernel, hw ? hw : "?", c->db->nmeas);
 	text_winners(sb, c);
-	h_print_report(sb, c->r, c->m, c->eval, c->neval);
+	h_print_report(sb, c->r, c->m, c->eval, c->neval, c->dp);
 	text_failures(sb, c);
 	text_shapes(sb, c);
 }
 
 /* ---- JSON ------------------------------------------------------------------ */
+
+/* The dispatch as select() runs it: the variants it can return, the
+ * features it splits on, its tree (leaves name their fallback order) and
+ * the shared orders. */
+static json_t *jdispatch(const report_ctx *c)
+{
+	const dispatch *d = c->dp;
+	json_t *vars = json_array(), *feats = json_array(), *nodes = json_array(), *orders = json_array();
+	for (int v = 0; v < d->nvariants; v++)
+		json_array_append_new(vars, jstr(d->variants[v].name));
+	for (int f = 0; f < d->nfeatures; f++)
+		json_array_append_new(feats, jstr(d->features[f].text));
+	for (int i = 0; i < d->nnodes; i++) {
+		const dnode *n = &d->nodes[i];
+		json_array_append_new(nodes, n->feature < 0 ? json_pack("{s:i}", "order", n->order)
+		                                             : json_pack("{s:i,s:I,s:i,s:i}", "feature", n->feature,
+		                                                         "threshold", (json_int_t)n->threshold,
+		                                                         "left", n->left, "right", n->right));
+	}
+	for (int o = 0; o < d->norders; o++) {
+		json_t *a = json_array();
+		for (const int *p = d->orders + d->order_at[o]; *p >= 0; p++)
+			json_array_append_new(a, json_integer(*p));
+		json_array_append_new(orders, a);
+	}
+	return json_pack("{s:o,s:o,s:o,s:o,s:i,s:i}", "variants", vars, "features", feats, "nodes", nodes,
+	                 "orders", orders, "depth", dispatch_depth(d), "leaves", dispatch_leaves(d));
+}
 
 static const char *const selector_keys[SEL_COUNT] = {"single", "nearest", "helion", "measured", "tree"};
 
@@ -481,9 +511,10 @@ static void write_json(strbuf *sb, const report_ctx *c)
 	for (int i = 0; i < c->nwinners; i++)
 		json_array_append_new(winners, json_pack("{s:o,s:i}", "variant", jstr(vname(c, c->winners[i])), "shapes",
 		                                         c->wins[c->winners[i]]));
-	json_t *counts = json_pack("{s:i,s:i,s:i,s:i,s:i,s:i,s:i}", "measurements", db->nmeas, "shapes", m->nshapes,
+	json_t *counts = json_pack("{s:i,s:i,s:i,s:i,s:i,s:i,s:i,s:i}", "measurements", db->nmeas, "shapes", m->nshapes,
 	                           "variants", m->nvariants, "chosen", r->nsubset, "chosen_for_coverage", r->ncover,
-	                           "shapes_without_variant", r->uncovered, "eval_shapes", c->neval);
+	                           "dispatched", c->dp->nvariants, "shapes_without_variant", r->uncovered,
+	                           "eval_shapes", c->neval);
 	json_t *heur = json_pack("{s:b,s:b,s:i,s:i,s:i,s:i,s:i,s:i,s:i,s:o,s:b}", "cost_model", m->row_info != NULL,
 	                         "distilled", r->distilled, "dense_shapes", r->dense_shapes, "tree_depth",
 	                         htree_depth(&r->tree), "tree_leaves", htree_leaves(&r->tree), "max_depth",
@@ -497,7 +528,8 @@ static void write_json(strbuf *sb, const report_ctx *c)
 	                         "variants_chosen", jnames(c, r->subset, r->nsubset), "best_single_variant",
 	                         jstr(vname(c, r->single)), "winners", winners, "selectors", jselectors(c), "tree",
 	                         r->tree.nnodes ? jtree(c, 0) : json_null(), "shapes", jshapes(c));
-	if (!root || json_object_set_new(root, "failing_variants", jfailures(c)) < 0)
+	if (!root || json_object_set_new(root, "failing_variants", jfailures(c)) < 0 ||
+	    json_object_set_new(root, "dispatch", jdispatch(c)) < 0)
 		die("report: cannot build the JSON document");
 	char *text = json_dumps(root, JSON_INDENT(2) | JSON_SORT_KEYS | JSON_REAL_PRECISION(9));
 	if (!text)
@@ -585,10 +617,11 @@ static void md_summary(strbuf *sb, const report_ctx *c)
 	}
 	strbuf_printf(sb, "\n- **Measurements:** %d, over %d shapes and %d variants (%d shapes where no variant ran)\n",
 	              db->nmeas, m->nshapes, m->nvariants, r->uncovered);
-	strbuf_printf(sb, "- **Dispatch:** %d variants chosen", r->nsubset);
+	strbuf_printf(sb, "- **Dispatch:** %d variant%s select() can return (of %d chosen", c->dp->nvariants,
+	              c->dp->nvariants == 1 ? "" : "s", r->nsubset);
 	if (r->ncover)
-		strbuf_printf(sb, " (%d of them for coverage near the measured shapes)", r->ncover);
-	strbuf_printf(sb, "; tree of depth %d with %d leaves, ", htree_depth(&r->tree), htree_leaves(&r->tree));
+		strbuf_printf(sb, ", %d of them for coverage near the measured shapes", r->ncover);
+	strbuf_printf(sb, "); tree of depth %d with %d leaves, ", dispatch_depth(c->dp), dispatch_leaves(c->dp));
 	if (r->distilled)
 		strbuf_printf(sb, "learnt from a cost model's predictions on %d shapes and the measured ones\n",
 		              r->dense_shapes);
@@ -655,7 +688,7 @@ static void md_tree(strbuf *sb, const report_ctx *c)
 {
 	strbuf t;
 	strbuf_init(&t);
-	htree_print(&t, &c->r->tree, c->m);
+	dispatch_print(&t, c->dp);
 	int run = 0, longest = 2;
 	for (size_t i = 0; i < t.len; i++) {
 		run = t.data[i] == '`' ? run + 1 : 0;
@@ -842,10 +875,11 @@ static void html_summary(strbuf *sb, const report_ctx *c)
 	strbuf_printf(sb, "</td></tr>\n<tr><th>measurements</th><td>%d over %d shapes &times; %d variants "
 	                  "(%d shapes where no variant ran)</td></tr>\n",
 	              db->nmeas, m->nshapes, m->nvariants, r->uncovered);
-	strbuf_printf(sb, "<tr><th>dispatch</th><td>%d variants chosen", r->nsubset);
+	strbuf_printf(sb, "<tr><th>dispatch</th><td>%d variant%s select() can return (of %d chosen",
+	              c->dp->nvariants, c->dp->nvariants == 1 ? "" : "s", r->nsubset);
 	if (r->ncover)
-		strbuf_printf(sb, " (%d of them for coverage near the measured shapes)", r->ncover);
-	strbuf_printf(sb, "; a tree of depth %d with %d leaves, ", htree_depth(&r->tree), htree_leaves(&r->tree));
+		strbuf_printf(sb, ", %d of them for coverage near the measured shapes", r->ncover);
+	strbuf_printf(sb, "); a tree of depth %d with %d leaves, ", dispatch_depth(c->dp), dispatch_leaves(c->dp));
 	if (r->distilled)
 		strbuf_printf(sb, "learnt from a cost model&rsquo;s predictions on %d shapes and the measured ones",
 		              r->dense_shapes);
@@ -1679,7 +1713,7 @@ static void write_html(strbuf *sb, const report_ctx *c)
 	html_shapes(sb, c);
 	strbuf t;
 	strbuf_init(&t);
-	h_print_report(&t, c->r, m, c->eval, c->neval);
+	h_print_report(&t, c->r, m, c->eval, c->neval, c->dp);
 	strbuf_puts(sb, "<h2>As text</h2>\n<details><summary><code>aotc report</code>&rsquo;s text, with the whole "
 	                "tree</summary>\n<pre>");
 	esc(sb, t.data);

@@ -13,6 +13,7 @@
 #include <stdbool.h>
 
 #include "db.h"
+#include "dispatch.h"
 #include "heuristic.h"
 #include "util.h"
 
@@ -28,6 +29,7 @@ typedef struct report_input {
 	const hresult *r;       /* h_build on m */
 	const hstats *eval;     /* SEL_COUNT figures on aotc eval's shapes, or NULL */
 	int neval;              /* how many shapes those are (0: none) */
+	const dispatch *dp;     /* r as select() runs it (dispatch_from_result) */
 } report_input;
 
 /* Appends the report of in to out in format fmt. The text format is the

@@ -50,6 +50,54 @@ void diags_flush(diags *d, FILE *f)
 	d->buf_len = 0;
 }
 
+static void record_entry(void *ctx, const char *kind, aotc_loc loc, const char *msg)
+{
+	diag_list_add(ctx, kind, loc, msg);
+}
+
+void diags_init_list(diags *d, diag_list *l)
+{
+	memset(d, 0, sizeof *d);
+	memset(l, 0, sizeof *l);
+	d->record = record_entry;
+	d->record_ctx = l;
+}
+
+void diag_list_add(diag_list *l, const char *kind, aotc_loc loc, const char *msg)
+{
+	if (l->n == l->cap) {
+		l->cap = l->cap ? 2 * l->cap : 4;
+		l->v = xrealloc(l->v, (size_t)l->cap * sizeof *l->v);
+	}
+	l->v[l->n++] = (diag_entry){xstrdup(kind), loc.file ? xstrdup(loc.file) : NULL, loc.line, loc.col,
+	                            xstrdup(msg)};
+}
+
+void diag_list_replay(const diag_list *l, diags *d)
+{
+	for (int i = 0; i < l->n; i++) {
+		const diag_entry *e = &l->v[i];
+		aotc_loc loc = {e->file, e->line, e->col};
+		if (!strcmp(e->kind, "error"))
+			diag_error(d, loc, "%s", e->msg);
+		else if (!strcmp(e->kind, "warning"))
+			diag_warning(d, loc, "%s", e->msg);
+		else
+			diag_note(d, loc, "%s", e->msg);
+	}
+}
+
+void diag_list_finish(diag_list *l)
+{
+	for (int i = 0; i < l->n; i++) {
+		free(l->v[i].kind);
+		free(l->v[i].file);
+		free(l->v[i].msg);
+	}
+	free(l->v);
+	memset(l, 0, sizeof *l);
+}
+
 void diags_finish(diags *d)
 {
 	if (d->buffered) {

@@ -68,6 +68,28 @@ void diags_print_hidden(diags *d);
  * (and work for in-memory files). text is copied. */
 void diags_add_source(diags *d, const char *file, const char *text, size_t len);
 
+/* Diagnostics kept as data, to be shown later or saved (the saved dispatch
+ * keeps what finding its databases said): diags_init_list makes d record
+ * every diagnostic into l, warnings and notes included (quiet_warnings
+ * off); diag_list_replay reports them through another diags, as they would
+ * have been. Ownership: l owns its copies (diag_list_finish). */
+typedef struct diag_entry {
+	char *kind;             /* "error", "warning", "note" */
+	char *file;             /* or NULL */
+	int line, col;
+	char *msg;
+} diag_entry;
+
+typedef struct diag_list {
+	diag_entry *v;
+	int n, cap;
+} diag_list;
+
+void diags_init_list(diags *d, diag_list *l);
+void diag_list_add(diag_list *l, const char *kind, aotc_loc loc, const char *msg);
+void diag_list_replay(const diag_list *l, diags *d);
+void diag_list_finish(diag_list *l);
+
 void diag_error(diags *d, aotc_loc loc, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 void diag_warning(diags *d, aotc_loc loc, const char *fmt, ...)

@@ -7,18 +7,19 @@
  * the second. */
 #include <errno.h>
 #include <math.h>
-#include <glob.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "db.h"
+#include "dbset.h"
 #include "emit.h"
 #include "eval.h"
 #include "frontend.h"
 #include "from_db.h"
 #include "heuristic.h"
+#include "learn.h"
 #include "link.h"
 #include "options.h"
 #include "report.h"
@@ -41,7 +42,10 @@ typedef struct command {
 
 /* ---- Shared steps -------------------------------------------------------- */
 
-static aotc_module *load_module(options *o, diags *d)
+/* The module of --file: an IR file read, or the source parsed. With
+ * saved_ir (emit, where the speed matters), through the IR saved under --db
+ * (frontend_parse_saved): no libclang when nothing changed. */
+static aotc_module *load_module(options *o, bool saved_ir, diags *d)
 {
 	size_t n = strlen(o->file);
 	if (n > 5 && strcmp(o->file + n - 5, ".json") == 0) {
@@ -64,7 +68,13 @@ static aotc_module *load_module(options *o, diags *d)
 		.include_dirs = o->includes, .ninclude_dirs = o->nincludes,
 		.defines = o->defines, .ndefines = o->ndefines, .verbose = o->verbose,
 	};
-	return frontend_parse(o->file, &fo, d);
+	if (!saved_ir)
+		return frontend_parse(o->file, &fo, d);
+	char *saved = dbset_ir_path(o->db_dir, o->file);
+	bool reused;
+	aotc_module *m = frontend_parse_saved(o->file, &fo, saved, &reused, d);
+	free(saved);
+	return m;
 }
 
 /* Checks --kernel against the module; returns false after a message. */
@@ -85,7 +95,7 @@ static bool kernel_selected(const options *o, const aotc_module *m, diags *d)
 
 static int cmd_parse(options *o, diags *d)
 {
-	aotc_module *m = load_module(o, d);
+	aotc_module *m = load_module(o, false, d);
 	if (!m)
 		return EXIT_DIAG;
 	char *json = ir_to_json(m);
@@ -109,7 +119,7 @@ static bool print_config(void *ctx, const int64_t *values)
 
 static int cmd_configs(options *o, diags *d)
 {
-	aotc_module *m = load_module(o, d);
+	aotc_module *m = load_module(o, false, d);
 	if (!m)
 		return EXIT_DIAG;
 	if (!kernel_selected(o, m, d)) {
@@ -140,7 +150,7 @@ static void heuristic_options(const options *o, hoptions *ho);
 
 static int run_per_kernel(options *o, diags *d, int mode)
 {
-	aotc_module *m = load_module(o, d);
+	aotc_module *m = load_module(o, mode == RUN_EMIT, d);
 	if (!m)
 		return EXIT_DIAG;
 	if (!kernel_selected(o, m, d)) {
@@ -222,180 +232,10 @@ static int run_per_kernel(options *o, diags *d, int mode)
 	return status;
 }
 
-/* How the databases merged into one were searched (their "search"). */
-typedef struct db_parts {
-	int n, unfinished, model;
-	int nshards;            /* N of the shards seen (0: none) */
-	unsigned char *seen;    /* shard I seen, 1..nshards */
-	bool mixed;             /* shards of different N */
-} db_parts;
-
-static void parts_add(db_parts *p, const tune_db *db)
-{
-	p->n++;
-	const json_t *s = db->search;
-	if (!s)
-		return;
-	p->unfinished += !json_is_true(json_object_get(s, "finished"));
-	const char *st = json_string_value(json_object_get(s, "strategy"));
-	p->model += st && !strcmp(st, "model");
-	const json_t *sh = json_object_get(s, "shard");
-	int i = (int)json_integer_value(json_array_get(sh, 0)), n = (int)json_integer_value(json_array_get(sh, 1));
-	if (n <= 1 || i < 1 || i > n || n > 65536)
-		return;
-	if (p->nshards && p->nshards != n) {
-		p->mixed = true;
-		return;
-	}
-	if (!p->nshards) {
-		p->nshards = n;
-		p->seen = xcalloc((size_t)n + 1, 1);
-	}
-	p->seen[i] = 1;
-}
-
-/* Says how much of the (configuration, shape) matrix the database lacks,
- * and why where aotc can tell: a warning when a tune stopped early or a
- * shard is missing, a note when a finished model search left the cells it
- * predicted slower. */
-static void warn_incomplete(const tune_db *db, const db_parts *p, const options *o, diags *d)
-{
-	long cells = (long)db->nconfigs * db->nshapes, missing = cells;
-	int shapes_none = 0;
-	for (int s = 0; s < db->nshapes; s++) {
-		bool ok = false;
-		for (int c = 0; c < db->nconfigs; c++) {
-			const measurement *m = db_get(db, c, s);
-			missing -= m != NULL;
-			ok |= m && m->status == MS_OK;
-		}
-		shapes_none += !ok;
-	}
-	int absent = 0, first_absent = 0;
-	for (int i = 1; i <= p->nshards; i++)
-		if (!p->seen[i] && !absent++)
-			first_absent = i;
-	if (missing == 0 && shapes_none == 0)
-		return;
-	if (!p->unfinished && !absent && !p->mixed && p->model == p->n && shapes_none == 0) {
-		if (!o->quiet)
-			fprintf(stderr, "aotc: %s: the model-guided search measured %ld of %ld cells (the rest were predicted slower)\n",
-			        db->path, cells - missing, cells);
-		return;
-	}
-	strbuf why;
-	strbuf_init(&why);
-	if (p->unfinished)
-		strbuf_printf(&why, "; %d tune%s stopped early (--budget): 'aotc tune' again goes on", p->unfinished,
-		              p->unfinished == 1 ? "" : "s");
-	if (absent)
-		strbuf_printf(&why, "; %d of %d shards missing (shard %d first)", absent, p->nshards, first_absent);
-	if (p->mixed)
-		strbuf_puts(&why, "; shards of different splits");
-	diag_warning(d, (aotc_loc){db->path, 0, 0},
-	             "the database is incomplete: %ld of %ld cells not measured, %d of %d shapes with no correct variant%s",
-	             missing, cells, shapes_none, db->nshapes, why.data);
-	strbuf_finish(&why);
-}
-
-/* The databases for kernel k on arch in --db, merged (docs/spec.md §6: shards and
- * machines merge; a cell measured in several keeps the first, in path
- * order), and how many (*nmerged, may be NULL). NULL (diagnosed) if none,
- * if one cannot be read, or if one was tuned from another version of the
- * source or names other tunables. */
+/* The databases for kernel k on --arch (tuner/dbset.h). */
 static tune_db *find_db(const options *o, const aotc_module *m, const kernel *k, int *nmerged, diags *d)
 {
-	strbuf pat;
-	strbuf_init(&pat);
-	strbuf_printf(&pat, "%s/%s.*.json", o->db_dir, k->name);
-	glob_t g;
-	tune_db *all = NULL;
-	bool bad = false;
-	db_parts parts = {0};
-	if (glob(pat.data, 0, NULL, &g) == 0) {
-		for (size_t i = 0; i < g.gl_pathc && !bad; i++) {
-			/* A database of this kernel that cannot be read is an
-			 * error, never skipped: it may be this architecture's.
-			 * JSON that is no database (a shapes list) is skipped;
-			 * warnings are shown only for this architecture's. */
-			diags held;
-			diags_init_buffered(&held);
-			held.quiet_warnings = d->quiet_warnings;
-			bool not_db = false;
-			tune_db *db = db_load_any(g.gl_pathv[i], &not_db, &held);
-			const char *arch = db ? json_string_value(json_object_get(db->hardware, "arch")) : NULL;
-			if (!db && not_db) {
-				diags_finish(&held);
-				continue;
-			}
-			if (!db || (arch && strcmp(arch, o->arch) == 0)) {
-				if (d->out)
-					diags_flush(&held, d->out);
-				d->errors += held.errors;
-				d->warnings += held.warnings;
-			}
-			diags_finish(&held);
-			if (!db) {
-				bad = true;
-				continue;
-			}
-			if (!arch || strcmp(arch, o->arch) != 0) {
-				db_close(db);
-				continue;
-			}
-			if (strcmp(db->source_hash, m->source_hash) != 0) {
-				diag_plain_error(d, "%s was tuned from another version of %s (source hash %s, now %s): tune it again",
-				                 db->path, o->file, db->source_hash, m->source_hash);
-				bad = true;
-			} else if (all && (all->ntunables != db->ntunables || all->nshape_args != db->nshape_args)) {
-				diag_plain_error(d, "%s and %s do not hold the same tunables and shape arguments",
-				                 all->path, db->path);
-				bad = true;
-			} else if (!all) {
-				parts_add(&parts, db);
-				all = db;
-				db = NULL;
-			} else {
-				parts_add(&parts, db);
-				db_merge(all, db);
-			}
-			db_close(db);
-		}
-		globfree(&g);
-	}
-	strbuf_finish(&pat);
-	if (bad) {
-		free(parts.seen);
-		db_close(all);
-		return NULL;
-	}
-	if (all)
-		warn_incomplete(all, &parts, o, d);
-	if (nmerged)
-		*nmerged = parts.n;
-	free(parts.seen);
-	if (!all) {
-		/* The journal of a tune killed before its first save (an older
-		 * aotc wrote no document until then) is named, not ignored. */
-		strbuf_init(&pat);
-		strbuf_printf(&pat, "%s/%s.*.json.journal", o->db_dir, k->name);
-		if (glob(pat.data, 0, NULL, &g) == 0) {
-			for (size_t i = 0; i < g.gl_pathc; i++) {
-				size_t n = strlen(g.gl_pathv[i]) - strlen(".journal");
-				char *doc = xstrdup(g.gl_pathv[i]);
-				doc[n] = 0;
-				if (access(doc, F_OK) != 0)
-					diag_plain_error(d, "%s: only the journal of a tune killed before its first save, no database: "
-					                 "run aotc tune again, which resumes from it", g.gl_pathv[i]);
-				free(doc);
-			}
-			globfree(&g);
-		}
-		strbuf_finish(&pat);
-		diag_plain_error(d, "no tuning database for '%s' on %s in %s/ (tune it on such a machine: aotc tune %s --arch %s)",
-		                 k->name, o->arch, o->db_dir, o->file, o->arch);
-	}
-	return all;
+	return dbset_load(o->db_dir, k->name, o->arch, m->source_hash, o->file, nmerged, d);
 }
 
 static void heuristic_options(const options *o, hoptions *ho)
@@ -408,88 +248,65 @@ static void heuristic_options(const options *o, hoptions *ho)
 		ho->goal = o->goal;
 }
 
-/* The heuristic for kernel k from its database on --arch: the matrix and
- * the result, or NULL (diagnosed). The caller finishes both and closes the
- * database. */
-static tune_db *learn(const options *o, const aotc_module *m, const kernel *k, hmatrix *hm,
-                      hresult *r, int *nmerged, diags *d)
+static learn_options learning(const options *o)
 {
-	tune_db *db = find_db(o, m, k, nmerged, d);
-	if (!db)
-		return NULL;
-	if (!hmatrix_from_db(hm, db, k, d)) {
-		db_close(db);
-		return NULL;
-	}
-	hoptions ho;
-	heuristic_options(o, &ho);
-	h_build(r, hm, &ho);
-	return db;
+	learn_options lo = {.db_dir = o->db_dir, .arch = o->arch, .file = o->file,
+	                    .defines = o->defines, .ndefines = o->ndefines, .verbose = o->verbose};
+	heuristic_options(o, &lo.ho);
+	return lo;
 }
 
 static int emit_kernel(options *o, const aotc_module *m, const kernel *k, diags *d)
 {
-	hmatrix hm;
-	hresult r;
-	int nmerged = 0;
-	tune_db *db = learn(o, m, k, &hm, &r, &nmerged, d);
-	if (!db)
-		return EXIT_ENV;
-	int status = 0;
-	if (r.nsubset == 0) {
-		diag_plain_error(d, "no variant of '%s' ran correctly in %s", k->name, db->path);
-		status = EXIT_NO_VARIANT;
-	} else {
-		hstats est[SEL_COUNT];
-		int neval = 0;
-		tune_db *edb = NULL;
-		hmatrix em;
-		if (eval_matrix_for(db->path, db->source_hash, k, &edb, &em)) {
-			neval = eval_selectors(&r, &hm, &em, est);
-			hmatrix_from_db_finish(&em);
-			db_close(edb);
-		}
-		emit_input in = {.m = m, .k = k, .arch = o->arch, .db = db, .hm = &hm, .hr = &r,
-		                 .out_dir = o->out_dir, .include_as = o->include_as,
-		                 .eval = neval > 0 ? &est[SEL_TREE] : NULL, .neval = neval};
-		status = emit_files(&in, d);
-		if (status == 0 && !o->quiet) {
-			char tag[64];
-			emit_arch_tag(o->arch, tag, sizeof tag);
-			char from[64] = "";
-			if (nmerged > 1)
-				snprintf(from, sizeof from, " and %d more database%s", nmerged - 1, nmerged == 2 ? "" : "s");
-			printf("aotc: emitted %s/_aot_%s_%s.{c,h,%s} from %s%s: %d variant%s, tree depth %d; "
-			       "slowdown vs best: training %.3f (worst %.3f), held-out %.3f (worst %.3f)\n",
-			       o->out_dir, k->name, tag, emit_launcher_ext(o->arch), db->path, from, r.nsubset,
-			       r.nsubset == 1 ? "" : "s", htree_depth(&r.tree), r.train[SEL_TREE].geomean, r.train[SEL_TREE].worst,
-			       r.heldout[SEL_TREE].geomean, r.heldout[SEL_TREE].worst);
-		}
+	learn_options lo = learning(o);
+	dispatch dp;
+	bool loaded = false;
+	int status = dispatch_learn_or_load(m, k, &lo, &dp, &loaded, NULL, d);
+	if (status)
+		return status;
+	emit_input in = {.m = m, .k = k, .arch = o->arch, .dp = &dp, .out_dir = o->out_dir,
+	                 .include_as = o->include_as};
+	status = emit_files(&in, d);
+	if (status == 0 && !o->quiet) {
+		char tag[64];
+		emit_arch_tag(o->arch, tag, sizeof tag);
+		char from[64] = "";
+		if (dp.from.merged > 1)
+			snprintf(from, sizeof from, " and %d more database%s", dp.from.merged - 1,
+			         dp.from.merged == 2 ? "" : "s");
+		printf("aotc: emitted %s/_aot_%s_%s.{c,h,%s} from %s%s%s: %d variant%s, tree depth %d; "
+		       "slowdown vs best: training %.3f (worst %.3f), held-out %.3f (worst %.3f)\n",
+		       o->out_dir, k->name, tag, emit_launcher_ext(o->arch), dp.from.db ? dp.from.db : "?", from,
+		       loaded ? " (the saved dispatch)" : "", dp.nvariants, dp.nvariants == 1 ? "" : "s",
+		       dispatch_depth(&dp), dp.fig.train.geomean, dp.fig.train.worst, dp.fig.heldout.geomean,
+		       dp.fig.heldout.worst);
 	}
-	hresult_finish(&r);
-	hmatrix_from_db_finish(&hm);
-	db_close(db);
+	dispatch_finish(&dp);
 	return status;
 }
 
 /* `aotc __dispatch-check FILE --arch A --db DB [--seed N]`: for the tests
- * that compile the emitted C, the in-memory dispatch's answers: for every
- * database shape and 2000 random ones, "select ARGS -> v", and for each
- * emitted variant "dims v INTS -> g0 g1 g2 b0 b1 b2 smem" (or "-> -1") from
- * the IR evaluator. Variants are numbered as in the emitted file (database
- * order of the chosen ones). */
+ * that compile the emitted C, the dispatch's answers (heuristics/dispatch.h,
+ * dispatch_select): for every database shape, 2000 random ones and the
+ * extremes (INT64_MIN, around 2^31, 2^53 + 1, INT64_MAX, ...),
+ * "select ARGS -> v", and for each emitted variant
+ * "dims v INTS -> g0 g1 g2 b0 b1 b2 smem" (or "-> -1") from the IR
+ * evaluator. Variants are numbered as in the emitted file (the dispatch's). */
 static int dispatch_check(options *o, const aotc_module *m, const kernel *k, diags *d)
 {
-	hmatrix hm;
-	hresult r;
-	tune_db *db = learn(o, m, k, &hm, &r, NULL, d);
-	if (!db)
-		return EXIT_ENV;
+	learn_options lo = learning(o);
 	dispatch dp;
-	if (!dispatch_from_result(&dp, k, db, &hm, &r, NULL, 0, d)) {
-		hresult_finish(&r);
-		hmatrix_from_db_finish(&hm);
-		db_close(db);
+	bool loaded;
+	int status = dispatch_learn_or_load(m, k, &lo, &dp, &loaded, NULL, d);
+	if (status)
+		return status;
+	/* the database's shapes to ask it about (not how it was learnt) */
+	diags quiet;
+	diags_init_buffered(&quiet);
+	tune_db *db = find_db(o, m, k, NULL, &quiet);
+	diags_finish(&quiet);
+	if (!db) {
+		dispatch_finish(&dp);
 		return EXIT_ENV;
 	}
 	int nargs = db->nshape_args;
@@ -498,9 +315,31 @@ static int dispatch_check(options *o, const aotc_module *m, const kernel *k, dia
 	int64_t *row = xcalloc((size_t)nargs + 1, sizeof *row);
 	int64_t *params = xcalloc((size_t)k->nparams + 1, sizeof *params);
 	uint64_t seed = (uint64_t)o->seed * 0x9e3779b97f4a7c15ull + 1;
-	for (int s = 0; s < db->nshapes + 2000; s++) {
+	/* The extremes: every combination of these where there are few (else
+	 * each argument through them, the others 1000). */
+	static const int64_t extreme[] = {INT64_MIN, INT64_MIN + 1, -(INT64_C(1) << 31) - 1, -(INT64_C(1) << 31), -1, 0,
+	                                  1, (INT64_C(1) << 31) - 1, INT64_C(1) << 31, INT64_C(1) << 32,
+	                                  (INT64_C(1) << 53) + 1, INT64_MAX};
+	const int ne = (int)(sizeof extreme / sizeof *extreme);
+	long nx = 1;
+	for (int a = 0; a < nargs && nx <= 5000; a++)
+		nx *= ne;
+	bool product = nx <= 5000;
+	if (!product)
+		nx = (long)nargs * ne;
+	for (long s = 0; s < db->nshapes + 2000 + nx; s++) {
 		if (s < db->nshapes) {
 			memcpy(row, db->shapes + (size_t)s * nargs, (size_t)nargs * sizeof *row);
+		} else if (s >= db->nshapes + 2000) {
+			long x = s - db->nshapes - 2000;
+			for (int a = 0; a < nargs; a++) {
+				if (product) {
+					row[a] = extreme[x % ne];
+					x /= ne;
+				} else {
+					row[a] = x / ne == a ? extreme[x % ne] : 1000;
+				}
+			}
 		} else {
 			/* Random shapes: mostly in range, some odd, some extreme. */
 			for (int a = 0; a < nargs; a++) {
@@ -528,12 +367,12 @@ static int dispatch_check(options *o, const aotc_module *m, const kernel *k, dia
 			/* ... and the per-variant values, which launch_dims computes itself */
 			int64_t own[k->nparams + 1];
 			memcpy(own, params, (size_t)k->nparams * sizeof *own);
-			eval_env le = {.tunables = db->configs[dp.variants[i].config].values, .ntunables = k->ntunables,
+			eval_env le = {.tunables = dp.variants[i].values, .ntunables = k->ntunables,
 			               .params = own, .nparams = k->nparams};
 			int64_t dims[7];
 			int which;
-			bool ok = !db->configs[dp.variants[i].config].is_extern && /* a routine launches nothing */
-			          ir_variant_params(k, db->configs[dp.variants[i].config].values, own) == EVAL_OK &&
+			bool ok = dp.variants[i].routine < 0 && /* a routine launches nothing */
+			          ir_variant_params(k, dp.variants[i].values, own) == EVAL_OK &&
 			          ir_launch_dims(&k->grid, &k->block, &k->smem, &le, dims, &which) == EVAL_OK &&
 			          ir_dims_launchable(dims);
 			printf("dims %d", i);
@@ -552,8 +391,6 @@ static int dispatch_check(options *o, const aotc_module *m, const kernel *k, dia
 	free(row);
 	free(params);
 	dispatch_finish(&dp);
-	hresult_finish(&r);
-	hmatrix_from_db_finish(&hm);
 	db_close(db);
 	return 0;
 }
@@ -619,7 +456,7 @@ static int cmd_report(options *o, diags *d)
 		diags_init_buffered(&quiet);
 		options so = *o;
 		so.file = src;
-		km = load_module(&so, &quiet);
+		km = load_module(&so, false, &quiet);
 		diags_finish(&quiet);
 		for (int i = 0; km && i < km->nkernels && !k; i++)
 			if (!strcmp(km->kernels[i].name, db->kernel))
@@ -649,24 +486,39 @@ static int cmd_report(options *o, diags *d)
 	int neval = 0;
 	tune_db *edb = NULL;
 	hmatrix em;
-	if (k && eval_matrix_for(o->file, db->source_hash, k, &edb, &em)) {
+	const char *hw = json_string_value(json_object_get(db->hardware, "id"));
+	char *dir = dbset_dir_of(o->file), *epath = hw ? dbset_eval_path(dir, db->kernel, hw) : NULL;
+	if (k && epath && eval_matrix_for(epath, db->source_hash, k, &edb, &em)) {
 		neval = eval_selectors(&r, &m, &em, est);
 		hmatrix_from_db_finish(&em);
 		db_close(edb);
 	}
+	free(dir);
+	free(epath);
 	report_format fmt = REPORT_TEXT;
 	if (!report_format_parse(o->format, &fmt))
 		die("report: unchecked --format '%s'", o->format); /* options_parse checks it */
-	report_input in = {db, &m, &r, est, neval};
+	/* The dispatch select() would run: what report says is dispatched. */
+	dispatch dp;
+	int status = 0;
+	if (!dispatch_from_result(&dp, k, db, &m, &r, neval > 0 ? &est[SEL_TREE] : NULL, neval, d)) {
+		hresult_finish(&r);
+		hmatrix_from_db_finish(&m);
+		db_close(db);
+		ir_module_destroy(km);
+		free(src);
+		return EXIT_ENV;
+	}
+	report_input in = {db, &m, &r, est, neval, &dp};
 	strbuf sb;
 	strbuf_init(&sb);
 	report_write(&sb, fmt, &in);
-	int status = 0;
 	if (fwrite(sb.data, 1, sb.len, stdout) != sb.len || fflush(stdout) != 0) {
 		fprintf(stderr, "aotc: cannot write the report: %s\n", strerror(errno));
 		status = EXIT_ENV;
 	}
 	strbuf_finish(&sb);
+	dispatch_finish(&dp);
 	hresult_finish(&r);
 	hmatrix_from_db_finish(&m);
 	db_close(db);

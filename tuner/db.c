@@ -1,4 +1,5 @@
 #include "db.h"
+#include "dbset.h"
 
 #include "ir.h"
 
@@ -36,14 +37,6 @@ bool meas_status_parse(const char *name, meas_status *out)
 			return true;
 		}
 	return false;
-}
-
-char *db_path(const char *dir, const char *kernel, const char *hardware_id)
-{
-	strbuf sb;
-	strbuf_init(&sb);
-	strbuf_printf(&sb, "%s/%s.%s.json", dir, kernel, hardware_id);
-	return sb.data;
 }
 
 bool db_hash_valid(const char *h)
@@ -452,13 +445,8 @@ static tune_db *db_new(const char *path)
 	rehash(db);
 	db->lock_fd = -1;
 	db->path = xstrdup(path);
-	strbuf sb;
-	strbuf_init(&sb);
-	strbuf_printf(&sb, "%s.journal", path);
-	db->journal_path = sb.data;
-	strbuf_init(&sb);
-	strbuf_printf(&sb, "%s.lock", path);
-	db->lock_path = sb.data;
+	db->journal_path = dbset_journal_path(path);
+	db->lock_path = dbset_lock_path(path);
 	return db;
 }
 

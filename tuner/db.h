@@ -1,5 +1,5 @@
 /* The tuning database (docs/spec.md §6; docs/database.md): one JSON document per
- * kernel and hardware id, <db>/<kernel>.<hardware id>.json, plus a journal
+ * kernel and hardware id (named by tuner/dbset.h), plus a journal
  * beside it (<file>.journal, one JSON measurement a line, each carrying the
  * source hash it was measured from, written through at once and
  * fdatasync'd once a second) so that a crash or kill of aotc loses at most
@@ -86,9 +86,6 @@ typedef struct tune_db {
 	char *lock_path;       /* <path>.lock */
 	int lock_fd;           /* db_open: the held lock file, else -1 */
 } tune_db;
-
-/* "<dir>/<kernel>.<hwid>.json", malloc'd. */
-char *db_path(const char *dir, const char *kernel, const char *hardware_id);
 
 /* Opens (creating the directory if needed) or loads the database for this
  * kernel and hardware, for tuning. First takes <path>.lock, refusing (a

@@ -19,6 +19,7 @@
 #include "backend.h"
 #include "compile.h"
 #include "db.h"
+#include "dbset.h"
 #include "cost_features.h"
 #include "measure.h"
 #include "schedule.h"
@@ -349,18 +350,6 @@ static void dump_configs(const tune_run *r)
 
 /* ---- Stage 2: open the device, the compiler and the database ------------- */
 
-static char *shard_db_path(const tune_options *o, const char *kernel, const char *hwid)
-{
-	char *path = db_path(o->db_dir, kernel, hwid);
-	if (o->nshards <= 1)
-		return path;
-	strbuf sb;
-	strbuf_init(&sb);
-	strbuf_printf(&sb, "%.*s.shard%dof%d.json", (int)(strlen(path) - 5), path, o->shard, o->nshards);
-	free(path);
-	return sb.data;
-}
-
 static int open_stage(tune_run *r, bool *no_device)
 {
 	const kernel *k = r->k;
@@ -382,7 +371,7 @@ static int open_stage(tune_run *r, bool *no_device)
 		goto out;
 	}
 	r->hwid = json_string_value(json_object_get(r->ms.device, "id"));
-	char *path = shard_db_path(o, k->name, r->hwid);
+	char *path = dbset_db_path(o->db_dir, k->name, r->hwid, o->shard, o->nshards);
 	const char **tnames = xcalloc((size_t)k->ntunables + 1, sizeof *tnames);
 	for (int i = 0; i < k->ntunables; i++)
 		tnames[i] = k->tunables[i].name;

@@ -227,8 +227,11 @@ END
 		fi
 		# Both answers seen: some shapes valid, some (negative, zero,
 		# overflowing) not, else the comparison proves little.
+		# (A dispatch of library routines alone launches nothing itself.)
 		if grep -q '^dims .* -> -1$' "$dir/want" && grep -q '^dims .* -> [0-9]* ' "$dir/want"; then
 			ok "$name: dims cases include failures and successes"
+		elif ! grep -q '^dims .* -> [0-9]* ' "$dir/want" && ! grep -q '^	"[A-Za-z_0-9]*<' "$dir/_$pfx.c"; then
+			ok "$name: dims cases all -1: every variant is a library routine"
 		else
 			bad "$name: dims cases include failures and successes"
 		fi

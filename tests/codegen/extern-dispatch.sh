@@ -35,7 +35,7 @@ else bad "tune" "$(tail -8 tune.log)"; finish; fi
 # a variant on the three small ones.
 winners=$(python3 -c '
 import glob, json
-db = json.load(open(glob.glob("db/spin.*.json")[0]))
+db = json.load(open(glob.glob("db/spin.host_*.json")[0]))
 best = {}
 for m in db["measurements"]:
     if m["status"] == "ok" and (m["shape"] not in best or m["time_ms"] < best[m["shape"]][0]):

@@ -216,17 +216,17 @@ else
 fi
 calls=$(python3 -c '
 import json, glob
-d = json.load(open(glob.glob("db/matmul_host.*.json")[0]))
+d = json.load(open(glob.glob("db/matmul_host.host_*.json")[0]))
 print(" ".join("%s:%d" % (",".join(map(str, s)), c) for s, c in sorted(zip(d["shapes"], d["shape_calls"]))))
 ' 2>&1)
 check "the database keeps each shape's calls" "17,5,9:252 32,32,32:41 64,100,32:12" "$calls"
-"$aotc" report db/matmul_host.*.json >report.txt 2>&1
+"$aotc" report db/matmul_host.host_*.json >report.txt 2>&1
 if grep -q "weighted by each shape's recorded calls" report.txt; then
 	ok "report shows the weighted figures"
 else
 	bad "report shows the weighted figures" "$(head -30 report.txt)"
 fi
-"$aotc" report db/matmul_host.*.json --format json >report.json 2>&1
+"$aotc" report db/matmul_host.host_*.json --format json >report.json 2>&1
 if python3 -c '
 import json, sys
 d = json.load(open("report.json"))
@@ -277,13 +277,19 @@ END
 		ok "the CUDA launcher builds with nvcc"
 		# a VEC = 4 variant needs N % 4 == 0
 		v=$(grep -n '"sgemm<' cu/_aot_sgemm_cuda_sm90.c | grep -n ', 4>"' | head -1 | cut -d: -f1)
-		v=$((v - 1))
-		AOTC_VARIANT="sgemm=$v" AOTC_LOG=1 AOTC_RECORD=cu.json ./cu_test >cu.log 2>&1
-		if grep -q '^N=102: 1$' cu.log && grep -q 'is not valid for this shape: not launched' cu.log &&
-			grep -q '^N=128: tried$' cu.log; then
-			ok "CUDA: a forced variant invalid for the shape is cudaErrorInvalidValue; a valid one is launched"
+		# The dispatch holds only what select() can return: on the committed
+		# database cuBLAS alone (it ends every leaf's order), no VEC = 4 one.
+		if [ -z "$v" ]; then
+			AOTC_LOG=1 AOTC_RECORD=cu.json ./cu_test >cu.log 2>&1
+			echo "SKIP CUDA: forced variant (the dispatch has no VEC = 4 variant)"
 		else
-			bad "CUDA: forced variant" "$(cat cu.log)"
+			AOTC_VARIANT="sgemm=$((v - 1))" AOTC_LOG=1 AOTC_RECORD=cu.json ./cu_test >cu.log 2>&1
+			if grep -q '^N=102: 1$' cu.log && grep -q 'is not valid for this shape: not launched' cu.log &&
+				grep -q '^N=128: tried$' cu.log; then
+				ok "CUDA: a forced variant invalid for the shape is cudaErrorInvalidValue; a valid one is launched"
+			else
+				bad "CUDA: forced variant" "$(cat cu.log)"
+			fi
 		fi
 		check "CUDA: both shapes recorded" "sgemm 128 102 64 1
 sgemm 128 128 64 1" "$(rows cu.json 2>&1)"

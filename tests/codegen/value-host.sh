@@ -53,7 +53,7 @@ else
 fi
 # Every configuration measured ok on every shape: the per-variant values
 # (scale_tile) and the launcher-only arguments (rows_bt) reached the kernel.
-python3 - db/*.json >dbcheck.log 2>&1 <<'END'
+python3 - db/*.host_*.json >dbcheck.log 2>&1 <<'END'
 import json, sys
 d = json.load(open(sys.argv[1]))
 # invalid: AOTC_VALID_IF excludes the variant there (rows_bt: C % UNROLL)

@@ -85,7 +85,7 @@ if [ -n "$reused" ] && [ "$reused" -ge "$lines" ]; then ok "kill: resume reused 
 else bad "kill: resume" "reused '$reused', journal had $lines" "$(head -2 "$tmp/log")"; fi
 why=$(py '
 import json, sys, glob
-db = json.load(open(glob.glob(sys.argv[1] + "/*.json")[0]))
+db = json.load(open(glob.glob(sys.argv[1] + "/*.host_*.json")[0]))
 cells = {(m["config"], m["shape"]) for m in db["measurements"]}
 if len(cells) != len(db["measurements"]) or len(cells) != len(db["configs"]) * len(db["shapes"]):
     print("%d measurements, %d cells, %d configs x %d shapes" % (len(db["measurements"]), len(cells), len(db["configs"]), len(db["shapes"])))

@@ -38,7 +38,7 @@ has "model: the default above 512 configurations" "search model"
 has "model: says how much it left" "model search:"
 pycheck "model: near the known best with a fraction of the cells" '
 import glob, json, math, sys
-db = json.load(open(glob.glob(sys.argv[1] + "/spin.*.json")[0]))
+db = json.load(open(glob.glob(sys.argv[1] + "/spin.host_*.json")[0]))
 names = [c["values"] for c in db["configs"]]
 def cost(v, n):
     ta, tb, tc, td = v
@@ -69,7 +69,7 @@ print("; ".join(errors))
 ' "$tmp/model"
 pycheck "model: a configuration wrong on two shapes is skipped on the rest" '
 import glob, json, sys
-db = json.load(open(glob.glob(sys.argv[1] + "/spin.*.json")[0]))
+db = json.load(open(glob.glob(sys.argv[1] + "/spin.host_*.json")[0]))
 per = {}
 for m in db["measurements"]:
     per.setdefault(m["config"], []).append(m)
@@ -108,7 +108,7 @@ else
 fi
 pycheck "budget: every shape got its first sample" '
 import glob, json, sys
-db = json.load(open(glob.glob(sys.argv[1] + "/spin.*.json")[0]))
+db = json.load(open(glob.glob(sys.argv[1] + "/spin.host_*.json")[0]))
 count = {}
 for m in db["measurements"]:
     if m["status"] not in ("invalid", "skipped"):
@@ -129,7 +129,7 @@ grep "n=64 " "$tmp/log" | grep -q "; 3 excluded by AOTC_VALID_IF" && ! grep "n=6
 	bad "learn: invalid apart from failures" "$(grep "n=64 " "$tmp/log")"
 pycheck "learn: compile errors and wrong results learnt once" '
 import glob, json, sys
-db = json.load(open(glob.glob(sys.argv[1] + "/learn.*.json")[0]))
+db = json.load(open(glob.glob(sys.argv[1] + "/learn.host_*.json")[0]))
 errors = []
 for m in db["measurements"]:
     u, w = db["configs"][m["config"]]["values"]
@@ -177,7 +177,7 @@ for i in 1 2; do
 done
 pycheck "shards: the parts hold every cell once" '
 import glob, json, sys
-files = sorted(glob.glob(sys.argv[1] + "/learn.*.json"))
+files = sorted(glob.glob(sys.argv[1] + "/learn.host_*.json"))
 cells = {}
 for f in files:
     db = json.load(open(f))

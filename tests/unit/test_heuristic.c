@@ -197,7 +197,7 @@ static void test_deterministic(void)
 		hoptions_default(&o);
 		hresult r;
 		h_build(&r, &m, &o);
-		h_print_report(run ? &b : &a, &r, &m, NULL, 0);
+		h_print_report(run ? &b : &a, &r, &m, NULL, 0, NULL);
 		hresult_finish(&r);
 		hmatrix_finish(&m);
 	}

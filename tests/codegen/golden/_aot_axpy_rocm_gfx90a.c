@@ -14,13 +14,12 @@
 
 /* Which emit wrote these files: the header must be of the same one, and the
  * launcher refers to this symbol, so files of two emits fail to build together. */
-#if AOT_AXPY_ROCM_GFX90A_SET != UINT64_C(0x3bb8ad0d605bd223)
+#if AOT_AXPY_ROCM_GFX90A_SET != UINT64_C(0x6062f35be37d06a4)
 #error "_aot_axpy_rocm_gfx90a.h and _aot_axpy_rocm_gfx90a.c are of different aotc emits: emit again"
 #endif
-const int aot_axpy_rocm_gfx90a_set_3bb8ad0d605bd223 = 1;
+const int aot_axpy_rocm_gfx90a_set_6062f35be37d06a4 = 1;
 
 #define AOT_NV 3
-#define AOT_NT 2
 
 static const char *const aot_names[AOT_NV] = {
 	"axpy<64, 1>",
@@ -28,302 +27,88 @@ static const char *const aot_names[AOT_NV] = {
 	"axpy<256, 4>",
 };
 
-/* tunable values in declaration order:
- * BS PER */
-static const int64_t aot_params[AOT_NV][AOT_NT] = {
-	{INT64_C(64), INT64_C(1)},
-	{INT64_C(256), INT64_C(1)},
-	{INT64_C(256), INT64_C(4)},
+/* Tunable values in declaration order: BS PER */
+static const int64_t aot_params[AOT_NV][2] = {
+	{64, 1},
+	{256, 1},
+	{256, 4},
 };
 
-static int aot_mul(int64_t a, int64_t b, int64_t *r)
-{
-	if (a > 0 ? (b > 0 ? a > INT64_MAX / b : b < INT64_MIN / a)
-	          : (b > 0 ? a < INT64_MIN / b : (a != 0 && b < INT64_MAX / a)))
-		return 1;
-	*r = a * b;
-	return 0;
-}
-
-static int aot_mod(int64_t a, int64_t b, int64_t *r)
-{
-	if (b == 0 || (a == INT64_MIN && b == -1))
-		return 1;
-	*r = a % b;
-	return 0;
-}
-
-static int aot_cdiv(int64_t a, int64_t b, int64_t *r)
-{
-	int64_t m;
-	if (b == 0 || (a == INT64_MIN && b == -1))
-		return 1;
-	m = a % b;
-	*r = a / b + (m != 0 && (m < 0) == (b < 0)); /* no branch on the shape */
-	return 0;
-}
-
-/* n */
-static int aot_feature0(const int64_t *p, const int64_t *t, int64_t *out)
-{
-	int64_t v0;
-	(void)p;
-	(void)t;
-	v0 = p[0];
-	*out = v0;
-	return 0;
-}
-
-/* Launch limits of every CUDA device: grid.x < 2^31, grid.y and grid.z <= 65535,
- * block <= 1024 x 1024 x 64 and at most 1024 threads (AMD devices allow as much or more). */
-
-/* ---- variant 0: axpy<64, 1> */
-
-/* n % PER == 0 */
-static int aot_valid_if0_0(const int64_t *p, int64_t *out)
-{
-	int64_t v0, v1, v2, v3, v4;
-	(void)p;
-	v2 = p[0];
-	v3 = INT64_C(1);
-	if (aot_mod(v2, v3, &v1))
-		return 1;
-	v4 = INT64_C(0);
-	v0 = v1 == v4;
-	*out = v0;
-	return 0;
-}
-
-/* cdiv(n, BS * PER) */
-static int aot_grid0_0(const int64_t *p, int64_t *out)
-{
-	int64_t v0, v1, v2, v3, v4;
-	(void)p;
-	v1 = p[0];
-	v3 = INT64_C(64);
-	v4 = INT64_C(1);
-	if (aot_mul(v3, v4, &v2))
-		return 1;
-	if (aot_cdiv(v1, v2, &v0))
-		return 1;
-	*out = v0;
-	return 0;
-}
-
-static int aot_dims0(const int64_t *p, uint32_t grid[3], uint32_t block[3], uint32_t *smem)
-{
-	int64_t x;
-	(void)p;
-	if (aot_grid0_0(p, &x) || x < 1 || x > INT64_C(2147483647))
-		return 1;
-	grid[0] = (uint32_t)x;
-	grid[1] = 1;
-	grid[2] = 1;
-	x = INT64_C(64);
-	if (x < 1 || x > INT64_C(1024))
-		return 1;
-	block[0] = (uint32_t)x;
-	block[1] = 1;
-	block[2] = 1;
-	if ((int64_t)block[0] * block[1] * block[2] > 1024)
-		return 1;
-	*smem = 0;
-	return 0;
-}
-
-static int aot_valid0(const int64_t *p)
-{
-	uint32_t g[3], b[3], s;
-	int64_t x;
-	if (aot_valid_if0_0(p, &x) || !x)
-		return 0;
-	return !aot_dims0(p, g, b, &s);
-}
-
-/* ---- variant 1: axpy<256, 1> */
-
-/* n % PER == 0 */
-static int aot_valid_if0_1(const int64_t *p, int64_t *out)
-{
-	int64_t v0, v1, v2, v3, v4;
-	(void)p;
-	v2 = p[0];
-	v3 = INT64_C(1);
-	if (aot_mod(v2, v3, &v1))
-		return 1;
-	v4 = INT64_C(0);
-	v0 = v1 == v4;
-	*out = v0;
-	return 0;
-}
-
-/* cdiv(n, BS * PER) */
-static int aot_grid0_1(const int64_t *p, int64_t *out)
-{
-	int64_t v0, v1, v2, v3, v4;
-	(void)p;
-	v1 = p[0];
-	v3 = INT64_C(256);
-	v4 = INT64_C(1);
-	if (aot_mul(v3, v4, &v2))
-		return 1;
-	if (aot_cdiv(v1, v2, &v0))
-		return 1;
-	*out = v0;
-	return 0;
-}
-
-static int aot_dims1(const int64_t *p, uint32_t grid[3], uint32_t block[3], uint32_t *smem)
-{
-	int64_t x;
-	(void)p;
-	if (aot_grid0_1(p, &x) || x < 1 || x > INT64_C(2147483647))
-		return 1;
-	grid[0] = (uint32_t)x;
-	grid[1] = 1;
-	grid[2] = 1;
-	x = INT64_C(256);
-	if (x < 1 || x > INT64_C(1024))
-		return 1;
-	block[0] = (uint32_t)x;
-	block[1] = 1;
-	block[2] = 1;
-	if ((int64_t)block[0] * block[1] * block[2] > 1024)
-		return 1;
-	*smem = 0;
-	return 0;
-}
-
-static int aot_valid1(const int64_t *p)
-{
-	uint32_t g[3], b[3], s;
-	int64_t x;
-	if (aot_valid_if0_1(p, &x) || !x)
-		return 0;
-	return !aot_dims1(p, g, b, &s);
-}
-
-/* ---- variant 2: axpy<256, 4> */
-
-/* n % PER == 0 */
-static int aot_valid_if0_2(const int64_t *p, int64_t *out)
-{
-	int64_t v0, v1, v2, v3, v4;
-	(void)p;
-	v2 = p[0];
-	v3 = INT64_C(4);
-	if (aot_mod(v2, v3, &v1))
-		return 1;
-	v4 = INT64_C(0);
-	v0 = v1 == v4;
-	*out = v0;
-	return 0;
-}
-
-/* cdiv(n, BS * PER) */
-static int aot_grid0_2(const int64_t *p, int64_t *out)
-{
-	int64_t v0, v1, v2, v3, v4;
-	(void)p;
-	v1 = p[0];
-	v3 = INT64_C(256);
-	v4 = INT64_C(4);
-	if (aot_mul(v3, v4, &v2))
-		return 1;
-	if (aot_cdiv(v1, v2, &v0))
-		return 1;
-	*out = v0;
-	return 0;
-}
-
-static int aot_dims2(const int64_t *p, uint32_t grid[3], uint32_t block[3], uint32_t *smem)
-{
-	int64_t x;
-	(void)p;
-	if (aot_grid0_2(p, &x) || x < 1 || x > INT64_C(2147483647))
-		return 1;
-	grid[0] = (uint32_t)x;
-	grid[1] = 1;
-	grid[2] = 1;
-	x = INT64_C(256);
-	if (x < 1 || x > INT64_C(1024))
-		return 1;
-	block[0] = (uint32_t)x;
-	block[1] = 1;
-	block[2] = 1;
-	if ((int64_t)block[0] * block[1] * block[2] > 1024)
-		return 1;
-	*smem = 0;
-	return 0;
-}
-
-static int aot_valid2(const int64_t *p)
-{
-	uint32_t g[3], b[3], s;
-	int64_t x;
-	if (aot_valid_if0_2(p, &x) || !x)
-		return 0;
-	return !aot_dims2(p, g, b, &s);
-}
-
-static int (*const aot_valid_of[AOT_NV])(const int64_t *) = {
-	aot_valid0,
-	aot_valid1,
-	aot_valid2,
+/* Each leaf's variants, best first: select() returns the first valid one (-1 ends). */
+static const signed char aot_orders[3][4] = {
+	{2, 1, 0, -1},
+	{0, 1, 2, -1},
+	{1, 0, 2, -1},
 };
 
-static int (*const aot_dims_of[AOT_NV])(const int64_t *, uint32_t *, uint32_t *, uint32_t *) = {
-	aot_dims0,
-	aot_dims1,
-	aot_dims2,
-};
+static int64_t aot_ceil(int64_t a, int64_t b) /* cdiv(a, b) where it cannot fail */
+{
+	return a / b + (a % b != 0 && (a % b < 0) == (b < 0));
+}
+
+/* 0 when the kernel takes the shape: its arguments fit their types (else no
+ * variant is valid) */
+static int aot_shape(int64_t n)
+{
+	if (n < INT32_MIN || n > INT32_MAX)
+		return 1;
+	return 0;
+}
+
+/* The launch of variant aot_v: 0, or 1 when it cannot be evaluated or exceeds
+ * what any CUDA device launches: grid.x < 2^31, grid.y and grid.z <= 65535,
+ * block <= 1024 x 1024 x 64, at most 1024 threads (AMD devices allow as much or more). */
+static int aot_dims(int aot_v, int64_t n, uint32_t aot_grid[3], uint32_t aot_block[3], uint32_t *aot_smem)
+{
+	const int64_t BS = aot_params[aot_v][0], PER = aot_params[aot_v][1];
+	/* axpy.cu:21: AOTC_GRID(cdiv(n, BS * PER)) */
+	const int64_t aot_gx = aot_ceil(n, BS * PER);
+	if (aot_gx < 1 || aot_gx > 2147483647)
+		return 1;
+	aot_grid[0] = (uint32_t)aot_gx;
+	aot_grid[1] = 1;
+	aot_grid[2] = 1;
+	/* axpy.cu:22: AOTC_BLOCK(BS) */
+	aot_block[0] = (uint32_t)BS;
+	aot_block[1] = 1;
+	aot_block[2] = 1;
+	*aot_smem = 0;
+	return 0;
+}
+
+/* Whether variant aot_v may run on the shape (select() asks it of each variant
+ * of the leaf's order in turn). */
+static int aot_valid(int aot_v, int64_t n)
+{
+	const int64_t PER = aot_params[aot_v][1];
+	/* axpy.cu:20: AOTC_VALID_IF(n % PER == 0): every PER is a power of two */
+	if ((n & (PER - 1)) != 0)
+		return 0;
+	/* axpy.cu:21: AOTC_GRID: cdiv(n, BS * PER) >= 1 */
+	if (n < 1)
+		return 0;
+	return 1;
+}
 
 int aot_axpy_rocm_gfx90a_select(int64_t n)
 {
-	int64_t aot_p[4] = {n, 0, 0, 0};
-	if (n < INT32_MIN || n > INT32_MAX) /* the kernel takes i32 */
+	const signed char *aot_o;
+	if (aot_shape(n))
 		return -1;
-	int64_t aot_f[3];
-	if (aot_feature0(aot_p, NULL, &aot_f[0]))
-		aot_f[0] = 0;
-	(void)aot_f;
-	if (aot_f[0] <= INT64_C(761237)) {
-		if (aot_f[0] <= INT64_C(4041)) {
-			if (aot_valid2(aot_p))
-				return 2; /* axpy<256, 4> */
-			if (aot_valid1(aot_p))
-				return 1; /* axpy<256, 1> */
-			if (aot_valid0(aot_p))
-				return 0; /* axpy<64, 1> */
-			return -1;
-		} else {
-			if (aot_f[0] <= INT64_C(193055)) {
-				if (aot_valid0(aot_p))
-					return 0; /* axpy<64, 1> */
-				if (aot_valid1(aot_p))
-					return 1; /* axpy<256, 1> */
-				if (aot_valid2(aot_p))
-					return 2; /* axpy<256, 4> */
-				return -1;
-			} else {
-				if (aot_valid1(aot_p))
-					return 1; /* axpy<256, 1> */
-				if (aot_valid0(aot_p))
-					return 0; /* axpy<64, 1> */
-				if (aot_valid2(aot_p))
-					return 2; /* axpy<256, 4> */
-				return -1;
-			}
-		}
+	if (n <= 761237) {
+		if (n <= 4041)
+			aot_o = aot_orders[0];
+		else if (n <= 193055)
+			aot_o = aot_orders[1];
+		else
+			aot_o = aot_orders[2];
 	} else {
-		if (aot_valid2(aot_p))
-			return 2; /* axpy<256, 4> */
-		if (aot_valid1(aot_p))
-			return 1; /* axpy<256, 1> */
-		if (aot_valid0(aot_p))
-			return 0; /* axpy<64, 1> */
-		return -1;
+		aot_o = aot_orders[0];
 	}
+	for (; *aot_o >= 0; aot_o++)
+		if (aot_valid(*aot_o, n))
+			return *aot_o;
+	return -1;
 }
 
 int aot_axpy_rocm_gfx90a_num_variants(void)
@@ -343,16 +128,12 @@ const int64_t *aot_axpy_rocm_gfx90a_variant_params(int v)
 
 int aot_axpy_rocm_gfx90a_variant_valid(int aot_v, int64_t n)
 {
-	int64_t aot_p[4] = {n, 0, 0, 0};
-	if (n < INT32_MIN || n > INT32_MAX) /* the kernel takes i32 */
+	if (aot_v < 0 || aot_v >= AOT_NV || aot_shape(n))
 		return 0;
-	return aot_v >= 0 && aot_v < AOT_NV && aot_valid_of[aot_v](aot_p);
+	return aot_valid(aot_v, n);
 }
 
 int aot_axpy_rocm_gfx90a_launch_dims(int aot_v, int64_t n, uint32_t aot_grid[3], uint32_t aot_block[3], uint32_t *aot_smem)
 {
-	int64_t aot_p[4] = {n, 0, 0, 0};
-	if (aot_v < 0 || aot_v >= AOT_NV)
-		return -1;
-	return aot_dims_of[aot_v](aot_p, aot_grid, aot_block, aot_smem) ? -1 : 0;
+	return aot_v >= 0 && aot_v < AOT_NV && !aot_dims(aot_v, n, aot_grid, aot_block, aot_smem) ? 0 : -1;
 }

@@ -19,8 +19,8 @@ extern "C" {
 
 /* Which emit wrote these files (docs/cli.md): the dispatch defines the symbol,
  * the launcher refers to it, and both check the macro. */
-#define AOT_AXPY_ROCM_GFX90A_SET UINT64_C(0x3bb8ad0d605bd223)
-extern const int aot_axpy_rocm_gfx90a_set_3bb8ad0d605bd223;
+#define AOT_AXPY_ROCM_GFX90A_SET UINT64_C(0x6062f35be37d06a4)
+extern const int aot_axpy_rocm_gfx90a_set_6062f35be37d06a4;
 
 /* The variant for a shape, or -1 when none is valid there. */
 int aot_axpy_rocm_gfx90a_select(int64_t n);

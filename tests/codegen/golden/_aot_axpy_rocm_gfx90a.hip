@@ -9,7 +9,7 @@
  */
 #include <hip/hip_runtime.h>
 #include "_aot_axpy_rocm_gfx90a.h"
-#if AOT_AXPY_ROCM_GFX90A_SET != UINT64_C(0x3bb8ad0d605bd223)
+#if AOT_AXPY_ROCM_GFX90A_SET != UINT64_C(0x6062f35be37d06a4)
 #error "_aot_axpy_rocm_gfx90a.h and _aot_axpy_rocm_gfx90a.hip are of different aotc emits: emit again"
 #endif
 #ifndef AOTC_LINKED
@@ -1059,7 +1059,7 @@ static const aot_kernel_info aot_axpy_rocm_gfx90a_info = {
 
 extern "C" hipError_t aot_axpy_rocm_gfx90a_launch(int n, float a, const float *x, float *y, hipStream_t aot_stream)
 {
-	if (aot_axpy_rocm_gfx90a_set_3bb8ad0d605bd223 != 1) /* links only with the dispatch of this emit */
+	if (aot_axpy_rocm_gfx90a_set_6062f35be37d06a4 != 1) /* links only with the dispatch of this emit */
 		return hipErrorInvalidValue;
 	static aot_env aot_state(&aot_axpy_rocm_gfx90a_info);
 	int aot_v = aot_axpy_rocm_gfx90a_select((int64_t)n);
@@ -1075,27 +1075,12 @@ extern "C" hipError_t aot_axpy_rocm_gfx90a_launch(int n, float a, const float *x
 	dim3 aot_grid(aot_g[0], aot_g[1], aot_g[2]), aot_block(aot_b[0], aot_b[1], aot_b[2]);
 	switch (aot_v) {
 	case 0:
-		if (aot_smem > 48 * 1024) {
-			hipError_t aot_e = hipFuncSetAttribute(reinterpret_cast<const void *>(&axpy<64, 1>), hipFuncAttributeMaxDynamicSharedMemorySize, (int)aot_smem);
-			if (aot_e != hipSuccess)
-				return aot_e;
-		}
 		axpy<64, 1><<<aot_grid, aot_block, aot_smem, aot_stream>>>(n, a, x, y);
 		return hipGetLastError();
 	case 1:
-		if (aot_smem > 48 * 1024) {
-			hipError_t aot_e = hipFuncSetAttribute(reinterpret_cast<const void *>(&axpy<256, 1>), hipFuncAttributeMaxDynamicSharedMemorySize, (int)aot_smem);
-			if (aot_e != hipSuccess)
-				return aot_e;
-		}
 		axpy<256, 1><<<aot_grid, aot_block, aot_smem, aot_stream>>>(n, a, x, y);
 		return hipGetLastError();
 	case 2:
-		if (aot_smem > 48 * 1024) {
-			hipError_t aot_e = hipFuncSetAttribute(reinterpret_cast<const void *>(&axpy<256, 4>), hipFuncAttributeMaxDynamicSharedMemorySize, (int)aot_smem);
-			if (aot_e != hipSuccess)
-				return aot_e;
-		}
 		axpy<256, 4><<<aot_grid, aot_block, aot_smem, aot_stream>>>(n, a, x, y);
 		return hipGetLastError();
 	default:

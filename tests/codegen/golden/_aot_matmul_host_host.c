@@ -14,104 +14,60 @@
 
 /* Which emit wrote these files: the header must be of the same one, and the
  * launcher refers to this symbol, so files of two emits fail to build together. */
-#if AOT_MATMUL_HOST_HOST_SET != UINT64_C(0x04bbbf318f2e668b)
+#if AOT_MATMUL_HOST_HOST_SET != UINT64_C(0x1e6af4a481834424)
 #error "_aot_matmul_host_host.h and _aot_matmul_host_host.c are of different aotc emits: emit again"
 #endif
-const int aot_matmul_host_host_set_04bbbf318f2e668b = 1;
+const int aot_matmul_host_host_set_1e6af4a481834424 = 1;
 
 #define AOT_NV 2
-#define AOT_NT 4
 
 static const char *const aot_names[AOT_NV] = {
 	"matmul_host<16, 128, 128, 1>",
 	"matmul_host<64, 256, 32, 1>",
 };
 
-/* tunable values in declaration order:
- * BM BN BK UNROLL */
-static const int64_t aot_params[AOT_NV][AOT_NT] = {
-	{INT64_C(16), INT64_C(128), INT64_C(128), INT64_C(1)},
-	{INT64_C(64), INT64_C(256), INT64_C(32), INT64_C(1)},
+/* Tunable values in declaration order: BM BN BK UNROLL */
+static const int64_t aot_params[AOT_NV][4] = {
+	{16, 128, 128, 1},
+	{64, 256, 32, 1},
 };
 
-static int aot_mod(int64_t a, int64_t b, int64_t *r)
+/* Each leaf's variants, best first: select() returns the first valid one (-1 ends). */
+static const signed char aot_orders[1][3] = {
+	{1, 0, -1},
+};
+
+/* 0 when the kernel takes the shape: its arguments fit their types (else no
+ * variant is valid) */
+static int aot_shape(int64_t M, int64_t N, int64_t K)
 {
-	if (b == 0 || (a == INT64_MIN && b == -1))
+	if (M < INT32_MIN || M > INT32_MAX || N < INT32_MIN || N > INT32_MAX || K < INT32_MIN || K > INT32_MAX)
 		return 1;
-	*r = a % b;
 	return 0;
 }
 
-/* ---- variant 0: matmul_host<16, 128, 128, 1> */
-
-/* N % UNROLL == 0 */
-static int aot_valid_if0_0(const int64_t *p, int64_t *out)
+/* Whether variant aot_v may run on the shape (select() asks it of each variant
+ * of the leaf's order in turn). */
+static int aot_valid(int aot_v, int64_t M, int64_t N, int64_t K)
 {
-	int64_t v0, v1, v2, v3, v4;
-	(void)p;
-	v2 = p[1];
-	v3 = INT64_C(1);
-	if (aot_mod(v2, v3, &v1))
-		return 1;
-	v4 = INT64_C(0);
-	v0 = v1 == v4;
-	*out = v0;
-	return 0;
-}
-
-static int aot_valid0(const int64_t *p)
-{
-	int64_t x;
-	if (aot_valid_if0_0(p, &x) || !x)
+	const int64_t UNROLL = aot_params[aot_v][3];
+	(void)M;
+	(void)K;
+	/* matmul_host.cpp:20: AOTC_VALID_IF(N % UNROLL == 0): every UNROLL is a power of two */
+	if ((N & (UNROLL - 1)) != 0)
 		return 0;
 	return 1;
 }
-
-/* ---- variant 1: matmul_host<64, 256, 32, 1> */
-
-/* N % UNROLL == 0 */
-static int aot_valid_if0_1(const int64_t *p, int64_t *out)
-{
-	int64_t v0, v1, v2, v3, v4;
-	(void)p;
-	v2 = p[1];
-	v3 = INT64_C(1);
-	if (aot_mod(v2, v3, &v1))
-		return 1;
-	v4 = INT64_C(0);
-	v0 = v1 == v4;
-	*out = v0;
-	return 0;
-}
-
-static int aot_valid1(const int64_t *p)
-{
-	int64_t x;
-	if (aot_valid_if0_1(p, &x) || !x)
-		return 0;
-	return 1;
-}
-
-static int (*const aot_valid_of[AOT_NV])(const int64_t *) = {
-	aot_valid0,
-	aot_valid1,
-};
 
 int aot_matmul_host_host_select(int64_t M, int64_t N, int64_t K)
 {
-	int64_t aot_p[6] = {M, N, K, 0, 0, 0};
-	if (M < INT32_MIN || M > INT32_MAX) /* the kernel takes i32 */
+	const signed char *aot_o;
+	if (aot_shape(M, N, K))
 		return -1;
-	if (N < INT32_MIN || N > INT32_MAX) /* the kernel takes i32 */
-		return -1;
-	if (K < INT32_MIN || K > INT32_MAX) /* the kernel takes i32 */
-		return -1;
-	int64_t aot_f[8];
-	(void)aot_f;
-	if (aot_valid1(aot_p))
-		return 1; /* matmul_host<64, 256, 32, 1> */
-	if (aot_valid0(aot_p))
-		return 0; /* matmul_host<16, 128, 128, 1> */
+	aot_o = aot_orders[0];
+	for (; *aot_o >= 0; aot_o++)
+		if (aot_valid(*aot_o, M, N, K))
+			return *aot_o;
 	return -1;
 }
 
@@ -132,12 +88,7 @@ const int64_t *aot_matmul_host_host_variant_params(int v)
 
 int aot_matmul_host_host_variant_valid(int aot_v, int64_t M, int64_t N, int64_t K)
 {
-	int64_t aot_p[6] = {M, N, K, 0, 0, 0};
-	if (M < INT32_MIN || M > INT32_MAX) /* the kernel takes i32 */
+	if (aot_v < 0 || aot_v >= AOT_NV || aot_shape(M, N, K))
 		return 0;
-	if (N < INT32_MIN || N > INT32_MAX) /* the kernel takes i32 */
-		return 0;
-	if (K < INT32_MIN || K > INT32_MAX) /* the kernel takes i32 */
-		return 0;
-	return aot_v >= 0 && aot_v < AOT_NV && aot_valid_of[aot_v](aot_p);
+	return aot_valid(aot_v, M, N, K);
 }

@@ -8,7 +8,7 @@
  * Regenerate with: aotc emit matmul_host.cpp --arch host --db DIR
  */
 #include "_aot_matmul_host_host.h"
-#if AOT_MATMUL_HOST_HOST_SET != UINT64_C(0x04bbbf318f2e668b)
+#if AOT_MATMUL_HOST_HOST_SET != UINT64_C(0x1e6af4a481834424)
 #error "_aot_matmul_host_host.h and _aot_matmul_host_host.cpp are of different aotc emits: emit again"
 #endif
 #ifndef AOTC_LINKED
@@ -1058,7 +1058,7 @@ static const aot_kernel_info aot_matmul_host_host_info = {
 
 extern "C" int aot_matmul_host_host_launch(int M, int N, int K, const float *A, const float *B, float *C)
 {
-	if (aot_matmul_host_host_set_04bbbf318f2e668b != 1) /* links only with the dispatch of this emit */
+	if (aot_matmul_host_host_set_1e6af4a481834424 != 1) /* links only with the dispatch of this emit */
 		return -1;
 	static aot_env aot_state(&aot_matmul_host_host_info);
 	int aot_v = aot_matmul_host_host_select((int64_t)M, (int64_t)N, (int64_t)K);

@@ -19,8 +19,8 @@ extern "C" {
 
 /* Which emit wrote these files (docs/cli.md): the dispatch defines the symbol,
  * the launcher refers to it, and both check the macro. */
-#define AOT_MATMUL_HOST_HOST_SET UINT64_C(0x04bbbf318f2e668b)
-extern const int aot_matmul_host_host_set_04bbbf318f2e668b;
+#define AOT_MATMUL_HOST_HOST_SET UINT64_C(0x1e6af4a481834424)
+extern const int aot_matmul_host_host_set_1e6af4a481834424;
 
 /* The variant for a shape, or -1 when none is valid there. */
 int aot_matmul_host_host_select(int64_t M, int64_t N, int64_t K);

@@ -15,13 +15,12 @@
 
 /* Which emit wrote these files: the header must be of the same one, and the
  * launcher refers to this symbol, so files of two emits fail to build together. */
-#if AOT_SOFTMAX_CUDA_SM90_SET != UINT64_C(0x06b4eeb4af47882f)
+#if AOT_SOFTMAX_CUDA_SM90_SET != UINT64_C(0x14efb3ae22e501d5)
 #error "_aot_softmax_cuda_sm90.h and _aot_softmax_cuda_sm90.c are of different aotc emits: emit again"
 #endif
-const int aot_softmax_cuda_sm90_set_06b4eeb4af47882f = 1;
+const int aot_softmax_cuda_sm90_set_14efb3ae22e501d5 = 1;
 
 #define AOT_NV 12
-#define AOT_NT 3
 
 static const char *const aot_names[AOT_NV] = {
 	"softmax<64, 2, 4>",
@@ -38,1187 +37,131 @@ static const char *const aot_names[AOT_NV] = {
 	"softmax<1024, 4, 8>",
 };
 
-/* tunable values in declaration order:
- * BLOCK VEC ROWS */
-static const int64_t aot_params[AOT_NV][AOT_NT] = {
-	{INT64_C(64), INT64_C(2), INT64_C(4)},
-	{INT64_C(64), INT64_C(4), INT64_C(8)},
-	{INT64_C(128), INT64_C(4), INT64_C(1)},
-	{INT64_C(128), INT64_C(4), INT64_C(4)},
-	{INT64_C(256), INT64_C(1), INT64_C(8)},
-	{INT64_C(256), INT64_C(2), INT64_C(1)},
-	{INT64_C(512), INT64_C(1), INT64_C(16)},
-	{INT64_C(512), INT64_C(2), INT64_C(1)},
-	{INT64_C(512), INT64_C(4), INT64_C(16)},
-	{INT64_C(1024), INT64_C(1), INT64_C(1)},
-	{INT64_C(1024), INT64_C(2), INT64_C(1)},
-	{INT64_C(1024), INT64_C(4), INT64_C(8)},
+/* Tunable values in declaration order: BLOCK VEC ROWS */
+static const int64_t aot_params[AOT_NV][3] = {
+	{64, 2, 4},
+	{64, 4, 8},
+	{128, 4, 1},
+	{128, 4, 4},
+	{256, 1, 8},
+	{256, 2, 1},
+	{512, 1, 16},
+	{512, 2, 1},
+	{512, 4, 16},
+	{1024, 1, 1},
+	{1024, 2, 1},
+	{1024, 4, 8},
 };
 
-static int aot_mul(int64_t a, int64_t b, int64_t *r)
-{
-	if (a > 0 ? (b > 0 ? a > INT64_MAX / b : b < INT64_MIN / a)
-	          : (b > 0 ? a < INT64_MIN / b : (a != 0 && b < INT64_MAX / a)))
-		return 1;
-	*r = a * b;
-	return 0;
-}
-
-static int aot_mod(int64_t a, int64_t b, int64_t *r)
-{
-	if (b == 0 || (a == INT64_MIN && b == -1))
-		return 1;
-	*r = a % b;
-	return 0;
-}
-
-static int aot_cdiv(int64_t a, int64_t b, int64_t *r)
-{
-	int64_t m;
-	if (b == 0 || (a == INT64_MIN && b == -1))
-		return 1;
-	m = a % b;
-	*r = a / b + (m != 0 && (m < 0) == (b < 0)); /* no branch on the shape */
-	return 0;
-}
-
-/* rows */
-static int aot_feature0(const int64_t *p, const int64_t *t, int64_t *out)
-{
-	int64_t v0;
-	(void)p;
-	(void)t;
-	v0 = p[0];
-	*out = v0;
-	return 0;
-}
-
-/* cols */
-static int aot_feature1(const int64_t *p, const int64_t *t, int64_t *out)
-{
-	int64_t v0;
-	(void)p;
-	(void)t;
-	v0 = p[1];
-	*out = v0;
-	return 0;
-}
-
-/* rows * cols */
-static int aot_feature2(const int64_t *p, const int64_t *t, int64_t *out)
-{
-	int64_t v0, v1, v2;
-	(void)p;
-	(void)t;
-	v1 = p[0];
-	v2 = p[1];
-	if (aot_mul(v1, v2, &v0))
-		return 1;
-	*out = v0;
-	return 0;
-}
-
-/* Launch limits of every CUDA device: grid.x < 2^31, grid.y and grid.z <= 65535,
- * block <= 1024 x 1024 x 64 and at most 1024 threads. */
-
-/* ---- variant 0: softmax<64, 2, 4> */
-
-/* cols % VEC == 0 */
-static int aot_valid_if0_0(const int64_t *p, int64_t *out)
-{
-	int64_t v0, v1, v2, v3, v4;
-	(void)p;
-	v2 = p[1];
-	v3 = INT64_C(2);
-	if (aot_mod(v2, v3, &v1))
-		return 1;
-	v4 = INT64_C(0);
-	v0 = v1 == v4;
-	*out = v0;
-	return 0;
-}
-
-/* cdiv(rows, ROWS) */
-static int aot_grid0_0(const int64_t *p, int64_t *out)
-{
-	int64_t v0, v1, v2;
-	(void)p;
-	v1 = p[0];
-	v2 = INT64_C(4);
-	if (aot_cdiv(v1, v2, &v0))
-		return 1;
-	*out = v0;
-	return 0;
-}
-
-static int aot_dims0(const int64_t *p, uint32_t grid[3], uint32_t block[3], uint32_t *smem)
-{
-	int64_t x;
-	(void)p;
-	if (aot_grid0_0(p, &x) || x < 1 || x > INT64_C(2147483647))
-		return 1;
-	grid[0] = (uint32_t)x;
-	grid[1] = 1;
-	grid[2] = 1;
-	x = INT64_C(64);
-	if (x < 1 || x > INT64_C(1024))
-		return 1;
-	block[0] = (uint32_t)x;
-	block[1] = 1;
-	block[2] = 1;
-	if ((int64_t)block[0] * block[1] * block[2] > 1024)
-		return 1;
-	*smem = 0;
-	return 0;
-}
-
-static int aot_valid0(const int64_t *p)
-{
-	uint32_t g[3], b[3], s;
-	int64_t x;
-	if (aot_valid_if0_0(p, &x) || !x)
-		return 0;
-	return !aot_dims0(p, g, b, &s);
-}
-
-/* ---- variant 1: softmax<64, 4, 8> */
-
-/* cols % VEC == 0 */
-static int aot_valid_if0_1(const int64_t *p, int64_t *out)
-{
-	int64_t v0, v1, v2, v3, v4;
-	(void)p;
-	v2 = p[1];
-	v3 = INT64_C(4);
-	if (aot_mod(v2, v3, &v1))
-		return 1;
-	v4 = INT64_C(0);
-	v0 = v1 == v4;
-	*out = v0;
-	return 0;
-}
-
-/* cdiv(rows, ROWS) */
-static int aot_grid0_1(const int64_t *p, int64_t *out)
-{
-	int64_t v0, v1, v2;
-	(void)p;
-	v1 = p[0];
-	v2 = INT64_C(8);
-	if (aot_cdiv(v1, v2, &v0))
-		return 1;
-	*out = v0;
-	return 0;
-}
-
-static int aot_dims1(const int64_t *p, uint32_t grid[3], uint32_t block[3], uint32_t *smem)
-{
-	int64_t x;
-	(void)p;
-	if (aot_grid0_1(p, &x) || x < 1 || x > INT64_C(2147483647))
-		return 1;
-	grid[0] = (uint32_t)x;
-	grid[1] = 1;
-	grid[2] = 1;
-	x = INT64_C(64);
-	if (x < 1 || x > INT64_C(1024))
-		return 1;
-	block[0] = (uint32_t)x;
-	block[1] = 1;
-	block[2] = 1;
-	if ((int64_t)block[0] * block[1] * block[2] > 1024)
-		return 1;
-	*smem = 0;
-	return 0;
-}
-
-static int aot_valid1(const int64_t *p)
-{
-	uint32_t g[3], b[3], s;
-	int64_t x;
-	if (aot_valid_if0_1(p, &x) || !x)
-		return 0;
-	return !aot_dims1(p, g, b, &s);
-}
-
-/* ---- variant 2: softmax<128, 4, 1> */
-
-/* cols % VEC == 0 */
-static int aot_valid_if0_2(const int64_t *p, int64_t *out)
-{
-	int64_t v0, v1, v2, v3, v4;
-	(void)p;
-	v2 = p[1];
-	v3 = INT64_C(4);
-	if (aot_mod(v2, v3, &v1))
-		return 1;
-	v4 = INT64_C(0);
-	v0 = v1 == v4;
-	*out = v0;
-	return 0;
-}
-
-/* cdiv(rows, ROWS) */
-static int aot_grid0_2(const int64_t *p, int64_t *out)
-{
-	int64_t v0, v1, v2;
-	(void)p;
-	v1 = p[0];
-	v2 = INT64_C(1);
-	if (aot_cdiv(v1, v2, &v0))
-		return 1;
-	*out = v0;
-	return 0;
-}
-
-static int aot_dims2(const int64_t *p, uint32_t grid[3], uint32_t block[3], uint32_t *smem)
-{
-	int64_t x;
-	(void)p;
-	if (aot_grid0_2(p, &x) || x < 1 || x > INT64_C(2147483647))
-		return 1;
-	grid[0] = (uint32_t)x;
-	grid[1] = 1;
-	grid[2] = 1;
-	x = INT64_C(128);
-	if (x < 1 || x > INT64_C(1024))
-		return 1;
-	block[0] = (uint32_t)x;
-	block[1] = 1;
-	block[2] = 1;
-	if ((int64_t)block[0] * block[1] * block[2] > 1024)
-		return 1;
-	*smem = 0;
-	return 0;
-}
-
-static int aot_valid2(const int64_t *p)
-{
-	uint32_t g[3], b[3], s;
-	int64_t x;
-	if (aot_valid_if0_2(p, &x) || !x)
-		return 0;
-	return !aot_dims2(p, g, b, &s);
-}
-
-/* ---- variant 3: softmax<128, 4, 4> */
-
-/* cols % VEC == 0 */
-static int aot_valid_if0_3(const int64_t *p, int64_t *out)
-{
-	int64_t v0, v1, v2, v3, v4;
-	(void)p;
-	v2 = p[1];
-	v3 = INT64_C(4);
-	if (aot_mod(v2, v3, &v1))
-		return 1;
-	v4 = INT64_C(0);
-	v0 = v1 == v4;
-	*out = v0;
-	return 0;
-}
-
-/* cdiv(rows, ROWS) */
-static int aot_grid0_3(const int64_t *p, int64_t *out)
-{
-	int64_t v0, v1, v2;
-	(void)p;
-	v1 = p[0];
-	v2 = INT64_C(4);
-	if (aot_cdiv(v1, v2, &v0))
-		return 1;
-	*out = v0;
-	return 0;
-}
-
-static int aot_dims3(const int64_t *p, uint32_t grid[3], uint32_t block[3], uint32_t *smem)
-{
-	int64_t x;
-	(void)p;
-	if (aot_grid0_3(p, &x) || x < 1 || x > INT64_C(2147483647))
-		return 1;
-	grid[0] = (uint32_t)x;
-	grid[1] = 1;
-	grid[2] = 1;
-	x = INT64_C(128);
-	if (x < 1 || x > INT64_C(1024))
-		return 1;
-	block[0] = (uint32_t)x;
-	block[1] = 1;
-	block[2] = 1;
-	if ((int64_t)block[0] * block[1] * block[2] > 1024)
-		return 1;
-	*smem = 0;
-	return 0;
-}
-
-static int aot_valid3(const int64_t *p)
-{
-	uint32_t g[3], b[3], s;
-	int64_t x;
-	if (aot_valid_if0_3(p, &x) || !x)
-		return 0;
-	return !aot_dims3(p, g, b, &s);
-}
-
-/* ---- variant 4: softmax<256, 1, 8> */
-
-/* cols % VEC == 0 */
-static int aot_valid_if0_4(const int64_t *p, int64_t *out)
-{
-	int64_t v0, v1, v2, v3, v4;
-	(void)p;
-	v2 = p[1];
-	v3 = INT64_C(1);
-	if (aot_mod(v2, v3, &v1))
-		return 1;
-	v4 = INT64_C(0);
-	v0 = v1 == v4;
-	*out = v0;
-	return 0;
-}
-
-/* cdiv(rows, ROWS) */
-static int aot_grid0_4(const int64_t *p, int64_t *out)
-{
-	int64_t v0, v1, v2;
-	(void)p;
-	v1 = p[0];
-	v2 = INT64_C(8);
-	if (aot_cdiv(v1, v2, &v0))
-		return 1;
-	*out = v0;
-	return 0;
-}
-
-static int aot_dims4(const int64_t *p, uint32_t grid[3], uint32_t block[3], uint32_t *smem)
-{
-	int64_t x;
-	(void)p;
-	if (aot_grid0_4(p, &x) || x < 1 || x > INT64_C(2147483647))
-		return 1;
-	grid[0] = (uint32_t)x;
-	grid[1] = 1;
-	grid[2] = 1;
-	x = INT64_C(256);
-	if (x < 1 || x > INT64_C(1024))
-		return 1;
-	block[0] = (uint32_t)x;
-	block[1] = 1;
-	block[2] = 1;
-	if ((int64_t)block[0] * block[1] * block[2] > 1024)
-		return 1;
-	*smem = 0;
-	return 0;
-}
-
-static int aot_valid4(const int64_t *p)
-{
-	uint32_t g[3], b[3], s;
-	int64_t x;
-	if (aot_valid_if0_4(p, &x) || !x)
-		return 0;
-	return !aot_dims4(p, g, b, &s);
-}
-
-/* ---- variant 5: softmax<256, 2, 1> */
-
-/* cols % VEC == 0 */
-static int aot_valid_if0_5(const int64_t *p, int64_t *out)
-{
-	int64_t v0, v1, v2, v3, v4;
-	(void)p;
-	v2 = p[1];
-	v3 = INT64_C(2);
-	if (aot_mod(v2, v3, &v1))
-		return 1;
-	v4 = INT64_C(0);
-	v0 = v1 == v4;
-	*out = v0;
-	return 0;
-}
-
-/* cdiv(rows, ROWS) */
-static int aot_grid0_5(const int64_t *p, int64_t *out)
-{
-	int64_t v0, v1, v2;
-	(void)p;
-	v1 = p[0];
-	v2 = INT64_C(1);
-	if (aot_cdiv(v1, v2, &v0))
-		return 1;
-	*out = v0;
-	return 0;
-}
-
-static int aot_dims5(const int64_t *p, uint32_t grid[3], uint32_t block[3], uint32_t *smem)
-{
-	int64_t x;
-	(void)p;
-	if (aot_grid0_5(p, &x) || x < 1 || x > INT64_C(2147483647))
-		return 1;
-	grid[0] = (uint32_t)x;
-	grid[1] = 1;
-	grid[2] = 1;
-	x = INT64_C(256);
-	if (x < 1 || x > INT64_C(1024))
-		return 1;
-	block[0] = (uint32_t)x;
-	block[1] = 1;
-	block[2] = 1;
-	if ((int64_t)block[0] * block[1] * block[2] > 1024)
-		return 1;
-	*smem = 0;
-	return 0;
-}
-
-static int aot_valid5(const int64_t *p)
-{
-	uint32_t g[3], b[3], s;
-	int64_t x;
-	if (aot_valid_if0_5(p, &x) || !x)
-		return 0;
-	return !aot_dims5(p, g, b, &s);
-}
-
-/* ---- variant 6: softmax<512, 1, 16> */
-
-/* cols % VEC == 0 */
-static int aot_valid_if0_6(const int64_t *p, int64_t *out)
-{
-	int64_t v0, v1, v2, v3, v4;
-	(void)p;
-	v2 = p[1];
-	v3 = INT64_C(1);
-	if (aot_mod(v2, v3, &v1))
-		return 1;
-	v4 = INT64_C(0);
-	v0 = v1 == v4;
-	*out = v0;
-	return 0;
-}
-
-/* cdiv(rows, ROWS) */
-static int aot_grid0_6(const int64_t *p, int64_t *out)
-{
-	int64_t v0, v1, v2;
-	(void)p;
-	v1 = p[0];
-	v2 = INT64_C(16);
-	if (aot_cdiv(v1, v2, &v0))
-		return 1;
-	*out = v0;
-	return 0;
-}
-
-static int aot_dims6(const int64_t *p, uint32_t grid[3], uint32_t block[3], uint32_t *smem)
-{
-	int64_t x;
-	(void)p;
-	if (aot_grid0_6(p, &x) || x < 1 || x > INT64_C(2147483647))
-		return 1;
-	grid[0] = (uint32_t)x;
-	grid[1] = 1;
-	grid[2] = 1;
-	x = INT64_C(512);
-	if (x < 1 || x > INT64_C(1024))
-		return 1;
-	block[0] = (uint32_t)x;
-	block[1] = 1;
-	block[2] = 1;
-	if ((int64_t)block[0] * block[1] * block[2] > 1024)
-		return 1;
-	*smem = 0;
-	return 0;
-}
-
-static int aot_valid6(const int64_t *p)
-{
-	uint32_t g[3], b[3], s;
-	int64_t x;
-	if (aot_valid_if0_6(p, &x) || !x)
-		return 0;
-	return !aot_dims6(p, g, b, &s);
-}
-
-/* ---- variant 7: softmax<512, 2, 1> */
-
-/* cols % VEC == 0 */
-static int aot_valid_if0_7(const int64_t *p, int64_t *out)
-{
-	int64_t v0, v1, v2, v3, v4;
-	(void)p;
-	v2 = p[1];
-	v3 = INT64_C(2);
-	if (aot_mod(v2, v3, &v1))
-		return 1;
-	v4 = INT64_C(0);
-	v0 = v1 == v4;
-	*out = v0;
-	return 0;
-}
-
-/* cdiv(rows, ROWS) */
-static int aot_grid0_7(const int64_t *p, int64_t *out)
-{
-	int64_t v0, v1, v2;
-	(void)p;
-	v1 = p[0];
-	v2 = INT64_C(1);
-	if (aot_cdiv(v1, v2, &v0))
-		return 1;
-	*out = v0;
-	return 0;
-}
-
-static int aot_dims7(const int64_t *p, uint32_t grid[3], uint32_t block[3], uint32_t *smem)
-{
-	int64_t x;
-	(void)p;
-	if (aot_grid0_7(p, &x) || x < 1 || x > INT64_C(2147483647))
-		return 1;
-	grid[0] = (uint32_t)x;
-	grid[1] = 1;
-	grid[2] = 1;
-	x = INT64_C(512);
-	if (x < 1 || x > INT64_C(1024))
-		return 1;
-	block[0] = (uint32_t)x;
-	block[1] = 1;
-	block[2] = 1;
-	if ((int64_t)block[0] * block[1] * block[2] > 1024)
-		return 1;
-	*smem = 0;
-	return 0;
-}
-
-static int aot_valid7(const int64_t *p)
-{
-	uint32_t g[3], b[3], s;
-	int64_t x;
-	if (aot_valid_if0_7(p, &x) || !x)
-		return 0;
-	return !aot_dims7(p, g, b, &s);
-}
-
-/* ---- variant 8: softmax<512, 4, 16> */
-
-/* cols % VEC == 0 */
-static int aot_valid_if0_8(const int64_t *p, int64_t *out)
-{
-	int64_t v0, v1, v2, v3, v4;
-	(void)p;
-	v2 = p[1];
-	v3 = INT64_C(4);
-	if (aot_mod(v2, v3, &v1))
-		return 1;
-	v4 = INT64_C(0);
-	v0 = v1 == v4;
-	*out = v0;
-	return 0;
-}
-
-/* cdiv(rows, ROWS) */
-static int aot_grid0_8(const int64_t *p, int64_t *out)
-{
-	int64_t v0, v1, v2;
-	(void)p;
-	v1 = p[0];
-	v2 = INT64_C(16);
-	if (aot_cdiv(v1, v2, &v0))
-		return 1;
-	*out = v0;
-	return 0;
-}
-
-static int aot_dims8(const int64_t *p, uint32_t grid[3], uint32_t block[3], uint32_t *smem)
-{
-	int64_t x;
-	(void)p;
-	if (aot_grid0_8(p, &x) || x < 1 || x > INT64_C(2147483647))
-		return 1;
-	grid[0] = (uint32_t)x;
-	grid[1] = 1;
-	grid[2] = 1;
-	x = INT64_C(512);
-	if (x < 1 || x > INT64_C(1024))
-		return 1;
-	block[0] = (uint32_t)x;
-	block[1] = 1;
-	block[2] = 1;
-	if ((int64_t)block[0] * block[1] * block[2] > 1024)
-		return 1;
-	*smem = 0;
-	return 0;
-}
-
-static int aot_valid8(const int64_t *p)
-{
-	uint32_t g[3], b[3], s;
-	int64_t x;
-	if (aot_valid_if0_8(p, &x) || !x)
-		return 0;
-	return !aot_dims8(p, g, b, &s);
-}
-
-/* ---- variant 9: softmax<1024, 1, 1> */
-
-/* cols % VEC == 0 */
-static int aot_valid_if0_9(const int64_t *p, int64_t *out)
-{
-	int64_t v0, v1, v2, v3, v4;
-	(void)p;
-	v2 = p[1];
-	v3 = INT64_C(1);
-	if (aot_mod(v2, v3, &v1))
-		return 1;
-	v4 = INT64_C(0);
-	v0 = v1 == v4;
-	*out = v0;
-	return 0;
-}
-
-/* cdiv(rows, ROWS) */
-static int aot_grid0_9(const int64_t *p, int64_t *out)
-{
-	int64_t v0, v1, v2;
-	(void)p;
-	v1 = p[0];
-	v2 = INT64_C(1);
-	if (aot_cdiv(v1, v2, &v0))
-		return 1;
-	*out = v0;
-	return 0;
-}
-
-static int aot_dims9(const int64_t *p, uint32_t grid[3], uint32_t block[3], uint32_t *smem)
-{
-	int64_t x;
-	(void)p;
-	if (aot_grid0_9(p, &x) || x < 1 || x > INT64_C(2147483647))
-		return 1;
-	grid[0] = (uint32_t)x;
-	grid[1] = 1;
-	grid[2] = 1;
-	x = INT64_C(1024);
-	if (x < 1 || x > INT64_C(1024))
-		return 1;
-	block[0] = (uint32_t)x;
-	block[1] = 1;
-	block[2] = 1;
-	if ((int64_t)block[0] * block[1] * block[2] > 1024)
-		return 1;
-	*smem = 0;
-	return 0;
-}
-
-static int aot_valid9(const int64_t *p)
-{
-	uint32_t g[3], b[3], s;
-	int64_t x;
-	if (aot_valid_if0_9(p, &x) || !x)
-		return 0;
-	return !aot_dims9(p, g, b, &s);
-}
-
-/* ---- variant 10: softmax<1024, 2, 1> */
-
-/* cols % VEC == 0 */
-static int aot_valid_if0_10(const int64_t *p, int64_t *out)
-{
-	int64_t v0, v1, v2, v3, v4;
-	(void)p;
-	v2 = p[1];
-	v3 = INT64_C(2);
-	if (aot_mod(v2, v3, &v1))
-		return 1;
-	v4 = INT64_C(0);
-	v0 = v1 == v4;
-	*out = v0;
-	return 0;
-}
-
-/* cdiv(rows, ROWS) */
-static int aot_grid0_10(const int64_t *p, int64_t *out)
-{
-	int64_t v0, v1, v2;
-	(void)p;
-	v1 = p[0];
-	v2 = INT64_C(1);
-	if (aot_cdiv(v1, v2, &v0))
-		return 1;
-	*out = v0;
-	return 0;
-}
-
-static int aot_dims10(const int64_t *p, uint32_t grid[3], uint32_t block[3], uint32_t *smem)
-{
-	int64_t x;
-	(void)p;
-	if (aot_grid0_10(p, &x) || x < 1 || x > INT64_C(2147483647))
-		return 1;
-	grid[0] = (uint32_t)x;
-	grid[1] = 1;
-	grid[2] = 1;
-	x = INT64_C(1024);
-	if (x < 1 || x > INT64_C(1024))
-		return 1;
-	block[0] = (uint32_t)x;
-	block[1] = 1;
-	block[2] = 1;
-	if ((int64_t)block[0] * block[1] * block[2] > 1024)
-		return 1;
-	*smem = 0;
-	return 0;
-}
-
-static int aot_valid10(const int64_t *p)
-{
-	uint32_t g[3], b[3], s;
-	int64_t x;
-	if (aot_valid_if0_10(p, &x) || !x)
-		return 0;
-	return !aot_dims10(p, g, b, &s);
-}
-
-/* ---- variant 11: softmax<1024, 4, 8> */
-
-/* cols % VEC == 0 */
-static int aot_valid_if0_11(const int64_t *p, int64_t *out)
-{
-	int64_t v0, v1, v2, v3, v4;
-	(void)p;
-	v2 = p[1];
-	v3 = INT64_C(4);
-	if (aot_mod(v2, v3, &v1))
-		return 1;
-	v4 = INT64_C(0);
-	v0 = v1 == v4;
-	*out = v0;
-	return 0;
-}
-
-/* cdiv(rows, ROWS) */
-static int aot_grid0_11(const int64_t *p, int64_t *out)
-{
-	int64_t v0, v1, v2;
-	(void)p;
-	v1 = p[0];
-	v2 = INT64_C(8);
-	if (aot_cdiv(v1, v2, &v0))
-		return 1;
-	*out = v0;
-	return 0;
-}
-
-static int aot_dims11(const int64_t *p, uint32_t grid[3], uint32_t block[3], uint32_t *smem)
-{
-	int64_t x;
-	(void)p;
-	if (aot_grid0_11(p, &x) || x < 1 || x > INT64_C(2147483647))
-		return 1;
-	grid[0] = (uint32_t)x;
-	grid[1] = 1;
-	grid[2] = 1;
-	x = INT64_C(1024);
-	if (x < 1 || x > INT64_C(1024))
-		return 1;
-	block[0] = (uint32_t)x;
-	block[1] = 1;
-	block[2] = 1;
-	if ((int64_t)block[0] * block[1] * block[2] > 1024)
-		return 1;
-	*smem = 0;
-	return 0;
-}
-
-static int aot_valid11(const int64_t *p)
-{
-	uint32_t g[3], b[3], s;
-	int64_t x;
-	if (aot_valid_if0_11(p, &x) || !x)
-		return 0;
-	return !aot_dims11(p, g, b, &s);
-}
-
-static int (*const aot_valid_of[AOT_NV])(const int64_t *) = {
-	aot_valid0,
-	aot_valid1,
-	aot_valid2,
-	aot_valid3,
-	aot_valid4,
-	aot_valid5,
-	aot_valid6,
-	aot_valid7,
-	aot_valid8,
-	aot_valid9,
-	aot_valid10,
-	aot_valid11,
+/* Each leaf's variants, best first: select() returns the first valid one (-1 ends). */
+static const signed char aot_orders[12][13] = {
+	{3, 0, 4, 8, 1, 6, 2, 11, 5, 7, 9, 10, -1},
+	{3, 6, 8, 0, 1, 4, 2, 11, 5, 7, 10, 9, -1},
+	{1, 0, 4, 3, 8, 6, 2, 11, 5, 7, 10, 9, -1},
+	{3, 4, 2, 8, 11, 0, 1, 5, 6, 7, 10, 9, -1},
+	{8, 6, 3, 0, 2, 4, 5, 11, 1, 7, 10, 9, -1},
+	{3, 4, 8, 6, 0, 1, 2, 11, 5, 7, 10, 9, -1},
+	{2, 5, 4, 8, 11, 3, 6, 0, 7, 1, 10, 9, -1},
+	{2, 5, 4, 11, 8, 3, 0, 6, 1, 7, 10, 9, -1},
+	{11, 5, 4, 2, 8, 3, 0, 6, 1, 7, 10, 9, -1},
+	{5, 6, 11, 2, 7, 8, 3, 4, 0, 9, 10, 1, -1},
+	{7, 9, 11, 5, 2, 10, 8, 3, 6, 4, 0, 1, -1},
+	{10, 9, 7, 11, 5, 2, 8, 3, 6, 4, 0, 1, -1},
 };
 
-static int (*const aot_dims_of[AOT_NV])(const int64_t *, uint32_t *, uint32_t *, uint32_t *) = {
-	aot_dims0,
-	aot_dims1,
-	aot_dims2,
-	aot_dims3,
-	aot_dims4,
-	aot_dims5,
-	aot_dims6,
-	aot_dims7,
-	aot_dims8,
-	aot_dims9,
-	aot_dims10,
-	aot_dims11,
-};
+static int64_t aot_ceil(int64_t a, int64_t b) /* cdiv(a, b) where it cannot fail */
+{
+	return a / b + (a % b != 0 && (a % b < 0) == (b < 0));
+}
+
+/* 0 when the kernel takes the shape: its arguments fit their types (else no
+ * variant is valid) */
+static int aot_shape(int64_t rows, int64_t cols)
+{
+	if (rows < INT32_MIN || rows > INT32_MAX || cols < INT32_MIN || cols > INT32_MAX)
+		return 1;
+	return 0;
+}
+
+/* The launch of variant aot_v: 0, or 1 when it cannot be evaluated or exceeds
+ * what any CUDA device launches: grid.x < 2^31, grid.y and grid.z <= 65535,
+ * block <= 1024 x 1024 x 64, at most 1024 threads. */
+static int aot_dims(int aot_v, int64_t rows, int64_t cols, uint32_t aot_grid[3], uint32_t aot_block[3], uint32_t *aot_smem)
+{
+	const int64_t BLOCK = aot_params[aot_v][0], ROWS = aot_params[aot_v][2];
+	(void)cols;
+	/* softmax.cu:98: AOTC_GRID(cdiv(rows, ROWS)) */
+	const int64_t aot_gx = aot_ceil(rows, ROWS);
+	if (aot_gx < 1 || aot_gx > 2147483647)
+		return 1;
+	aot_grid[0] = (uint32_t)aot_gx;
+	aot_grid[1] = 1;
+	aot_grid[2] = 1;
+	/* softmax.cu:99: AOTC_BLOCK(BLOCK) */
+	aot_block[0] = (uint32_t)BLOCK;
+	aot_block[1] = 1;
+	aot_block[2] = 1;
+	*aot_smem = 0;
+	return 0;
+}
+
+/* Whether variant aot_v may run on the shape (select() asks it of each variant
+ * of the leaf's order in turn). */
+static int aot_valid(int aot_v, int64_t rows, int64_t cols)
+{
+	const int64_t VEC = aot_params[aot_v][1];
+	/* softmax.cu:97: AOTC_VALID_IF(cols % VEC == 0): every VEC is a power of two */
+	if ((cols & (VEC - 1)) != 0)
+		return 0;
+	/* softmax.cu:98: AOTC_GRID: cdiv(rows, ROWS) >= 1 */
+	if (rows < 1)
+		return 0;
+	return 1;
+}
 
 int aot_softmax_cuda_sm90_select(int64_t rows, int64_t cols)
 {
-	int64_t aot_p[4] = {rows, cols, 0, 0};
-	if (rows < INT32_MIN || rows > INT32_MAX) /* the kernel takes i32 */
+	const signed char *aot_o;
+	if (aot_shape(rows, cols))
 		return -1;
-	if (cols < INT32_MIN || cols > INT32_MAX) /* the kernel takes i32 */
-		return -1;
-	int64_t aot_f[10];
-	if (aot_feature0(aot_p, NULL, &aot_f[0]))
-		aot_f[0] = 0;
-	if (aot_feature1(aot_p, NULL, &aot_f[1]))
-		aot_f[1] = 0;
-	if (aot_feature2(aot_p, NULL, &aot_f[2]))
-		aot_f[2] = 0;
-	(void)aot_f;
-	if (aot_f[1] <= INT64_C(3626)) {
-		if (aot_f[1] <= INT64_C(1267)) {
-			if (aot_f[1] <= INT64_C(224)) {
-				if (aot_f[0] <= INT64_C(5828)) {
-					if (aot_f[1] <= INT64_C(126)) {
-						if (aot_valid3(aot_p))
-							return 3; /* softmax<128, 4, 4> */
-						if (aot_valid0(aot_p))
-							return 0; /* softmax<64, 2, 4> */
-						if (aot_valid4(aot_p))
-							return 4; /* softmax<256, 1, 8> */
-						if (aot_valid8(aot_p))
-							return 8; /* softmax<512, 4, 16> */
-						if (aot_valid1(aot_p))
-							return 1; /* softmax<64, 4, 8> */
-						if (aot_valid6(aot_p))
-							return 6; /* softmax<512, 1, 16> */
-						if (aot_valid2(aot_p))
-							return 2; /* softmax<128, 4, 1> */
-						if (aot_valid11(aot_p))
-							return 11; /* softmax<1024, 4, 8> */
-						if (aot_valid5(aot_p))
-							return 5; /* softmax<256, 2, 1> */
-						if (aot_valid7(aot_p))
-							return 7; /* softmax<512, 2, 1> */
-						if (aot_valid9(aot_p))
-							return 9; /* softmax<1024, 1, 1> */
-						if (aot_valid10(aot_p))
-							return 10; /* softmax<1024, 2, 1> */
-						return -1;
-					} else {
-						if (aot_valid3(aot_p))
-							return 3; /* softmax<128, 4, 4> */
-						if (aot_valid6(aot_p))
-							return 6; /* softmax<512, 1, 16> */
-						if (aot_valid8(aot_p))
-							return 8; /* softmax<512, 4, 16> */
-						if (aot_valid0(aot_p))
-							return 0; /* softmax<64, 2, 4> */
-						if (aot_valid1(aot_p))
-							return 1; /* softmax<64, 4, 8> */
-						if (aot_valid4(aot_p))
-							return 4; /* softmax<256, 1, 8> */
-						if (aot_valid2(aot_p))
-							return 2; /* softmax<128, 4, 1> */
-						if (aot_valid11(aot_p))
-							return 11; /* softmax<1024, 4, 8> */
-						if (aot_valid5(aot_p))
-							return 5; /* softmax<256, 2, 1> */
-						if (aot_valid7(aot_p))
-							return 7; /* softmax<512, 2, 1> */
-						if (aot_valid10(aot_p))
-							return 10; /* softmax<1024, 2, 1> */
-						if (aot_valid9(aot_p))
-							return 9; /* softmax<1024, 1, 1> */
-						return -1;
-					}
+	const int64_t rows_mul_cols = rows * cols; /* softmax.cu:100: rows * cols */
+	if (cols <= 3626) {
+		if (cols <= 1267) {
+			if (cols <= 224) {
+				if (rows <= 5828) {
+					if (cols <= 126)
+						aot_o = aot_orders[0];
+					else
+						aot_o = aot_orders[1];
 				} else {
-					if (aot_valid1(aot_p))
-						return 1; /* softmax<64, 4, 8> */
-					if (aot_valid0(aot_p))
-						return 0; /* softmax<64, 2, 4> */
-					if (aot_valid4(aot_p))
-						return 4; /* softmax<256, 1, 8> */
-					if (aot_valid3(aot_p))
-						return 3; /* softmax<128, 4, 4> */
-					if (aot_valid8(aot_p))
-						return 8; /* softmax<512, 4, 16> */
-					if (aot_valid6(aot_p))
-						return 6; /* softmax<512, 1, 16> */
-					if (aot_valid2(aot_p))
-						return 2; /* softmax<128, 4, 1> */
-					if (aot_valid11(aot_p))
-						return 11; /* softmax<1024, 4, 8> */
-					if (aot_valid5(aot_p))
-						return 5; /* softmax<256, 2, 1> */
-					if (aot_valid7(aot_p))
-						return 7; /* softmax<512, 2, 1> */
-					if (aot_valid10(aot_p))
-						return 10; /* softmax<1024, 2, 1> */
-					if (aot_valid9(aot_p))
-						return 9; /* softmax<1024, 1, 1> */
-					return -1;
+					aot_o = aot_orders[2];
 				}
+			} else if (rows <= 2329) {
+				if (rows <= 1058)
+					aot_o = aot_orders[3];
+				else
+					aot_o = aot_orders[4];
 			} else {
-				if (aot_f[0] <= INT64_C(2329)) {
-					if (aot_f[0] <= INT64_C(1058)) {
-						if (aot_valid3(aot_p))
-							return 3; /* softmax<128, 4, 4> */
-						if (aot_valid4(aot_p))
-							return 4; /* softmax<256, 1, 8> */
-						if (aot_valid2(aot_p))
-							return 2; /* softmax<128, 4, 1> */
-						if (aot_valid8(aot_p))
-							return 8; /* softmax<512, 4, 16> */
-						if (aot_valid11(aot_p))
-							return 11; /* softmax<1024, 4, 8> */
-						if (aot_valid0(aot_p))
-							return 0; /* softmax<64, 2, 4> */
-						if (aot_valid1(aot_p))
-							return 1; /* softmax<64, 4, 8> */
-						if (aot_valid5(aot_p))
-							return 5; /* softmax<256, 2, 1> */
-						if (aot_valid6(aot_p))
-							return 6; /* softmax<512, 1, 16> */
-						if (aot_valid7(aot_p))
-							return 7; /* softmax<512, 2, 1> */
-						if (aot_valid10(aot_p))
-							return 10; /* softmax<1024, 2, 1> */
-						if (aot_valid9(aot_p))
-							return 9; /* softmax<1024, 1, 1> */
-						return -1;
-					} else {
-						if (aot_valid8(aot_p))
-							return 8; /* softmax<512, 4, 16> */
-						if (aot_valid6(aot_p))
-							return 6; /* softmax<512, 1, 16> */
-						if (aot_valid3(aot_p))
-							return 3; /* softmax<128, 4, 4> */
-						if (aot_valid0(aot_p))
-							return 0; /* softmax<64, 2, 4> */
-						if (aot_valid2(aot_p))
-							return 2; /* softmax<128, 4, 1> */
-						if (aot_valid4(aot_p))
-							return 4; /* softmax<256, 1, 8> */
-						if (aot_valid5(aot_p))
-							return 5; /* softmax<256, 2, 1> */
-						if (aot_valid11(aot_p))
-							return 11; /* softmax<1024, 4, 8> */
-						if (aot_valid1(aot_p))
-							return 1; /* softmax<64, 4, 8> */
-						if (aot_valid7(aot_p))
-							return 7; /* softmax<512, 2, 1> */
-						if (aot_valid10(aot_p))
-							return 10; /* softmax<1024, 2, 1> */
-						if (aot_valid9(aot_p))
-							return 9; /* softmax<1024, 1, 1> */
-						return -1;
-					}
-				} else {
-					if (aot_valid3(aot_p))
-						return 3; /* softmax<128, 4, 4> */
-					if (aot_valid4(aot_p))
-						return 4; /* softmax<256, 1, 8> */
-					if (aot_valid8(aot_p))
-						return 8; /* softmax<512, 4, 16> */
-					if (aot_valid6(aot_p))
-						return 6; /* softmax<512, 1, 16> */
-					if (aot_valid0(aot_p))
-						return 0; /* softmax<64, 2, 4> */
-					if (aot_valid1(aot_p))
-						return 1; /* softmax<64, 4, 8> */
-					if (aot_valid2(aot_p))
-						return 2; /* softmax<128, 4, 1> */
-					if (aot_valid11(aot_p))
-						return 11; /* softmax<1024, 4, 8> */
-					if (aot_valid5(aot_p))
-						return 5; /* softmax<256, 2, 1> */
-					if (aot_valid7(aot_p))
-						return 7; /* softmax<512, 2, 1> */
-					if (aot_valid10(aot_p))
-						return 10; /* softmax<1024, 2, 1> */
-					if (aot_valid9(aot_p))
-						return 9; /* softmax<1024, 1, 1> */
-					return -1;
-				}
+				aot_o = aot_orders[5];
 			}
-		} else {
-			if (aot_f[2] <= INT64_C(20170088)) {
-				if (aot_valid2(aot_p))
-					return 2; /* softmax<128, 4, 1> */
-				if (aot_valid5(aot_p))
-					return 5; /* softmax<256, 2, 1> */
-				if (aot_valid4(aot_p))
-					return 4; /* softmax<256, 1, 8> */
-				if (aot_valid8(aot_p))
-					return 8; /* softmax<512, 4, 16> */
-				if (aot_valid11(aot_p))
-					return 11; /* softmax<1024, 4, 8> */
-				if (aot_valid3(aot_p))
-					return 3; /* softmax<128, 4, 4> */
-				if (aot_valid6(aot_p))
-					return 6; /* softmax<512, 1, 16> */
-				if (aot_valid0(aot_p))
-					return 0; /* softmax<64, 2, 4> */
-				if (aot_valid7(aot_p))
-					return 7; /* softmax<512, 2, 1> */
-				if (aot_valid1(aot_p))
-					return 1; /* softmax<64, 4, 8> */
-				if (aot_valid10(aot_p))
-					return 10; /* softmax<1024, 2, 1> */
-				if (aot_valid9(aot_p))
-					return 9; /* softmax<1024, 1, 1> */
-				return -1;
-			} else {
-				if (aot_f[1] <= INT64_C(2263)) {
-					if (aot_valid2(aot_p))
-						return 2; /* softmax<128, 4, 1> */
-					if (aot_valid5(aot_p))
-						return 5; /* softmax<256, 2, 1> */
-					if (aot_valid4(aot_p))
-						return 4; /* softmax<256, 1, 8> */
-					if (aot_valid11(aot_p))
-						return 11; /* softmax<1024, 4, 8> */
-					if (aot_valid8(aot_p))
-						return 8; /* softmax<512, 4, 16> */
-					if (aot_valid3(aot_p))
-						return 3; /* softmax<128, 4, 4> */
-					if (aot_valid0(aot_p))
-						return 0; /* softmax<64, 2, 4> */
-					if (aot_valid6(aot_p))
-						return 6; /* softmax<512, 1, 16> */
-					if (aot_valid1(aot_p))
-						return 1; /* softmax<64, 4, 8> */
-					if (aot_valid7(aot_p))
-						return 7; /* softmax<512, 2, 1> */
-					if (aot_valid10(aot_p))
-						return 10; /* softmax<1024, 2, 1> */
-					if (aot_valid9(aot_p))
-						return 9; /* softmax<1024, 1, 1> */
-					return -1;
-				} else {
-					if (aot_valid11(aot_p))
-						return 11; /* softmax<1024, 4, 8> */
-					if (aot_valid5(aot_p))
-						return 5; /* softmax<256, 2, 1> */
-					if (aot_valid4(aot_p))
-						return 4; /* softmax<256, 1, 8> */
-					if (aot_valid2(aot_p))
-						return 2; /* softmax<128, 4, 1> */
-					if (aot_valid8(aot_p))
-						return 8; /* softmax<512, 4, 16> */
-					if (aot_valid3(aot_p))
-						return 3; /* softmax<128, 4, 4> */
-					if (aot_valid0(aot_p))
-						return 0; /* softmax<64, 2, 4> */
-					if (aot_valid6(aot_p))
-						return 6; /* softmax<512, 1, 16> */
-					if (aot_valid1(aot_p))
-						return 1; /* softmax<64, 4, 8> */
-					if (aot_valid7(aot_p))
-						return 7; /* softmax<512, 2, 1> */
-					if (aot_valid10(aot_p))
-						return 10; /* softmax<1024, 2, 1> */
-					if (aot_valid9(aot_p))
-						return 9; /* softmax<1024, 1, 1> */
-					return -1;
-				}
-			}
-		}
+		} else if (rows_mul_cols <= 20170088)
+			aot_o = aot_orders[6];
+		else if (cols <= 2263)
+			aot_o = aot_orders[7];
+		else
+			aot_o = aot_orders[8];
+	} else if (cols <= 11229) {
+		if (cols <= 5187)
+			aot_o = aot_orders[9];
+		else
+			aot_o = aot_orders[10];
 	} else {
-		if (aot_f[1] <= INT64_C(11229)) {
-			if (aot_f[1] <= INT64_C(5187)) {
-				if (aot_valid5(aot_p))
-					return 5; /* softmax<256, 2, 1> */
-				if (aot_valid6(aot_p))
-					return 6; /* softmax<512, 1, 16> */
-				if (aot_valid11(aot_p))
-					return 11; /* softmax<1024, 4, 8> */
-				if (aot_valid2(aot_p))
-					return 2; /* softmax<128, 4, 1> */
-				if (aot_valid7(aot_p))
-					return 7; /* softmax<512, 2, 1> */
-				if (aot_valid8(aot_p))
-					return 8; /* softmax<512, 4, 16> */
-				if (aot_valid3(aot_p))
-					return 3; /* softmax<128, 4, 4> */
-				if (aot_valid4(aot_p))
-					return 4; /* softmax<256, 1, 8> */
-				if (aot_valid0(aot_p))
-					return 0; /* softmax<64, 2, 4> */
-				if (aot_valid9(aot_p))
-					return 9; /* softmax<1024, 1, 1> */
-				if (aot_valid10(aot_p))
-					return 10; /* softmax<1024, 2, 1> */
-				if (aot_valid1(aot_p))
-					return 1; /* softmax<64, 4, 8> */
-				return -1;
-			} else {
-				if (aot_valid7(aot_p))
-					return 7; /* softmax<512, 2, 1> */
-				if (aot_valid9(aot_p))
-					return 9; /* softmax<1024, 1, 1> */
-				if (aot_valid11(aot_p))
-					return 11; /* softmax<1024, 4, 8> */
-				if (aot_valid5(aot_p))
-					return 5; /* softmax<256, 2, 1> */
-				if (aot_valid2(aot_p))
-					return 2; /* softmax<128, 4, 1> */
-				if (aot_valid10(aot_p))
-					return 10; /* softmax<1024, 2, 1> */
-				if (aot_valid8(aot_p))
-					return 8; /* softmax<512, 4, 16> */
-				if (aot_valid3(aot_p))
-					return 3; /* softmax<128, 4, 4> */
-				if (aot_valid6(aot_p))
-					return 6; /* softmax<512, 1, 16> */
-				if (aot_valid4(aot_p))
-					return 4; /* softmax<256, 1, 8> */
-				if (aot_valid0(aot_p))
-					return 0; /* softmax<64, 2, 4> */
-				if (aot_valid1(aot_p))
-					return 1; /* softmax<64, 4, 8> */
-				return -1;
-			}
-		} else {
-			if (aot_valid10(aot_p))
-				return 10; /* softmax<1024, 2, 1> */
-			if (aot_valid9(aot_p))
-				return 9; /* softmax<1024, 1, 1> */
-			if (aot_valid7(aot_p))
-				return 7; /* softmax<512, 2, 1> */
-			if (aot_valid11(aot_p))
-				return 11; /* softmax<1024, 4, 8> */
-			if (aot_valid5(aot_p))
-				return 5; /* softmax<256, 2, 1> */
-			if (aot_valid2(aot_p))
-				return 2; /* softmax<128, 4, 1> */
-			if (aot_valid8(aot_p))
-				return 8; /* softmax<512, 4, 16> */
-			if (aot_valid3(aot_p))
-				return 3; /* softmax<128, 4, 4> */
-			if (aot_valid6(aot_p))
-				return 6; /* softmax<512, 1, 16> */
-			if (aot_valid4(aot_p))
-				return 4; /* softmax<256, 1, 8> */
-			if (aot_valid0(aot_p))
-				return 0; /* softmax<64, 2, 4> */
-			if (aot_valid1(aot_p))
-				return 1; /* softmax<64, 4, 8> */
-			return -1;
-		}
+		aot_o = aot_orders[11];
 	}
+	for (; *aot_o >= 0; aot_o++)
+		if (aot_valid(*aot_o, rows, cols))
+			return *aot_o;
+	return -1;
 }
 
 int aot_softmax_cuda_sm90_num_variants(void)
@@ -1238,18 +181,12 @@ const int64_t *aot_softmax_cuda_sm90_variant_params(int v)
 
 int aot_softmax_cuda_sm90_variant_valid(int aot_v, int64_t rows, int64_t cols)
 {
-	int64_t aot_p[4] = {rows, cols, 0, 0};
-	if (rows < INT32_MIN || rows > INT32_MAX) /* the kernel takes i32 */
+	if (aot_v < 0 || aot_v >= AOT_NV || aot_shape(rows, cols))
 		return 0;
-	if (cols < INT32_MIN || cols > INT32_MAX) /* the kernel takes i32 */
-		return 0;
-	return aot_v >= 0 && aot_v < AOT_NV && aot_valid_of[aot_v](aot_p);
+	return aot_valid(aot_v, rows, cols);
 }
 
 int aot_softmax_cuda_sm90_launch_dims(int aot_v, int64_t rows, int64_t cols, uint32_t aot_grid[3], uint32_t aot_block[3], uint32_t *aot_smem)
 {
-	int64_t aot_p[4] = {rows, cols, 0, 0};
-	if (aot_v < 0 || aot_v >= AOT_NV)
-		return -1;
-	return aot_dims_of[aot_v](aot_p, aot_grid, aot_block, aot_smem) ? -1 : 0;
+	return aot_v >= 0 && aot_v < AOT_NV && !aot_dims(aot_v, rows, cols, aot_grid, aot_block, aot_smem) ? 0 : -1;
 }

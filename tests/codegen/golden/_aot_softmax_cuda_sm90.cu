@@ -9,7 +9,7 @@
  * Regenerate with: aotc emit softmax.cu --arch sm90 --db DIR
  */
 #include "_aot_softmax_cuda_sm90.h"
-#if AOT_SOFTMAX_CUDA_SM90_SET != UINT64_C(0x06b4eeb4af47882f)
+#if AOT_SOFTMAX_CUDA_SM90_SET != UINT64_C(0x14efb3ae22e501d5)
 #error "_aot_softmax_cuda_sm90.h and _aot_softmax_cuda_sm90.cu are of different aotc emits: emit again"
 #endif
 #ifndef AOTC_LINKED
@@ -1059,7 +1059,7 @@ static const aot_kernel_info aot_softmax_cuda_sm90_info = {
 
 extern "C" cudaError_t aot_softmax_cuda_sm90_launch(int rows, int cols, const float *x, float *y, cudaStream_t aot_stream)
 {
-	if (aot_softmax_cuda_sm90_set_06b4eeb4af47882f != 1) /* links only with the dispatch of this emit */
+	if (aot_softmax_cuda_sm90_set_14efb3ae22e501d5 != 1) /* links only with the dispatch of this emit */
 		return cudaErrorInvalidValue;
 	static aot_env aot_state(&aot_softmax_cuda_sm90_info);
 	int aot_v = aot_softmax_cuda_sm90_select((int64_t)rows, (int64_t)cols);
@@ -1075,99 +1075,39 @@ extern "C" cudaError_t aot_softmax_cuda_sm90_launch(int rows, int cols, const fl
 	dim3 aot_grid(aot_g[0], aot_g[1], aot_g[2]), aot_block(aot_b[0], aot_b[1], aot_b[2]);
 	switch (aot_v) {
 	case 0:
-		if (aot_smem > 48 * 1024) {
-			cudaError_t aot_e = cudaFuncSetAttribute(softmax<64, 2, 4>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)aot_smem);
-			if (aot_e != cudaSuccess)
-				return aot_e;
-		}
 		softmax<64, 2, 4><<<aot_grid, aot_block, aot_smem, aot_stream>>>(rows, cols, x, y);
 		return cudaGetLastError();
 	case 1:
-		if (aot_smem > 48 * 1024) {
-			cudaError_t aot_e = cudaFuncSetAttribute(softmax<64, 4, 8>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)aot_smem);
-			if (aot_e != cudaSuccess)
-				return aot_e;
-		}
 		softmax<64, 4, 8><<<aot_grid, aot_block, aot_smem, aot_stream>>>(rows, cols, x, y);
 		return cudaGetLastError();
 	case 2:
-		if (aot_smem > 48 * 1024) {
-			cudaError_t aot_e = cudaFuncSetAttribute(softmax<128, 4, 1>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)aot_smem);
-			if (aot_e != cudaSuccess)
-				return aot_e;
-		}
 		softmax<128, 4, 1><<<aot_grid, aot_block, aot_smem, aot_stream>>>(rows, cols, x, y);
 		return cudaGetLastError();
 	case 3:
-		if (aot_smem > 48 * 1024) {
-			cudaError_t aot_e = cudaFuncSetAttribute(softmax<128, 4, 4>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)aot_smem);
-			if (aot_e != cudaSuccess)
-				return aot_e;
-		}
 		softmax<128, 4, 4><<<aot_grid, aot_block, aot_smem, aot_stream>>>(rows, cols, x, y);
 		return cudaGetLastError();
 	case 4:
-		if (aot_smem > 48 * 1024) {
-			cudaError_t aot_e = cudaFuncSetAttribute(softmax<256, 1, 8>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)aot_smem);
-			if (aot_e != cudaSuccess)
-				return aot_e;
-		}
 		softmax<256, 1, 8><<<aot_grid, aot_block, aot_smem, aot_stream>>>(rows, cols, x, y);
 		return cudaGetLastError();
 	case 5:
-		if (aot_smem > 48 * 1024) {
-			cudaError_t aot_e = cudaFuncSetAttribute(softmax<256, 2, 1>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)aot_smem);
-			if (aot_e != cudaSuccess)
-				return aot_e;
-		}
 		softmax<256, 2, 1><<<aot_grid, aot_block, aot_smem, aot_stream>>>(rows, cols, x, y);
 		return cudaGetLastError();
 	case 6:
-		if (aot_smem > 48 * 1024) {
-			cudaError_t aot_e = cudaFuncSetAttribute(softmax<512, 1, 16>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)aot_smem);
-			if (aot_e != cudaSuccess)
-				return aot_e;
-		}
 		softmax<512, 1, 16><<<aot_grid, aot_block, aot_smem, aot_stream>>>(rows, cols, x, y);
 		return cudaGetLastError();
 	case 7:
-		if (aot_smem > 48 * 1024) {
-			cudaError_t aot_e = cudaFuncSetAttribute(softmax<512, 2, 1>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)aot_smem);
-			if (aot_e != cudaSuccess)
-				return aot_e;
-		}
 		softmax<512, 2, 1><<<aot_grid, aot_block, aot_smem, aot_stream>>>(rows, cols, x, y);
 		return cudaGetLastError();
 	case 8:
-		if (aot_smem > 48 * 1024) {
-			cudaError_t aot_e = cudaFuncSetAttribute(softmax<512, 4, 16>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)aot_smem);
-			if (aot_e != cudaSuccess)
-				return aot_e;
-		}
 		softmax<512, 4, 16><<<aot_grid, aot_block, aot_smem, aot_stream>>>(rows, cols, x, y);
 		return cudaGetLastError();
 	case 9:
-		if (aot_smem > 48 * 1024) {
-			cudaError_t aot_e = cudaFuncSetAttribute(softmax<1024, 1, 1>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)aot_smem);
-			if (aot_e != cudaSuccess)
-				return aot_e;
-		}
 		softmax<1024, 1, 1><<<aot_grid, aot_block, aot_smem, aot_stream>>>(rows, cols, x, y);
 		return cudaGetLastError();
 	case 10:
-		if (aot_smem > 48 * 1024) {
-			cudaError_t aot_e = cudaFuncSetAttribute(softmax<1024, 2, 1>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)aot_smem);
-			if (aot_e != cudaSuccess)
-				return aot_e;
-		}
 		softmax<1024, 2, 1><<<aot_grid, aot_block, aot_smem, aot_stream>>>(rows, cols, x, y);
 		return cudaGetLastError();
 	case 11:
-		if (aot_smem > 48 * 1024) {
-			cudaError_t aot_e = cudaFuncSetAttribute(softmax<1024, 4, 8>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)aot_smem);
-			if (aot_e != cudaSuccess)
-				return aot_e;
-		}
 		softmax<1024, 4, 8><<<aot_grid, aot_block, aot_smem, aot_stream>>>(rows, cols, x, y);
 		return cudaGetLastError();
 	default:

@@ -20,8 +20,8 @@ extern "C" {
 
 /* Which emit wrote these files (docs/cli.md): the dispatch defines the symbol,
  * the launcher refers to it, and both check the macro. */
-#define AOT_SOFTMAX_CUDA_SM90_SET UINT64_C(0x06b4eeb4af47882f)
-extern const int aot_softmax_cuda_sm90_set_06b4eeb4af47882f;
+#define AOT_SOFTMAX_CUDA_SM90_SET UINT64_C(0x14efb3ae22e501d5)
+extern const int aot_softmax_cuda_sm90_set_14efb3ae22e501d5;
 
 /* The variant for a shape, or -1 when none is valid there. */
 int aot_softmax_cuda_sm90_select(int64_t rows, int64_t cols);

@@ -1,0 +1,320 @@
+#include "dbset.h"
+
+#include <errno.h>
+#include <glob.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define XXH_INLINE_ALL
+#include <xxhash.h>
+
+static char *fmt_path(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static char *fmt_path(const char *fmt, ...)
+{
+	strbuf sb;
+	strbuf_init(&sb);
+	va_list ap;
+	va_start(ap, fmt);
+	strbuf_vprintf(&sb, fmt, ap);
+	va_end(ap);
+	return sb.data;
+}
+
+char *dbset_db_path(const char *dir, const char *kernel, const char *hardware_id, int shard, int nshards)
+{
+	if (nshards > 1)
+		return fmt_path("%s/%s.%s.shard%dof%d.json", dir, kernel, hardware_id, shard, nshards);
+	return fmt_path("%s/%s.%s.json", dir, kernel, hardware_id);
+}
+
+char *dbset_journal_path(const char *db_path) { return fmt_path("%s.journal", db_path); }
+char *dbset_lock_path(const char *db_path) { return fmt_path("%s.lock", db_path); }
+char *dbset_eval_dir(const char *dir) { return fmt_path("%s/eval", dir); }
+
+char *dbset_eval_path(const char *dir, const char *kernel, const char *hardware_id)
+{
+	return fmt_path("%s/eval/%s.%s.json", dir, kernel, hardware_id);
+}
+
+char *dbset_dir_of(const char *db_path)
+{
+	const char *slash = strrchr(db_path, '/');
+	if (!slash)
+		return xstrdup(".");
+	return fmt_path("%.*s", slash == db_path ? 1 : (int)(slash - db_path), db_path);
+}
+
+char *dbset_dispatch_path(const char *dir, const char *kernel, const char *arch)
+{
+	return fmt_path("%s/dispatch/%s.%s.json", dir, kernel, arch);
+}
+
+char *dbset_ir_path(const char *dir, const char *source)
+{
+	const char *slash = strrchr(source, '/');
+	return fmt_path("%s/dispatch/%s.ir.json", dir, slash ? slash + 1 : source);
+}
+
+char *dbset_db_dir_of_dispatch(const char *dispatch_path)
+{
+	char *folder = dbset_dir_of(dispatch_path);
+	char *dir = dbset_dir_of(folder);
+	/* "dispatch/k.json" (--db .): its folder is "dispatch", whose folder is "." */
+	free(folder);
+	return dir;
+}
+
+int dbset_list(const char *dir, const char *kernel, char ***paths)
+{
+	char *pat = fmt_path("%s/%s.*.json", dir, kernel);
+	glob_t g;
+	int n = 0;
+	*paths = NULL;
+	if (glob(pat, 0, NULL, &g) == 0) { /* sorted */
+		*paths = xcalloc(g.gl_pathc + 1, sizeof **paths);
+		for (size_t i = 0; i < g.gl_pathc; i++)
+			(*paths)[n++] = xstrdup(g.gl_pathv[i]);
+		globfree(&g);
+	}
+	free(pat);
+	if (!*paths)
+		*paths = xcalloc(1, sizeof **paths);
+	return n;
+}
+
+void dbset_free_paths(char **paths)
+{
+	for (char **p = paths; p && *p; p++)
+		free(*p);
+	free(paths);
+}
+
+/* ---- Finding and merging ------------------------------------------------- */
+
+/* How the databases merged into one were searched (their "search"). */
+typedef struct db_parts {
+	int n, unfinished, model;
+	int nshards;            /* N of the shards seen (0: none) */
+	unsigned char *seen;    /* shard I seen, 1..nshards */
+	bool mixed;             /* shards of different N */
+} db_parts;
+
+static void parts_add(db_parts *p, const tune_db *db)
+{
+	p->n++;
+	const json_t *s = db->search;
+	if (!s)
+		return;
+	p->unfinished += !json_is_true(json_object_get(s, "finished"));
+	const char *st = json_string_value(json_object_get(s, "strategy"));
+	p->model += st && !strcmp(st, "model");
+	const json_t *sh = json_object_get(s, "shard");
+	int i = (int)json_integer_value(json_array_get(sh, 0)), n = (int)json_integer_value(json_array_get(sh, 1));
+	if (n <= 1 || i < 1 || i > n || n > 65536)
+		return;
+	if (p->nshards && p->nshards != n) {
+		p->mixed = true;
+		return;
+	}
+	if (!p->nshards) {
+		p->nshards = n;
+		p->seen = xcalloc((size_t)n + 1, 1);
+	}
+	p->seen[i] = 1;
+}
+
+/* Says how much of the (configuration, shape) matrix the database lacks,
+ * and why where aotc can tell: a warning when a tune stopped early or a
+ * shard is missing, a note when a finished model search left the cells it
+ * predicted slower. */
+static void warn_incomplete(const tune_db *db, const db_parts *p, diags *d)
+{
+	long cells = (long)db->nconfigs * db->nshapes, missing = cells;
+	int shapes_none = 0;
+	for (int s = 0; s < db->nshapes; s++) {
+		bool ok = false;
+		for (int c = 0; c < db->nconfigs; c++) {
+			const measurement *m = db_get(db, c, s);
+			missing -= m != NULL;
+			ok |= m && m->status == MS_OK;
+		}
+		shapes_none += !ok;
+	}
+	int absent = 0, first_absent = 0;
+	for (int i = 1; i <= p->nshards; i++)
+		if (!p->seen[i] && !absent++)
+			first_absent = i;
+	if (missing == 0 && shapes_none == 0)
+		return;
+	if (!p->unfinished && !absent && !p->mixed && p->model == p->n && shapes_none == 0) {
+		diag_note(d, (aotc_loc){db->path, 0, 0},
+		          "the model-guided search measured %ld of %ld cells (the rest were predicted slower)",
+		          cells - missing, cells);
+		return;
+	}
+	strbuf why;
+	strbuf_init(&why);
+	if (p->unfinished)
+		strbuf_printf(&why, "; %d tune%s stopped early (--budget): 'aotc tune' again goes on", p->unfinished,
+		              p->unfinished == 1 ? "" : "s");
+	if (absent)
+		strbuf_printf(&why, "; %d of %d shards missing (shard %d first)", absent, p->nshards, first_absent);
+	if (p->mixed)
+		strbuf_puts(&why, "; shards of different splits");
+	diag_warning(d, (aotc_loc){db->path, 0, 0},
+	             "the database is incomplete: %ld of %ld cells not measured, %d of %d shapes with no correct variant%s",
+	             missing, cells, shapes_none, db->nshapes, why.data);
+	strbuf_finish(&why);
+}
+
+tune_db *dbset_load(const char *dir, const char *kernel, const char *arch, const char *source_hash,
+                    const char *file, int *nmerged, diags *d)
+{
+	char **paths;
+	int npaths = dbset_list(dir, kernel, &paths);
+	tune_db *all = NULL;
+	bool bad = false;
+	db_parts parts = {0};
+	for (int i = 0; i < npaths && !bad; i++) {
+		/* A database of this kernel that cannot be read is an error,
+		 * never skipped: it may be this architecture's. JSON that is
+		 * no database (a shapes list) is skipped; warnings are shown
+		 * only for this architecture's. */
+		diags held;
+		diag_list said;
+		diags_init_list(&held, &said);
+		bool not_db = false;
+		tune_db *db = db_load_any(paths[i], &not_db, &held);
+		const char *a = db ? json_string_value(json_object_get(db->hardware, "arch")) : NULL;
+		if (!(!db && not_db) && (!db || (a && strcmp(a, arch) == 0)))
+			diag_list_replay(&said, d);
+		diag_list_finish(&said);
+		diags_finish(&held);
+		if (!db && not_db)
+			continue;
+		if (!db) {
+			bad = true;
+			continue;
+		}
+		if (!a || strcmp(a, arch) != 0) {
+			db_close(db);
+			continue;
+		}
+		if (strcmp(db->source_hash, source_hash) != 0) {
+			diag_plain_error(d, "%s was tuned from another version of %s (source hash %s, now %s): tune it again",
+			                 db->path, file, db->source_hash, source_hash);
+			bad = true;
+		} else if (all && (all->ntunables != db->ntunables || all->nshape_args != db->nshape_args)) {
+			diag_plain_error(d, "%s and %s do not hold the same tunables and shape arguments", all->path,
+			                 db->path);
+			bad = true;
+		} else if (!all) {
+			parts_add(&parts, db);
+			all = db;
+			db = NULL;
+		} else {
+			parts_add(&parts, db);
+			db_merge(all, db);
+		}
+		db_close(db);
+	}
+	dbset_free_paths(paths);
+	if (bad) {
+		free(parts.seen);
+		db_close(all);
+		return NULL;
+	}
+	if (all)
+		warn_incomplete(all, &parts, d);
+	if (nmerged)
+		*nmerged = parts.n;
+	free(parts.seen);
+	if (all)
+		return all;
+	/* The journal of a tune killed before its first save (an older aotc
+	 * wrote no document until then) is named, not ignored. */
+	char *pat = fmt_path("%s/%s.*.json.journal", dir, kernel);
+	glob_t g;
+	if (glob(pat, 0, NULL, &g) == 0) {
+		for (size_t i = 0; i < g.gl_pathc; i++) {
+			size_t n = strlen(g.gl_pathv[i]) - strlen(".journal");
+			char *doc = xstrdup(g.gl_pathv[i]);
+			doc[n] = 0;
+			if (access(doc, F_OK) != 0)
+				diag_plain_error(d, "%s: only the journal of a tune killed before its first save, no database: "
+				                 "run aotc tune again, which resumes from it", g.gl_pathv[i]);
+			free(doc);
+		}
+		globfree(&g);
+	}
+	free(pat);
+	diag_plain_error(d, "no tuning database for '%s' on %s in %s/ (tune it on such a machine: aotc tune %s --arch %s)",
+	                 kernel, arch, dir, file, arch);
+	return NULL;
+}
+
+/* ---- The digest ------------------------------------------------------------ */
+
+static void digest_file(XXH3_state_t *s, const char *path)
+{
+	/* by name in its folder: the key must not depend on how --db is spelt */
+	const char *slash = strrchr(path, '/'), *name = slash ? slash + 1 : path;
+	uint64_t len = 0;
+	XXH3_128bits_update(s, name, strlen(name) + 1);
+	size_t n;
+	char *text = read_file(path, &n);
+	if (text) {
+		len = n;
+		XXH3_128bits_update(s, &len, sizeof len);
+		XXH3_128bits_update(s, text, n);
+		free(text);
+	} else {
+		len = UINT64_MAX; /* absent or unreadable */
+		XXH3_128bits_update(s, &len, sizeof len);
+	}
+}
+
+static void digest_dir(XXH3_state_t *s, const char *dir, const char *kernel)
+{
+	char **paths;
+	int n = dbset_list(dir, kernel, &paths);
+	for (int i = 0; i < n; i++) {
+		digest_file(s, paths[i]);
+		char *j = dbset_journal_path(paths[i]);
+		if (access(j, F_OK) == 0)
+			digest_file(s, j);
+		free(j);
+	}
+	dbset_free_paths(paths);
+	/* journals alone (dbset_load names them) */
+	char *pat = fmt_path("%s/%s.*.json.journal", dir, kernel);
+	glob_t g;
+	if (glob(pat, 0, NULL, &g) == 0) {
+		XXH3_128bits_update(s, "journals", 9);
+		for (size_t i = 0; i < g.gl_pathc; i++) {
+			const char *slash = strrchr(g.gl_pathv[i], '/'), *name = slash ? slash + 1 : g.gl_pathv[i];
+			XXH3_128bits_update(s, name, strlen(name) + 1);
+		}
+		globfree(&g);
+	}
+	free(pat);
+}
+
+void dbset_digest(const char *dir, const char *kernel, char out[33])
+{
+	XXH3_state_t *s = XXH3_createState();
+	if (!s)
+		die("out of memory");
+	XXH3_128bits_reset(s);
+	digest_dir(s, dir, kernel);
+	XXH3_128bits_update(s, "eval", 5);
+	char *edir = dbset_eval_dir(dir);
+	digest_dir(s, edir, kernel);
+	free(edir);
+	XXH128_hash_t h = XXH3_128bits_digest(s);
+	XXH3_freeState(s);
+	snprintf(out, 33, "%016llx%016llx", (unsigned long long)h.high64, (unsigned long long)h.low64);
+}
