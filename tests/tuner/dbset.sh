@@ -5,6 +5,8 @@
 # name and refused shards), the saved dispatch beside the databases is no
 # database, and tune, emit and eval agree on every name.
 # Usage: dbset.sh AOTC REPO_ROOT
+# The suite sets AOTC_NO_SAVE=1 (tests/meson.build): saving is what this tests.
+unset AOTC_NO_SAVE
 aotc=$1
 root=$2
 here=$root/tests/tuner
