@@ -16,6 +16,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include <jansson.h>
 
@@ -425,6 +426,9 @@ bool dispatch_load(dispatch *d, const kernel *k, const char *path, const char *k
 {
 	memset(d, 0, sizeof *d);
 	size_t len;
+	struct stat st; /* a regular file only: opening a pipe would block */
+	if (stat(path, &st) != 0 || !S_ISREG(st.st_mode))
+		return false;
 	char *text = read_file_max(path, &len, (size_t)AOTC_DB_MAX_MIB << 20);
 	if (!text)
 		return false;

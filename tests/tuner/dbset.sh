@@ -69,5 +69,18 @@ sed 's/y\[i\] = 2 \* x\[i\];/y[i] = 2.0f * x[i];/' "$here/learn_host.cpp" >"$tmp
 check "emit refuses a database of another source" $? 3
 has "emit says so" "was tuned from another version"
 
+# Pipes where files are expected never block: a saved dispatch that is a
+# FIFO is ignored (learnt again), a FIFO named like a database is an error.
+rm -f "$tmp/db/dispatch/learn.host.json"
+mkfifo "$tmp/db/dispatch/learn.host.json"
+timeout 60 "$aotc" emit "$here/learn_host.cpp" --arch host --db "$tmp/db" -o "$tmp/out" >"$tmp/log" 2>&1
+check "a FIFO as the saved dispatch is ignored, no hang" $? 0
+rm -f "$tmp/db/dispatch/learn.host.json"
+mkfifo "$tmp/db/learn.zz.json"
+timeout 60 "$aotc" emit "$here/learn_host.cpp" --arch host --db "$tmp/db" -o "$tmp/out" >"$tmp/log" 2>&1
+check "a FIFO named like a database is an error, no hang" $? 3
+has "it is named" "learn.zz.json: not a regular file"
+rm -f "$tmp/db/learn.zz.json"
+
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]
