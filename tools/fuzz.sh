@@ -11,7 +11,7 @@ set -eu
 cd "$(dirname "$0")/.."
 secs=${1:-20}
 [ $# -gt 0 ] && shift
-targets=${*:-expr annotations ir_json shapes db options}
+targets=${*:-expr annotations ir_json shapes db options dispatch}
 
 if [ ! -f build-fuzz/build.ninja ]; then
 	CC=${FUZZ_CC:-clang} meson setup build-fuzz -Dfuzz=true -Db_sanitize=address,undefined \
