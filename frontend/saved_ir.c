@@ -168,13 +168,6 @@ out:
 	return m;
 }
 
-/* AOTC_NO_SAVE=1 (docs/cli.md): reuse, never write. */
-static bool frontend_saving_allowed(void)
-{
-	const char *e = getenv("AOTC_NO_SAVE");
-	return !e || !*e || !strcmp(e, "0");
-}
-
 /* Writes the saved IR; false (errno set) when it cannot. */
 static bool save(const char *path, const frontend_options *opt, const char *saved, const aotc_module *m,
                  char **files, const diag_list *said)
@@ -247,7 +240,7 @@ aotc_module *frontend_parse_saved(const char *path, const frontend_options *opt,
 		fprintf(stderr, "aotc: parsed %s (%.0f ms)\n", path, (monotonic_s() - t0) * 1e3);
 	/* --verbose adds clang's ignored errors: a parse that said something
 	 * then is not what a plain one says. */
-	if (m && files && (!opt->verbose || said.n == 0) && frontend_saving_allowed()) {
+	if (m && files && (!opt->verbose || said.n == 0) && saving_allowed()) {
 		if (save(path, opt, saved, m, files, &said)) {
 			if (opt->verbose)
 				fprintf(stderr, "aotc: saved its IR to %s\n", saved);

@@ -124,14 +124,6 @@ out:
 	return status;
 }
 
-/* AOTC_NO_SAVE=1 (docs/cli.md): reuse what is saved, never write it (a
- * read-only checkout; the test suite, which emits from committed folders). */
-static bool saving_allowed(void)
-{
-	const char *e = getenv("AOTC_NO_SAVE");
-	return !e || !*e || !strcmp(e, "0");
-}
-
 int dispatch_learn_or_load(const aotc_module *m, const kernel *k, const learn_options *o, dispatch *dp,
                            bool *loaded, learnt *keep, diags *d)
 {
@@ -157,7 +149,7 @@ int dispatch_learn_or_load(const aotc_module *m, const kernel *k, const learn_op
 			char *dir = dbset_dir_of(path);
 			bool saved = saving_allowed() && mkdir_p(dir) == 0 && dispatch_save(dp, key, path, &quiet);
 			free(dir);
-			if (!saved && o->verbose)
+			if (!saved && o->verbose && saving_allowed())
 				fprintf(stderr, "aotc: note: %s (emit learns again next time)\n", why.n ? why.v[0].msg : path);
 			diag_list_finish(&why);
 			diags_finish(&quiet);

@@ -351,3 +351,9 @@ void nearest_offer(nearest *n, const char *candidate)
 		n->best = candidate;
 	}
 }
+
+bool saving_allowed(void)
+{
+	const char *e = getenv("AOTC_NO_SAVE");
+	return !e || !*e || !strcmp(e, "0");
+}

@@ -60,6 +60,11 @@ int write_file_atomic(const char *path, const void *data, size_t len);
  * (ENOENT for "", ENOTDIR where dir or a parent is not a directory). */
 int mkdir_p(const char *dir);
 
+/* Whether emit may write its saved dispatch and IR beside the databases:
+ * false under AOTC_NO_SAVE=1 (docs/cli.md; a read-only checkout, the test
+ * suite), which reuses what is saved and writes nothing. */
+bool saving_allowed(void);
+
 /* The median of v[0..n) (n > 0); v is not changed. */
 double median(const double *v, size_t n);
 
