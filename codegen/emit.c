@@ -858,6 +858,9 @@ static bool launch_checks(out *b, dctx *x, bool *used)
 	strbuf_init(&w.sb);
 	int64_t block_hi[3] = {1, 1, 1};
 	bool ok = true;
+	/* the tunables the checks read: the caller's only if they are written */
+	bool mine[k->ntunables + 1];
+	memset(mine, 0, sizeof mine);
 	for (int d = 0; d < 7 && ok; d++) {
 		const aexpr *a = d < 6 ? (d % 3 < ls[d / 3]->ndims ? &ls[d / 3]->dims[d % 3] : NULL) : (k->smem.e ? &k->smem : NULL);
 		if (!a)
@@ -889,7 +892,7 @@ static bool launch_checks(out *b, dctx *x, bool *used)
 		strbuf ta, tb;
 		strbuf_init(&ta);
 		strbuf_init(&tb);
-		env = env_of(x, NULL, x->sel, used);
+		env = env_of(x, NULL, x->sel, mine);
 		cx_expr(&ta, e->a, &env, &fa);
 		if (e->kind == EXPR_BINARY) /* a < b; cdiv(a, b) < 1 reads a alone */
 			cx_expr(&tb, e->b, &env, &fb);
@@ -908,8 +911,11 @@ static bool launch_checks(out *b, dctx *x, bool *used)
 	}
 	if (ok && block_hi[0] * block_hi[1] * block_hi[2] > 1024)
 		ok = false; /* each is at most 1024, 1024, 64: no overflow */
-	if (ok)
+	if (ok) {
 		out_raw(b, w.sb.data ? w.sb.data : "");
+		for (int i = 0; i < k->ntunables; i++)
+			used[i] |= mine[i];
+	}
 	strbuf_finish(&w.sb);
 	return ok;
 }
