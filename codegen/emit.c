@@ -1015,6 +1015,31 @@ static void valid_function(out *o, dctx *x)
 	strbuf_finish(&b.sb);
 }
 
+/* Appends "aot_shape(rows, cols, &value...)" to call, after declaring the
+ * per-shape AOTC_VALUEs it fills in ("int64_t value;"). */
+static void shape_call(out *o, const kernel *k, strbuf *call)
+{
+	strbuf decl;
+	strbuf_init(&decl);
+	strbuf_puts(call, "aot_shape(");
+	bool first = true;
+	for (int i = 0; i < k->nparams; i++)
+		if (k->params[i].shape >= 0) {
+			strbuf_printf(call, "%s%s", first ? "" : ", ", k->params[i].name);
+			first = false;
+		}
+	for (int i = 0; i < k->nvalues; i++)
+		if (value_per_shape(k, i)) {
+			const char *n = k->params[k->values[i].param].name;
+			strbuf_printf(&decl, "%s%s", decl.len ? ", " : "int64_t ", n);
+			strbuf_printf(call, ", &%s", n);
+		}
+	strbuf_putc(call, ')');
+	if (decl.len)
+		out_line(o, "%s;", decl.data);
+	strbuf_finish(&decl);
+}
+
 /* ---- select() ---------------------------------------------------------------- */
 
 static bool c_keyword(const char *s)
@@ -1138,25 +1163,7 @@ static void select_function(out *o, dctx *x)
 	strbuf call;
 	strbuf_init(&call);
 	if (x->need_shape) {
-		strbuf decl;
-		strbuf_init(&decl);
-		strbuf_puts(&call, "aot_shape(");
-		bool first = true;
-		for (int i = 0; i < k->nparams; i++)
-			if (k->params[i].shape >= 0) {
-				strbuf_printf(&call, "%s%s", first ? "" : ", ", k->params[i].name);
-				first = false;
-			}
-		for (int i = 0; i < k->nvalues; i++)
-			if (value_per_shape(k, i)) {
-				const char *n = k->params[k->values[i].param].name;
-				strbuf_printf(&decl, "%s%s", decl.len ? ", " : "int64_t ", n);
-				strbuf_printf(&call, ", &%s", n);
-			}
-		strbuf_putc(&call, ')');
-		if (decl.len)
-			out_line(o, "%s;", decl.data);
-		strbuf_finish(&decl);
+		shape_call(o, k, &call);
 		out_line(o, "if (%s)", call.data);
 		out_line(o, "\treturn -1;");
 	}
@@ -1226,25 +1233,8 @@ static void public_prologue(out *o, dctx *x, const char *fail)
 	strbuf_init(&cond);
 	strbuf_puts(&cond, "aot_v < 0 || aot_v >= AOT_NV");
 	if (x->need_shape) {
-		strbuf decl;
-		strbuf_init(&decl);
-		strbuf_puts(&cond, " || aot_shape(");
-		bool first = true;
-		for (int i = 0; i < k->nparams; i++)
-			if (k->params[i].shape >= 0) {
-				strbuf_printf(&cond, "%s%s", first ? "" : ", ", k->params[i].name);
-				first = false;
-			}
-		for (int i = 0; i < k->nvalues; i++)
-			if (value_per_shape(k, i)) {
-				const char *n = k->params[k->values[i].param].name;
-				strbuf_printf(&decl, "%s%s", decl.len ? ", " : "int64_t ", n);
-				strbuf_printf(&cond, ", &%s", n);
-			}
-		strbuf_putc(&cond, ')');
-		if (decl.len)
-			out_line(o, "%s;", decl.data);
-		strbuf_finish(&decl);
+		strbuf_puts(&cond, " || ");
+		shape_call(o, k, &cond);
 	}
 	out_line(o, "if (%s)", cond.data);
 	out_line(o, "\treturn %s;", fail);
