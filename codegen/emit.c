@@ -13,6 +13,7 @@
 
 #include "arch.h"
 #include "cexpr.h"
+#include "heuristic.h"
 #include "outdir.h"
 #include "text.h"
 
@@ -192,7 +193,8 @@ static void provenance(out *o, const ctx *c, const char *what)
 	strbuf_printf(sb, " * Slowdown against the per-shape best: training shapes geomean %.3f, worst %.3f;\n"
 	              " * held-out shapes (%d-fold cross-validation%s) geomean %.3f, worst %.3f.\n",
 	              f->train.geomean, f->train.worst, f->folds,
-	              f->lovo ? ", each fold one value or range of one shape argument" : "",
+	              f->fold_by == H_FOLDS_VALUE ? ", each fold one value or range of one shape argument"
+	              : f->fold_by == H_FOLDS_SHAPE ? ", each fold one shape" : "",
 	              f->heldout.geomean, f->heldout.worst);
 	if (f->weighted)
 		strbuf_printf(sb, " * Weighted by the shapes' recorded calls (AOTC_RECORD), what the tree minimises:\n"

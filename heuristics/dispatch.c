@@ -436,7 +436,7 @@ bool dispatch_from_result(dispatch *d, const kernel *k, const tune_db *db, const
 	train_figures(d, m, t, config);
 	d->fig.heldout = to_dstats(&r->heldout[SEL_TREE]);
 	d->fig.folds = r->folds;
-	d->fig.lovo = r->lovo;
+	d->fig.fold_by = (int)r->fold_by;
 	d->fig.weighted = r->weighted;
 	d->fig.heldout_w = r->heldout_w[SEL_TREE];
 	if (eval && neval > 0)

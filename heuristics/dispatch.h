@@ -27,7 +27,7 @@
 /* Raised when the saved form changes meaning, or when learning changes so
  * that a saved dispatch would differ from a fresh one (it is part of the
  * key, so an old saved dispatch is learnt again, never reused). */
-#define DISPATCH_VERSION 1
+#define DISPATCH_VERSION 2
 
 /* A condition learnt from failed measurements (heuristics/failures.h):
  * shape argument `arg` (the kernel's shape arguments, in parameter order)
@@ -86,7 +86,7 @@ typedef struct dfigures {
 	dstats train;           /* this dispatch on the database's shapes */
 	dstats heldout;         /* cross-validation of how it was learnt: each fold learnt alike */
 	int folds;
-	bool lovo;              /* each fold one value or range of one shape argument */
+	int fold_by;            /* what each fold held out: an hfolds (heuristic.h) */
 	bool weighted;          /* shapes weighted by recorded calls (AOTC_RECORD) */
 	double train_w, heldout_w;
 	dstats eval;            /* this dispatch on an aotc eval database's shapes (n 0: none) */

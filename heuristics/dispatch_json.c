@@ -21,6 +21,7 @@
 #include <jansson.h>
 
 #include "dbset.h"
+#include "heuristic.h"
 
 #define MAX_NODES (1 << 16)
 #define MAX_DEPTH 1000
@@ -116,11 +117,11 @@ bool dispatch_save(const dispatch *d, const char *key, const char *path, diags *
 	json_object_set_new(root, "orders", orders);
 
 	const dfigures *g = &d->fig;
-	json_t *fig = json_pack("{s:o, s:i, s:i, s:i, s:i, s:b, s:i, s:o, s:o, s:i, s:b, s:b, s:o, s:o, s:o}",
+	json_t *fig = json_pack("{s:o, s:i, s:i, s:i, s:i, s:b, s:i, s:o, s:o, s:i, s:i, s:b, s:o, s:o, s:o}",
 	                        "hardware", g->hardware ? json_string(g->hardware) : json_null(), "shapes", g->shapes,
 	                        "variants", g->variants, "failing", g->failing, "dropped", g->dropped,
 	                        "distilled", g->distilled, "dense_shapes", g->dense_shapes, "train", jstats(&g->train),
-	                        "heldout", jstats(&g->heldout), "folds", g->folds, "lovo", g->lovo, "weighted",
+	                        "heldout", jstats(&g->heldout), "folds", g->folds, "folds_by", g->fold_by, "weighted",
 	                        g->weighted, "train_w", jdouble(g->train_w), "heldout_w", jdouble(g->heldout_w),
 	                        "eval", jstats(&g->eval));
 	json_object_set_new(root, "figures", fig);
@@ -417,7 +418,7 @@ static bool load_figures(dispatch *d, const json_t *root)
 	       get_i(g, "failing", 0, INT32_MAX, &f->failing) && get_i(g, "dropped", 0, INT32_MAX, &f->dropped) &&
 	       get_bool(g, "distilled", &f->distilled) && get_i(g, "dense_shapes", 0, INT32_MAX, &f->dense_shapes) &&
 	       get_stats(g, "train", &f->train) && get_stats(g, "heldout", &f->heldout) &&
-	       get_i(g, "folds", 0, INT32_MAX, &f->folds) && get_bool(g, "lovo", &f->lovo) &&
+	       get_i(g, "folds", 0, INT32_MAX, &f->folds) && get_i(g, "folds_by", H_FOLDS_RANDOM, H_FOLDS_SHAPE, &f->fold_by) &&
 	       get_bool(g, "weighted", &f->weighted) && get_double(g, "train_w", &f->train_w) &&
 	       get_double(g, "heldout_w", &f->heldout_w) && get_stats(g, "eval", &f->eval);
 }

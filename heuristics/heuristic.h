@@ -67,12 +67,10 @@ typedef struct hmatrix {
 	 * mean 1), weighting every log slowdown the heuristic minimises; NULL:
 	 * every shape 1. */
 	double *weight;
-	/* Every feature's order over the shapes ([f * nshapes + i]) and a mark
-	 * per shape, by hmatrix_update_oracle: tree fitting takes a node's
-	 * sorted lists from them. Scratch, not part of the value. */
+	/* Every feature's order over the shapes ([f * nshapes + i]), by
+	 * hmatrix_update_oracle: tree fitting takes a node's sorted lists from
+	 * it. Derived, not part of the value. */
 	int *order;
-	unsigned *order_mark;
-	unsigned order_stamp;
 } hmatrix;
 
 /* Allocates the arrays for the given sizes (names NULL, times INFINITY,
@@ -132,8 +130,9 @@ typedef struct htree {
 typedef struct htree_params {
 	int max_depth;
 	int min_leaf;
-	/* A split must lower the node's geometric-mean slowdown by at least
-	 * this factor (1.005: 0.5%); smaller gains are taken for noise. */
+	/* A split must save at least what this factor is worth on min_leaf
+	 * shapes (1.005: 0.5% on each), wherever in the tree it is; smaller
+	 * gains are taken for noise. */
 	double min_gain;
 } htree_params;
 
@@ -182,9 +181,18 @@ hstats h_stats(double *sd, int n);
 /* The geometric mean of sd[0..n) below H_MISS_SLOWDOWN weighted by w[]. */
 double h_wgeomean(const double *sd, const double *w, int n);
 
+/* What cross-validation folds hold out (heuristic.c, make_folds): one
+ * value or range of values of one shape argument, one shape (small sets),
+ * or random shapes. */
+typedef enum hfolds { H_FOLDS_RANDOM, H_FOLDS_VALUE, H_FOLDS_SHAPE } hfolds;
+
+/* "each fold holds out one shape", ...; and a one-word name for files. */
+const char *h_folds_text(hfolds by);
+const char *h_folds_name(hfolds by);
+
 typedef struct hoptions {
-	int max_variants;       /* default 12 */
-	double goal;            /* default 1.02 */
+	int max_variants;       /* default 16: at most this many from the greedy order */
+	double goal;            /* default 1 (none): the greedy order stops at this training geomean */
 	int folds;              /* default 5 */
 	uint64_t seed;
 	double min_gain;        /* default 1.005 */
@@ -203,7 +211,8 @@ typedef struct hresult {
 	int nsubset;
 	int ncover;             /* of which the last ncover were added for coverage */
 	htree tree;             /* the dispatch: fitted on every shape with the chosen size */
-	bool distilled;         /* tree learnt from the cost model's predictions */
+	bool distilled;         /* tree learnt from a cost model's predictions */
+	const char *kind;       /* what from: "measured", "model" (three parts) or "forest" */
 	int dense_shapes;       /* how many (predicted) shapes it was learnt from */
 	int single;             /* the best single variant */
 	int *single_order;      /* its fallback order: all variants by cost */
@@ -213,21 +222,25 @@ typedef struct hresult {
 	bool weighted;
 	double train_w[SEL_COUNT], heldout_w[SEL_COUNT];
 	int uncovered;          /* shapes where no variant at all ran correctly */
-	double cv_geomean;      /* held-out geomean of the chosen tree size */
+	double cv_geomean;      /* held-out geomean of the chosen candidate */
 	int cv_shapes;          /* shapes the cross-validation used (at most H_CV_SHAPES) */
 	int folds;              /* cross-validation folds */
-	bool lovo;              /* folds leave one value (range) of one shape argument out */
+	hfolds fold_by;         /* what each fold holds out */
+	int nvar;               /* the variants the dispatch takes from the greedy order, by
+	                         * cross-validation (then ncover more for coverage) */
 	struct hmodel *model;   /* every selector's final model, for h_choose */
 } hresult;
 
-/* Chooses the subset and the tree size by cross-validation (leave one
- * value, or one range of values, of one shape argument out; over at most
- * H_CV_SHAPES shapes), fits the final models on all shapes, and evaluates
- * every selector on training shapes and on the held-out folds. With a
- * matrix that has cost_row and row_info and fewer than H_DENSE_SHAPES
- * shapes (and o->distill), the dispatch tree is learnt from the cost
- * model's predictions on H_DENSE_SHAPES shapes spread over (and a little
- * beyond) the measured range, plus the measured shapes. */
+/* Learns the dispatch (heuristic.c, "Candidate dispatches"): every
+ * candidate (tree from the measured shapes or distilled from the cost
+ * model, how many variants, depth, minimum leaf) is measured by
+ * cross-validation on folds that fit the grid (over at most H_CV_SHAPES
+ * shapes), the best is fitted on every shape, and every selector is
+ * evaluated on training shapes and on the held-out folds. The cost model
+ * needs a matrix with cost_row and row_info, fewer than H_DENSE_SHAPES
+ * shapes and o->distill; a distilled tree learns from its predictions on
+ * H_DENSE_SHAPES shapes spread over (and a little beyond) the measured
+ * range, plus the measured shapes. */
 void h_build(hresult *r, const hmatrix *m, const hoptions *o);
 void hresult_finish(hresult *r);
 

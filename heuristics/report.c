@@ -519,7 +519,7 @@ static void write_json(strbuf *sb, const report_ctx *c)
 	                         "distilled", r->distilled, "dense_shapes", r->dense_shapes, "tree_depth",
 	                         htree_depth(&r->tree), "tree_leaves", htree_leaves(&r->tree), "max_depth",
 	                         r->tree.max_depth, "min_leaf", r->tree.min_leaf, "cv_folds", r->folds, "cv_shapes",
-	                         r->cv_shapes, "cv_geomean", jreal(r->cv_geomean), "leave_one_value_out", r->lovo);
+	                         r->cv_shapes, "cv_geomean", jreal(r->cv_geomean), "folds_by", h_folds_name(r->fold_by));
 	json_t *root = json_pack("{s:i,s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:o}", "aotc_report", 1,
 	                         "kernel", jstr(db->kernel), "source", jstr(db->source), "hardware",
 	                         jstr(json_string_value(json_object_get(db->hardware, "id"))), "device",
@@ -629,7 +629,7 @@ static void md_summary(strbuf *sb, const report_ctx *c)
 		strbuf_printf(sb, "learnt from the measured shapes%s\n",
 		              m->row_info ? "" : " only (no kernel source: no cost model)");
 	strbuf_printf(sb, "- **Cross-validation:** %d folds over %d shapes, %s\n", r->folds, r->cv_shapes,
-	              r->lovo ? "each holding out one value (or range) of one shape argument" : "random folds");
+	              h_folds_text(r->fold_by));
 	strbuf_puts(sb, "- **Best single variant:** ");
 	md_code(sb, vname(c, r->single), false);
 	strbuf_puts(sb, "\n\n");
@@ -888,7 +888,7 @@ static void html_summary(strbuf *sb, const report_ctx *c)
 		              m->row_info ? "" : " only (no kernel source: no cost model)");
 	strbuf_printf(sb, "</td></tr>\n<tr><th>cross-validation</th><td>%d folds over %d shapes, %s</td></tr>\n",
 	              r->folds, r->cv_shapes,
-	              r->lovo ? "each holding out one value (or range) of one shape argument" : "random folds");
+	              h_folds_text(r->fold_by));
 	strbuf_puts(sb, "<tr><th>best single variant</th><td><code>");
 	esc(sb, vname(c, r->single));
 	strbuf_puts(sb, "</code></td></tr>\n</table>\n");
