@@ -89,6 +89,31 @@ bool eval_matrix_for(const char *eval_path, const char *source_hash, const kerne
 	return *db != NULL;
 }
 
+/* A training configuration the held-out database lacks is a miss wherever
+ * the dispatch chooses it: said before the figures it spoils. */
+static void warn_unmeasured(const hmatrix *mt, const dispatch *dp, const int *map, const char *path, diags *d)
+{
+	int missing = 0, dispatched = 0;
+	strbuf names;
+	strbuf_init(&names);
+	for (int v = 0; v < mt->nvariants; v++) {
+		if (map[v] >= 0)
+			continue;
+		if (missing < 3)
+			strbuf_printf(&names, "%s%s", missing ? ", " : "", mt->variant_names[v]);
+		missing++;
+		for (int i = 0; i < dp->nvariants; i++)
+			dispatched += dp->variants[i].config == v;
+	}
+	if (missing)
+		diag_warning(d, (aotc_loc){path, 0, 0},
+		             "%d of the %d training configurations are not in this held-out database (%s%s), %d of them "
+		             "among the dispatch's %d variants: where the dispatch chooses one, the shape counts as a miss; "
+		             "measure them with aotc eval on the device",
+		             missing, mt->nvariants, names.data, missing > 3 ? ", ..." : "", dispatched, dp->nvariants);
+	strbuf_finish(&names);
+}
+
 int eval_kernel(const aotc_module *m, const kernel *k, const tune_options *o, const hoptions *ho,
                 diags *d)
 {
@@ -167,6 +192,18 @@ int eval_kernel(const aotc_module *m, const kernel *k, const tune_options *o, co
 		status = 3;
 		goto out;
 	}
+	/* Measurements of another version of the kernel are no held-out
+	 * figure of this one: its variants share only their names. With a
+	 * device tune_kernel has measured them anew; without, refuse. */
+	if (strcmp(test->source_hash, train->source_hash) != 0) {
+		diag_plain_error(d,
+		                 "%s was measured from another version of %s (source hash %.8s, the training database "
+		                 "%s %.8s): measure the held-out shapes again with aotc eval where a %s device is, or "
+		                 "put in %s the held-out database measured from this source",
+		                 test->path, m->file, test->source_hash, train->path, train->source_hash, o->arch, dir);
+		status = 3;
+		goto out;
+	}
 	if (!hmatrix_from_db(&mt, train, k, d) || !hmatrix_from_db(&me, test, k, d)) {
 		status = 1;
 		goto out;
@@ -184,6 +221,7 @@ int eval_kernel(const aotc_module *m, const kernel *k, const tune_options *o, co
 	int *map = xmalloc((size_t)mt.nvariants * sizeof *map + 1);
 	for (int v = 0; v < mt.nvariants; v++)
 		map[v] = db_find_config(test, mt.variant_names[v]);
+	warn_unmeasured(&mt, &dp, map, test->path, d);
 	bool *valid = xmalloc((size_t)mt.nvariants * sizeof *valid + 1);
 	for (int sel = 0; sel < SEL_COUNT; sel++)
 		sd[sel] = xmalloc((size_t)me.nshapes * sizeof *sd[sel] + 1);
