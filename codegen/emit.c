@@ -622,6 +622,9 @@ static void dims_function(out *o, dctx *x)
 			put_dim(&b, d, val[d]);
 			continue;
 		}
+		/* a dimension that folds to a number reads no tunable */
+		bool before[k->ntunables + 1];
+		memcpy(before, used, sizeof before);
 		cx_env env = env_of(x, NULL, par, used);
 		bool fail;
 		text.len = cond.len = 0;
@@ -648,6 +651,7 @@ static void dims_function(out *o, dctx *x)
 		bool literal = r.lo == r.hi && !fail;
 		if (literal && !cond.len) {
 			snprintf(val[d], sizeof val[d], "%lld", (long long)r.lo);
+			memcpy(used, before, sizeof before);
 		} else if (!cond.len && strlen(text.data) < 200 && strspn(text.data, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ_0123456789") == strlen(text.data)) {
 			snprintf(val[d], sizeof val[d], "%s", text.data); /* a name: no local */
 		} else {

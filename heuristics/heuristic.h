@@ -213,6 +213,10 @@ typedef struct hresult {
 	htree tree;             /* the dispatch: fitted on every shape with the chosen size */
 	bool distilled;         /* tree learnt from a cost model's predictions */
 	const char *kind;       /* what from: "measured", "model" (three parts) or "forest" */
+	/* The best candidate of each kind (measured, model, forest): its
+	 * cross-validated geomean (0: not tried) and variant count. */
+	double kind_cv[3];
+	int kind_nvar[3];
 	int dense_shapes;       /* how many (predicted) shapes it was learnt from */
 	int single;             /* the best single variant */
 	int *single_order;      /* its fallback order: all variants by cost */
