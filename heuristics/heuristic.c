@@ -1744,8 +1744,8 @@ static void make_folds(folds *F, const hmatrix *m, const int *shapes, int n, int
  * every shape: how many variants, how deep a tree and which model to trust
  * are all chosen by what held-out shapes say, not by a goal checked on
  * predictions. Within a kind, candidates are listed simplest first (fewer
- * variants, shallower, larger leaves) and a later one must beat the best
- * so far by 0.1%; the three-part model comes before the forest, and the
+ * variants, shallower, larger leaves) and the simplest within 0.1% of the
+ * best is taken; the three-part model comes before the forest, and the
  * measured tree must beat the best distilled one by 0.1% (h_build). A
  * distilled tree counts its leaves in fractions of the dense shapes. */
 static const int var_counts[] = {1, 2, 4, 8, 16, 32};
@@ -1960,24 +1960,28 @@ static void cv_candidates(const hmatrix *m, const int *shapes, int n, const fold
 	free(pair0);
 }
 
-/* The candidate in [lo, hi) with the lowest held-out cost (pw: each pair's
- * weight, or NULL), and that cost's geomean. */
+/* The first candidate in [lo, hi) (the simplest) whose held-out cost is
+ * within 0.1% of the lowest (pw: each pair's weight, or NULL), and that
+ * cost's geomean. */
 static int best_candidate(const float *sd, int lo, int hi, int npairs, const double *pw, double *geomean)
 {
-	int best = lo;
-	double best_score = INFINITY, wsum = 0;
+	double wsum = 0, best_score = INFINITY;
 	for (int i = 0; i < npairs; i++)
 		wsum += pw ? pw[i] : 1.0;
+	double *score = xmalloc(((size_t)(hi - lo) + 1) * sizeof *score);
 	for (int z = lo; z < hi; z++) {
 		double sum = 0;
 		for (int i = 0; i < npairs; i++)
 			sum += (pw ? pw[i] : 1.0) * log(sd[(size_t)z * npairs + i]);
-		if (sum < best_score - wsum * log(1.001)) {
-			best_score = sum;
-			best = z;
-		}
+		score[z - lo] = sum;
+		best_score = sum < best_score ? sum : best_score;
 	}
-	*geomean = npairs ? exp(best_score / wsum) : 1;
+	/* the simplest within 0.1% of the best */
+	int best = lo;
+	while (best + 1 < hi && score[best - lo] > best_score + wsum * log(1.001))
+		best++;
+	*geomean = npairs ? exp(score[best - lo] / wsum) : 1;
+	free(score);
 	return best;
 }
 
