@@ -1661,6 +1661,11 @@ const char *h_folds_text(hfolds by)
 	}
 }
 
+const char *h_model_text(const char *kind)
+{
+	return kind && !strcmp(kind, "forest") ? "a randomised-tree forest" : "a cost model";
+}
+
 const char *h_folds_name(hfolds by) { return by == H_FOLDS_VALUE ? "value" : by == H_FOLDS_SHAPE ? "shape" : "random"; }
 
 static int cmp_i64(const void *a, const void *b)
@@ -2246,8 +2251,8 @@ void h_print_report(strbuf *sb, const hresult *r, const hmatrix *m, const hstats
 		              r->ncover);
 	strbuf_putc(sb, '\n');
 	if (r->distilled)
-		strbuf_printf(sb, "tree learnt from a cost model's predictions on %d shapes spread over the measured range\n"
-		              "  and from the measured shapes\n", r->dense_shapes);
+		strbuf_printf(sb, "tree learnt from %s's predictions on %d shapes spread over the measured range\n"
+		              "  and from the measured shapes\n", h_model_text(r->kind), r->dense_shapes);
 	else if (!m->row_info)
 		strbuf_puts(sb, "tree learnt from the measured shapes only (no kernel source: no cost model)\n");
 	strbuf_printf(sb, "tree: depth %d, %d leaves (max depth %d, min leaf %d) over the first %d variants of the\n"

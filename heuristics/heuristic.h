@@ -186,6 +186,10 @@ double h_wgeomean(const double *sd, const double *w, int n);
  * or random shapes. */
 typedef enum hfolds { H_FOLDS_RANDOM, H_FOLDS_VALUE, H_FOLDS_SHAPE } hfolds;
 
+/* What a distilled tree learnt from, for reports: "a cost model" or "a
+ * randomised-tree forest". */
+const char *h_model_text(const char *kind);
+
 /* "each fold holds out one shape", ...; and a one-word name for files. */
 const char *h_folds_text(hfolds by);
 const char *h_folds_name(hfolds by);

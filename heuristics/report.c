@@ -515,11 +515,18 @@ static void write_json(strbuf *sb, const report_ctx *c)
 	                           "variants", m->nvariants, "chosen", r->nsubset, "chosen_for_coverage", r->ncover,
 	                           "dispatched", c->dp->nvariants, "shapes_without_variant", r->uncovered,
 	                           "eval_shapes", c->neval);
-	json_t *heur = json_pack("{s:b,s:b,s:i,s:i,s:i,s:i,s:i,s:i,s:i,s:o,s:b}", "cost_model", m->row_info != NULL,
+	json_t *kinds = json_object();
+	static const char *const kind_keys[3] = {"measured", "model", "forest"};
+	for (int i = 0; i < 3; i++)
+		if (r->kind_cv[i] > 0)
+			json_object_set_new(kinds, kind_keys[i], json_pack("{s:o,s:i}", "geomean", jreal(r->kind_cv[i]),
+			                                                   "variants", r->kind_nvar[i]));
+	json_t *heur = json_pack("{s:b,s:b,s:i,s:i,s:i,s:i,s:i,s:i,s:i,s:o,s:s,s:s,s:i,s:o}", "cost_model", m->row_info != NULL,
 	                         "distilled", r->distilled, "dense_shapes", r->dense_shapes, "tree_depth",
 	                         htree_depth(&r->tree), "tree_leaves", htree_leaves(&r->tree), "max_depth",
 	                         r->tree.max_depth, "min_leaf", r->tree.min_leaf, "cv_folds", r->folds, "cv_shapes",
-	                         r->cv_shapes, "cv_geomean", jreal(r->cv_geomean), "folds_by", h_folds_name(r->fold_by));
+	                         r->cv_shapes, "cv_geomean", jreal(r->cv_geomean), "folds_by", h_folds_name(r->fold_by),
+	                         "tree_from", r->kind ? r->kind : "measured", "variants_from_order", r->nvar, "cv_by_kind", kinds);
 	json_t *root = json_pack("{s:i,s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:o}", "aotc_report", 1,
 	                         "kernel", jstr(db->kernel), "source", jstr(db->source), "hardware",
 	                         jstr(json_string_value(json_object_get(db->hardware, "id"))), "device",
@@ -623,8 +630,8 @@ static void md_summary(strbuf *sb, const report_ctx *c)
 		strbuf_printf(sb, ", %d of them for coverage near the measured shapes", r->ncover);
 	strbuf_printf(sb, "); tree of depth %d with %d leaves, ", dispatch_depth(c->dp), dispatch_leaves(c->dp));
 	if (r->distilled)
-		strbuf_printf(sb, "learnt from a cost model's predictions on %d shapes and the measured ones\n",
-		              r->dense_shapes);
+		strbuf_printf(sb, "learnt from %s's predictions on %d shapes and the measured ones\n",
+		              h_model_text(r->kind), r->dense_shapes);
 	else
 		strbuf_printf(sb, "learnt from the measured shapes%s\n",
 		              m->row_info ? "" : " only (no kernel source: no cost model)");
@@ -881,8 +888,8 @@ static void html_summary(strbuf *sb, const report_ctx *c)
 		strbuf_printf(sb, ", %d of them for coverage near the measured shapes", r->ncover);
 	strbuf_printf(sb, "); a tree of depth %d with %d leaves, ", dispatch_depth(c->dp), dispatch_leaves(c->dp));
 	if (r->distilled)
-		strbuf_printf(sb, "learnt from a cost model&rsquo;s predictions on %d shapes and the measured ones",
-		              r->dense_shapes);
+		strbuf_printf(sb, "learnt from %s&rsquo;s predictions on %d shapes and the measured ones",
+		              h_model_text(r->kind), r->dense_shapes);
 	else
 		strbuf_printf(sb, "learnt from the measured shapes%s",
 		              m->row_info ? "" : " only (no kernel source: no cost model)");

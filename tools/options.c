@@ -70,8 +70,8 @@ static const option_doc option_docs[] = {
 	                            "(default: model above 512 configurations)"},
 	{OPTB_SHARD, "--shard I/N", "take part I of N of the work; the databases merge"},
 	{OPTB_DUMP, "--dump STAGE", "print configs (search order), compile or schedule as JSON lines"},
-	{OPTB_MAX_VARIANTS, "--max-variants N", "variants the dispatch may choose among (default 12)"},
-	{OPTB_GOAL, "--goal G", "stop adding variants at this geomean slowdown (default 1.02)"},
+	{OPTB_MAX_VARIANTS, "--max-variants N", "variants the dispatch may choose among (default 16; how many of them, cross-validation decides)"},
+	{OPTB_GOAL, "--goal G", "stop the greedy choice of variants at this training geomean slowdown (default 1: never)"},
 	{OPTB_INCLUDE_AS, "--include-as PATH", "what the emitted launcher's #include names the kernel\n"
 	                                       "source (default: its file name, on the include path)"},
 	{OPTB_FORMAT, "--format F", "text (default), json, markdown or html (one file with plots)"},
