@@ -2251,8 +2251,8 @@ void h_print_report(strbuf *sb, const hresult *r, const hmatrix *m, const hstats
 		              r->ncover);
 	strbuf_putc(sb, '\n');
 	if (r->distilled)
-		strbuf_printf(sb, "tree learnt from %s's predictions on %d shapes spread over the measured range\n"
-		              "  and from the measured shapes\n", h_model_text(r->kind), r->dense_shapes);
+		strbuf_printf(sb, "tree learnt from %s's predictions on %d shapes spread over the\n"
+		              "  measured range and from the measured shapes\n", h_model_text(r->kind), r->dense_shapes);
 	else if (!m->row_info)
 		strbuf_puts(sb, "tree learnt from the measured shapes only (no kernel source: no cost model)\n");
 	strbuf_printf(sb, "tree: depth %d, %d leaves (max depth %d, min leaf %d) over the first %d variants of the\n"

@@ -1,7 +1,8 @@
 #!/bin/sh
 # The emitted dispatch reads like hand-written C (docs/spec.md §8), checked
 # mechanically on the committed softmax database: the dispatch part (all
-# but the header comment and the public table accessors) within 200 lines,
+# but the header comment and the public table accessors) within 120 lines
+# and 4 a leaf (the tree is as large as cross-validation chose: issue 30),
 # no SSA temporaries (v12 = ...), features named in the tree (cols <= ...),
 # one table of leaf orders, and no function left unused.
 # Usage: emit-readable.sh AOTC REPO_ROOT
@@ -28,10 +29,11 @@ c=$tmp/_aot_softmax_cuda_sm90.c
 # The dispatch part: from the end of the header comment to the first public
 # accessor (num_variants, variant_name, variant_params follow select()).
 n=$(awk 'started && /^int aot_softmax_cuda_sm90_num_variants/ { exit } started { n++ } /^ \*\/$/ && !started { started = 1 } END { print n + 0 }' "$c")
-if [ "$n" -gt 0 ] && [ "$n" -le 200 ]; then
-	ok "dispatch part is $n lines (<= 200)"
+leaves=$(sed -n 's/^static const signed char aot_orders\[\([0-9]*\)\].*/\1/p' "$c")
+if [ "$n" -gt 0 ] && [ -n "$leaves" ] && [ "$n" -le $((120 + 4 * leaves)) ]; then
+	ok "dispatch part is $n lines for $leaves leaves (<= 120 + 4 a leaf)"
 else
-	bad "dispatch part within 200 lines" "$n lines"
+	bad "dispatch part within 120 lines and 4 a leaf" "$n lines, ${leaves:-?} leaves"
 fi
 if grep -Eq '(^|[^A-Za-z_0-9])v[0-9]+ =' "$c"; then
 	bad "no SSA temporaries" "$(grep -En '(^|[^A-Za-z_0-9])v[0-9]+ =' "$c" | head -3)"

@@ -4,7 +4,7 @@
 # AOTC_SMEM can exceed the 48 KiB a kernel gets without it, and nowhere for
 # a kernel without AOTC_SMEM. On sgemm from the committed H200 database
 # (less its cuBLAS routine, so that kernel variants are dispatched) with an
-# AOTC_SMEM(BM * BN * 8) added: 64 x 64 needs 32 KiB, 64 x 128 needs 64.
+# AOTC_SMEM(BM * BN * 16) added: 32 x 64 needs 32 KiB, 64 x 64 needs 64.
 # Usage: smem-optin.sh AOTC REPO_ROOT
 aotc=$1
 root=$2
@@ -17,9 +17,9 @@ bad() { echo "FAIL $1"; shift; for l in "$@"; do echo "    $l"; done; fail=$((fa
 
 mkdir -p "$tmp/k" "$tmp/db" "$tmp/db2"
 # after the kernel's AOTC_BLOCK (the first; the reference has its own)
-python3 -c 'import re, sys; t = open(sys.argv[1]).read(); sys.stdout.write(re.sub(r"^(AOTC_BLOCK\(.*\))$", r"\1\nAOTC_SMEM(BM * BN * 8)", t, count=1, flags=re.M))' \
+python3 -c 'import re, sys; t = open(sys.argv[1]).read(); sys.stdout.write(re.sub(r"^(AOTC_BLOCK\(.*\))$", r"\1\nAOTC_SMEM(BM * BN * 16)", t, count=1, flags=re.M))' \
 	"$root/templates/sgemm.cu" >"$tmp/k/sgemm.cu"
-grep -q '^AOTC_SMEM(BM \* BN \* 8)' "$tmp/k/sgemm.cu" || { echo "FAIL the test's kernel has no AOTC_SMEM"; exit 1; }
+grep -q '^AOTC_SMEM(BM \* BN \* 16)' "$tmp/k/sgemm.cu" || { echo "FAIL the test's kernel has no AOTC_SMEM"; exit 1; }
 # The databases for both sources (their hashes differ), kernel variants only.
 for src in "$root/templates/sgemm.cu:$tmp/db" "$tmp/k/sgemm.cu:$tmp/db2"; do
 	file=${src%%:*} dir=${src#*:}
@@ -52,12 +52,12 @@ for m in re.finditer(r"case (\d+):\n(.*?)(?=\n\tcase |\n\t\}|\ndefault)", text, 
     body = m.group(2)
     t = re.search(r"sgemm<(\d+), (\d+),", body)
     if t:
-        print(m.group(1), int(t.group(1)) * int(t.group(2)) * 8, int("MaxDynamicSharedMemorySize" in body))
+        print(m.group(1), int(t.group(1)) * int(t.group(2)) * 16, int("MaxDynamicSharedMemorySize" in body))
 END
 total=$(wc -l <"$tmp/cases")
 wrong=$(awk '($2 > 49152) != $3' "$tmp/cases" | wc -l)
 need=$(awk '$3 == 1' "$tmp/cases" | wc -l)
-if [ "$total" -gt 0 ] && [ "$wrong" -eq 0 ] && [ "$need" -gt 0 ] && [ "$need" -lt "$total" ]; then ok "opt-in exactly where BM * BN * 8 > 48 KiB ($need of $total variants)"
+if [ "$total" -gt 0 ] && [ "$wrong" -eq 0 ] && [ "$need" -gt 0 ] && [ "$need" -lt "$total" ]; then ok "opt-in exactly where BM * BN * 16 > 48 KiB ($need of $total variants)"
 else bad "opt-in exactly where needed" "$(cat "$tmp/cases")"; fi
 
 echo "$pass passed, $fail failed"
