@@ -3,9 +3,11 @@
  * best, and learn a decision tree over shape features that picks among
  * them, splitting to minimise slowdown (summed log time / best), not
  * misclassification. With a cost model (the matrix's cost_row and row_info,
- * from the kernel's IR) the subset and tree are learnt from its predictions
- * on dense shapes over the measured range (issue 10). Tree size and the
- * held-out figures come from leave-one-value-out cross-validation.
+ * from the kernel's IR) the subset and tree may be learnt from its
+ * predictions on dense shapes over the measured range (issue 10). Which
+ * kind of tree, how many variants and what size are chosen among
+ * candidates by cross-validation on folds that fit the grid (issue 30),
+ * which also gives the held-out figures.
  * Everything is deterministic: ties break by index, and the folds that run
  * on threads write their own slots.
  *
