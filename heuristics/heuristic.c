@@ -1295,6 +1295,34 @@ static void fit_smooth(cost_model *cm, const double *x, int nc, const double *y,
 	}
 }
 
+/* The rows both cost models learn from: every contender (cm->cv) that ran
+ * at every training shape, its cost features into *x ([row * ncost]), its
+ * log time or log slowdown into *y, its contender index into *var.
+ * Returns the number of rows; the arrays are the caller's. */
+static int contender_rows(const cost_model *cm, const hmatrix *m, const int *train, int n, bool slowdown,
+                          double **x, double **y, int **var)
+{
+	int nc = m->ncost, ncv = cm->ncv;
+	*x = xmalloc((size_t)n * ncv * nc * sizeof **x + 1);
+	*y = xmalloc((size_t)n * ncv * sizeof **y + 1);
+	*var = xmalloc((size_t)n * ncv * sizeof **var + 1);
+	double *row = xmalloc((size_t)ncv * nc * sizeof *row + 1);
+	int nrows = 0;
+	for (int i = 0; i < n; i++) {
+		int s = train[i];
+		m->cost_row(m->valid_ctx, m->rows + (size_t)s * m->nargs, cm->cv, ncv, row);
+		for (int j = 0; j < ncv; j++) {
+			if (!isfinite(h_time(m, s, cm->cv[j])))
+				continue;
+			memcpy(*x + (size_t)nrows * nc, row + (size_t)j * nc, (size_t)nc * sizeof **x);
+			(*var)[nrows] = j;
+			(*y)[nrows++] = slowdown ? lsd(m, s, cm->cv[j]) : log(h_time(m, s, cm->cv[j]));
+		}
+	}
+	free(row);
+	return nrows;
+}
+
 static void cm_fit(cost_model *cm, const hmatrix *m, const int *train, int n)
 {
 	memset(cm, 0, sizeof *cm);
@@ -1306,24 +1334,9 @@ static void cm_fit(cost_model *cm, const hmatrix *m, const int *train, int n)
 		if (m->cost_linear && m->cost_linear[i])
 			cm->lin[cm->nlin++] = i;
 	int ncv = cm->ncv, L = cm->nlin + 1;
-	/* the rows: every contender that ran at every training shape */
-	double *x = xmalloc((size_t)n * ncv * nc * sizeof *x + 1);
-	double *y = xmalloc((size_t)n * ncv * sizeof *y + 1);
-	int *var = xmalloc((size_t)n * ncv * sizeof *var + 1);
-	double *row = xmalloc((size_t)ncv * nc * sizeof *row + 1);
-	int nrows = 0;
-	for (int i = 0; i < n; i++) {
-		int s = train[i];
-		m->cost_row(m->valid_ctx, m->rows + (size_t)s * m->nargs, cm->cv, ncv, row);
-		for (int j = 0; j < ncv; j++) {
-			if (!isfinite(h_time(m, s, cm->cv[j])))
-				continue;
-			memcpy(x + (size_t)nrows * nc, row + (size_t)j * nc, (size_t)nc * sizeof *x);
-			var[nrows] = j;
-			y[nrows++] = log(h_time(m, s, cm->cv[j]));
-		}
-	}
-	free(row);
+	double *x, *y;
+	int *var;
+	int nrows = contender_rows(cm, m, train, n, false, &x, &y, &var);
 	/* each contender's rows */
 	int *first = xcalloc((size_t)ncv + 2, sizeof *first), *at = xmalloc((size_t)nrows * sizeof *at + 1);
 	for (int r = 0; r < nrows; r++)
@@ -1400,28 +1413,16 @@ static void cm_fit_forest(cost_model *cm, const hmatrix *m, const int *train, in
 	int nc = m->ncost;
 	cm->cv = xmalloc((size_t)m->nvariants * sizeof *cm->cv + 1);
 	cm->ncv = contenders(m, train, n, cm->cv);
-	int ncv = cm->ncv;
-	double *x = xmalloc((size_t)n * ncv * nc * sizeof *x + 1);
-	double *y = xmalloc((size_t)n * ncv * sizeof *y + 1);
-	double *row = xmalloc((size_t)ncv * nc * sizeof *row + 1);
-	int nrows = 0;
-	for (int i = 0; i < n; i++) {
-		int s = train[i];
-		m->cost_row(m->valid_ctx, m->rows + (size_t)s * m->nargs, cm->cv, ncv, row);
-		for (int j = 0; j < ncv; j++) {
-			if (!isfinite(h_time(m, s, cm->cv[j])))
-				continue;
-			memcpy(x + (size_t)nrows * nc, row + (size_t)j * nc, (size_t)nc * sizeof *x);
-			y[nrows++] = lsd(m, s, cm->cv[j]);
-		}
-	}
+	double *x, *y;
+	int *var;
+	int nrows = contender_rows(cm, m, train, n, true, &x, &y, &var);
 	forest_params fp;
 	forest_params_default(&fp);
 	fp.seed = seed;
 	forest_fit(&cm->fr, x, y, nrows, nc, &fp);
-	free(row);
 	free(x);
 	free(y);
+	free(var);
 }
 
 static void cm_finish(cost_model *cm)
@@ -1661,10 +1662,13 @@ const char *h_folds_text(hfolds by)
 	}
 }
 
-const char *h_model_text(const char *kind)
+const char *h_kind_name(hkind k)
 {
-	return kind && !strcmp(kind, "forest") ? "a randomised-tree forest" : "a cost model";
+	static const char *const names[H_NKINDS] = {"measured", "model", "forest"};
+	return names[k];
 }
+
+const char *h_model_text(hkind k) { return k == H_KIND_FOREST ? "a randomised-tree forest" : "a cost model"; }
 
 const char *h_folds_name(hfolds by) { return by == H_FOLDS_VALUE ? "value" : by == H_FOLDS_SHAPE ? "shape" : "random"; }
 
@@ -1777,19 +1781,13 @@ static int var_count(const hoptions *o, int vi)
 	return vi < NVARC && var_counts[vi] < o->max_variants ? var_counts[vi] : o->max_variants;
 }
 
-/* What a tree learns from: the measured shapes, or dense shapes predicted
- * by the cost model of three parts or by the forest. */
-typedef enum tree_kind { KIND_MEASURED, KIND_MODEL, KIND_FOREST, NKINDS } tree_kind;
-
-static const char *const kind_names[NKINDS] = {"measured", "model", "forest"};
-
 /* depth 8 only for trees learnt from dense shapes */
-static int ndepths(tree_kind k) { return k != KIND_MEASURED ? NDEPTHS : NDEPTHS - 1; }
-static int nleaves(tree_kind k) { return k != KIND_MEASURED ? NDENSE_LEAVES : NLEAVES; }
-static int ntrees(tree_kind k) { return ndepths(k) * nleaves(k); }
+static int ndepths(hkind k) { return k != H_KIND_MEASURED ? NDEPTHS : NDEPTHS - 1; }
+static int nleaves(hkind k) { return k != H_KIND_MEASURED ? NDENSE_LEAVES : NLEAVES; }
+static int ntrees(hkind k) { return ndepths(k) * nleaves(k); }
 
 typedef struct candidate {
-	tree_kind kind;
+	hkind kind;
 	int nvar;
 	int depth_i, leaf_i;
 } candidate;
@@ -1797,23 +1795,23 @@ typedef struct candidate {
 /* Candidates of a kind come one block after the other: the first index
  * of kind k's block, and how many there are (without a cost model, only
  * the measured kind). */
-static int kind_first(const hoptions *o, tree_kind k)
+static int kind_first(const hoptions *o, hkind k)
 {
 	int c = 0;
 	for (int i = 0; i < (int)k; i++)
-		c += nvar_sizes(o) * ntrees((tree_kind)i);
+		c += nvar_sizes(o) * ntrees((hkind)i);
 	return c;
 }
 
 static int ncandidates(const hoptions *o, bool model_possible)
 {
-	return kind_first(o, model_possible ? NKINDS : KIND_MODEL);
+	return kind_first(o, model_possible ? H_NKINDS : H_KIND_MODEL);
 }
 
 static candidate candidate_at(const hoptions *o, int c)
 {
 	candidate x = {0};
-	while (x.kind + 1 < NKINDS && c >= kind_first(o, x.kind + 1))
+	while (x.kind + 1 < H_NKINDS && c >= kind_first(o, x.kind + 1))
 		x.kind++;
 	c -= kind_first(o, x.kind);
 	int nt = ntrees(x.kind), nl = nleaves(x.kind);
@@ -1825,16 +1823,16 @@ static candidate candidate_at(const hoptions *o, int c)
 
 static htree_params tree_params(const candidate *x, int ndense, double min_gain)
 {
-	int leaf = x->kind != KIND_MEASURED ? ndense / dense_leaf_div[x->leaf_i] : size_leaves[x->leaf_i];
+	int leaf = x->kind != H_KIND_MEASURED ? ndense / dense_leaf_div[x->leaf_i] : size_leaves[x->leaf_i];
 	return (htree_params){size_depths[x->depth_i], leaf < 1 ? 1 : leaf, min_gain};
 }
 
 /* The greedy order of up to o->max_variants variants over shapes of fm
  * (stopping at o->goal); the subset of its first nvar is then completed
  * for coverage of the measured training shapes. */
-static int *greedy_order(const hmatrix *fm, const int *fs, int fn, const hmatrix *m, const hoptions *o, int *n)
+static int *greedy_order(const hmatrix *fm, const int *fs, int fn, const hoptions *o, int *n)
 {
-	int *order = xmalloc(((size_t)o->max_variants + (size_t)m->nvariants) * sizeof *order + 1);
+	int *order = xmalloc(((size_t)o->max_variants + 1) * sizeof *order);
 	*n = h_select_subset(fm, fs, fn, o->max_variants, o->goal, order);
 	return order;
 }
@@ -1865,7 +1863,7 @@ typedef struct cv_job {
 } cv_job;
 
 /* The candidates of one kind for fold f. */
-static void cv_fold(cv_job *j, int f, tree_kind kind, int *train)
+static void cv_fold(cv_job *j, int f, hkind kind, int *train)
 {
 	const hmatrix *m = j->m;
 	const int *shapes = j->shapes;
@@ -1880,14 +1878,14 @@ static void cv_fold(cv_job *j, int f, tree_kind kind, int *train)
 	const hmatrix *fm = m;
 	const int *fs = train;
 	int fn = nt;
-	if (kind != KIND_MEASURED) {
-		distill_matrix(&ds, m, train, nt, H_DENSE_SHAPES / 4, o->seed + (uint64_t)f, kind == KIND_FOREST);
+	if (kind != H_KIND_MEASURED) {
+		distill_matrix(&ds, m, train, nt, H_DENSE_SHAPES / 4, o->seed + (uint64_t)f, kind == H_KIND_FOREST);
 		fm = &ds.dm;
 		fs = ds.shapes;
 		fn = ds.n;
 	}
 	int norder;
-	int *order = greedy_order(fm, fs, fn, m, o, &norder);
+	int *order = greedy_order(fm, fs, fn, o, &norder);
 	int first = kind_first(o, kind), nl = nleaves(kind), nt_ = ntrees(kind);
 	for (int vi = 0; vi < nvar_sizes(o); vi++) {
 		int nsub, ncov;
@@ -1912,7 +1910,7 @@ static void cv_fold(cv_job *j, int f, tree_kind kind, int *train)
 		free(sub);
 	}
 	free(order);
-	if (kind != KIND_MEASURED)
+	if (kind != H_KIND_MEASURED)
 		dense_finish(&ds);
 }
 
@@ -1928,7 +1926,7 @@ static void *cv_worker(void *arg)
 		pthread_mutex_unlock(&j->lock);
 		if (t >= tasks)
 			break;
-		cv_fold(j, t % j->F->k, (tree_kind)(j->nkinds - 1 - t / j->F->k), train);
+		cv_fold(j, t % j->F->k, (hkind)(j->nkinds - 1 - t / j->F->k), train);
 	}
 	free(train);
 	return NULL;
@@ -1948,7 +1946,7 @@ static void cv_candidates(const hmatrix *m, const int *shapes, int n, const fold
 		for (int i = 0; i < n; i++)
 			p += F->held[(size_t)f * n + i];
 	}
-	cv_job j = {m, shapes, n, F, o, dense ? NKINDS : 1, sd, pair0, 0, PTHREAD_MUTEX_INITIALIZER};
+	cv_job j = {m, shapes, n, F, o, dense ? H_NKINDS : 1, sd, pair0, 0, PTHREAD_MUTEX_INITIALIZER};
 	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
 	int tasks = F->k * j.nkinds;
 	int nt = cpus < 1 ? 1 : cpus > H_MAX_THREADS ? H_MAX_THREADS : (int)cpus;
@@ -2031,8 +2029,8 @@ static void fit_candidate(const candidate *x, const hmatrix *m, const int *train
 	int fn = n;
 	*ndense = 0;
 	memset(cm, 0, sizeof *cm);
-	if (x->kind != KIND_MEASURED) {
-		distill_matrix(&ds, m, train, n, H_DENSE_SHAPES, o->seed, x->kind == KIND_FOREST);
+	if (x->kind != H_KIND_MEASURED) {
+		distill_matrix(&ds, m, train, n, H_DENSE_SHAPES, o->seed, x->kind == H_KIND_FOREST);
 		fm = &ds.dm;
 		fs = ds.shapes;
 		fn = ds.n;
@@ -2041,12 +2039,12 @@ static void fit_candidate(const candidate *x, const hmatrix *m, const int *train
 		cm_fit(cm, m, train, n);
 	}
 	int norder;
-	int *order = greedy_order(fm, fs, fn, m, o, &norder);
+	int *order = greedy_order(fm, fs, fn, o, &norder);
 	*subset = prefix_subset(order, norder, x->nvar, m, train, n, nsubset, ncover);
 	free(order);
 	htree_params p = tree_params(x, fn, o->min_gain);
 	htree_fit(tree, fm, fs, fn, *subset, *nsubset, &p);
-	if (x->kind != KIND_MEASURED) {
+	if (x->kind != H_KIND_MEASURED) {
 		*cm = ds.cm;
 		ds.cm = (cost_model){0};
 		dense_finish(&ds);
@@ -2139,19 +2137,18 @@ void h_build(hresult *r, const hmatrix *m, const hoptions *o)
 				if (F.held[(size_t)f * ncv + i])
 					pw[pair++] = m->weight[cv_shapes[i]];
 	}
-	int nmeasured = kind_first(o, KIND_MODEL), ncand = ncandidates(o, model_possible);
+	int nmeasured = kind_first(o, H_KIND_MODEL), ncand = ncandidates(o, model_possible);
 	int zm = 0, zt = 0;
 	double gm = 1, gt = 1;
 	if (F.k > 0) {
 		float *csd = xmalloc((size_t)ncand * F.npairs * sizeof *csd + 1);
 		cv_candidates(m, cv_shapes, ncv, &F, o, model_possible, csd);
-		zm = best_candidate(csd, 0, nmeasured, F.npairs, pw, &gm);
-		for (int kk = 0; kk < (model_possible ? NKINDS : 1); kk++) {
-			int z = best_candidate(csd, kind_first(o, (tree_kind)kk), kind_first(o, (tree_kind)(kk + 1)), F.npairs,
-			                       pw, &r->kind_cv[kk]);
-			candidate x = candidate_at(o, z);
-			r->kind_nvar[kk] = x.nvar;
+		for (int kk = (model_possible ? H_NKINDS : 1) - 1; kk >= 0; kk--) {
+			zm = best_candidate(csd, kind_first(o, (hkind)kk), kind_first(o, (hkind)(kk + 1)), F.npairs, pw,
+			                    &r->kind_cv[kk]);
+			r->kind_nvar[kk] = candidate_at(o, zm).nvar;
 		}
+		gm = r->kind_cv[H_KIND_MEASURED]; /* zm: the last, the measured kind's */
 		zt = zm;
 		gt = gm;
 		if (model_possible) {
@@ -2198,8 +2195,8 @@ void h_build(hresult *r, const hmatrix *m, const hoptions *o)
 	}
 	fit_candidate(&xt, m, shapes, n, o, model_possible, &r->tree, &r->subset, &r->nsubset, &r->ncover, &md->cost,
 	              &r->dense_shapes);
-	r->distilled = xt.kind != KIND_MEASURED;
-	r->kind = kind_names[xt.kind];
+	r->distilled = xt.kind != H_KIND_MEASURED;
+	r->kind = xt.kind;
 	r->nvar = xt.nvar;
 	r->model = md;
 	double *tw = NULL; /* the training shapes' weights */
@@ -2266,7 +2263,7 @@ void h_print_report(strbuf *sb, const hresult *r, const hmatrix *m, const hstats
 		strbuf_printf(sb, "cross-validated geomean of the best tree of each kind: from the measured shapes %.3f\n"
 		              "  (%d variants), distilled from the cost model %.3f (%d), from the forest %.3f (%d): %s chosen\n",
 		              r->kind_cv[0], r->kind_nvar[0], r->kind_cv[1], r->kind_nvar[1], r->kind_cv[2], r->kind_nvar[2],
-		              r->kind);
+		              h_kind_name(r->kind));
 	strbuf_putc(sb, '\n');
 	strbuf_printf(sb, "%-22s %-28s %-34s", "slowdown vs oracle", "training shapes",
 	              r->fold_by == H_FOLDS_VALUE ? "held-out (leave one value out)"

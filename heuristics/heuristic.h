@@ -188,9 +188,14 @@ double h_wgeomean(const double *sd, const double *w, int n);
  * or random shapes. */
 typedef enum hfolds { H_FOLDS_RANDOM, H_FOLDS_VALUE, H_FOLDS_SHAPE } hfolds;
 
-/* What a distilled tree learnt from, for reports: "a cost model" or "a
- * randomised-tree forest". */
-const char *h_model_text(const char *kind);
+/* What a dispatch tree is learnt from: the measured shapes, or dense
+ * shapes predicted by the three-part cost model or by the forest. */
+typedef enum hkind { H_KIND_MEASURED, H_KIND_MODEL, H_KIND_FOREST, H_NKINDS } hkind;
+
+/* "measured", "model", "forest"; and for reports what a distilled tree
+ * learnt from: "a cost model" or "a randomised-tree forest". */
+const char *h_kind_name(hkind k);
+const char *h_model_text(hkind k);
 
 /* "each fold holds out one shape", ...; and a one-word name for files. */
 const char *h_folds_text(hfolds by);
@@ -218,11 +223,11 @@ typedef struct hresult {
 	int ncover;             /* of which the last ncover were added for coverage */
 	htree tree;             /* the dispatch: fitted on every shape with the chosen size */
 	bool distilled;         /* tree learnt from a cost model's predictions */
-	const char *kind;       /* what from: "measured", "model" (three parts) or "forest" */
-	/* The best candidate of each kind (measured, model, forest): its
-	 * cross-validated geomean (0: not tried) and variant count. */
-	double kind_cv[3];
-	int kind_nvar[3];
+	hkind kind;             /* what the tree was learnt from (distilled: not measured) */
+	/* The best candidate of each kind: its cross-validated geomean (0: not
+	 * tried) and variant count. */
+	double kind_cv[H_NKINDS];
+	int kind_nvar[H_NKINDS];
 	int dense_shapes;       /* how many (predicted) shapes it was learnt from */
 	int single;             /* the best single variant */
 	int *single_order;      /* its fallback order: all variants by cost */

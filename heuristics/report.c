@@ -516,17 +516,16 @@ static void write_json(strbuf *sb, const report_ctx *c)
 	                           "dispatched", c->dp->nvariants, "shapes_without_variant", r->uncovered,
 	                           "eval_shapes", c->neval);
 	json_t *kinds = json_object();
-	static const char *const kind_keys[3] = {"measured", "model", "forest"};
-	for (int i = 0; i < 3; i++)
+	for (int i = 0; i < H_NKINDS; i++)
 		if (r->kind_cv[i] > 0)
-			json_object_set_new(kinds, kind_keys[i], json_pack("{s:o,s:i}", "geomean", jreal(r->kind_cv[i]),
+			json_object_set_new(kinds, h_kind_name((hkind)i), json_pack("{s:o,s:i}", "geomean", jreal(r->kind_cv[i]),
 			                                                   "variants", r->kind_nvar[i]));
 	json_t *heur = json_pack("{s:b,s:b,s:i,s:i,s:i,s:i,s:i,s:i,s:i,s:o,s:s,s:s,s:i,s:o}", "cost_model", m->row_info != NULL,
 	                         "distilled", r->distilled, "dense_shapes", r->dense_shapes, "tree_depth",
 	                         htree_depth(&r->tree), "tree_leaves", htree_leaves(&r->tree), "max_depth",
 	                         r->tree.max_depth, "min_leaf", r->tree.min_leaf, "cv_folds", r->folds, "cv_shapes",
 	                         r->cv_shapes, "cv_geomean", jreal(r->cv_geomean), "folds_by", h_folds_name(r->fold_by),
-	                         "tree_from", r->kind ? r->kind : "measured", "variants_from_order", r->nvar, "cv_by_kind", kinds);
+	                         "tree_from", h_kind_name(r->kind), "variants_from_order", r->nvar, "cv_by_kind", kinds);
 	json_t *root = json_pack("{s:i,s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:o}", "aotc_report", 1,
 	                         "kernel", jstr(db->kernel), "source", jstr(db->source), "hardware",
 	                         jstr(json_string_value(json_object_get(db->hardware, "id"))), "device",
