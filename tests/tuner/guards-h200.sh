@@ -5,8 +5,7 @@
 # statuses with per-buffer guard patterns (scanned by the CUDA pattern
 # kernel), input checks and more checked launches, and softmax retuned from
 # scratch by both shows what the checks cost. Not a meson test (no GPU in CI).
-# Not run yet: no H200 could be started in the session that wrote it (its
-# CUDA kernel text was compiled with nvcc and NVRTC for sm_90 only).
+# Run on 2026-12-05: bench/device-guards2-h200.log, docs/PERFORMANCE.md
 set -u
 out=${OUT:-device-out}
 mkdir -p "$out"
