@@ -11,10 +11,6 @@
 # database, sgemm against the committed one); "offgrid-sgemm" tunes sgemm on
 # bench/offgrid/sgemm.train.json. Results: $OUT/<kernel>.offgrid*.json.
 #
-# "mixed" (issue 30) adds the off-grid training shapes of bench/offgrid/*.train.json to
-# copies of the committed grid databases (softmax, sgemm, the tutorial's sgemm_2d), so
-# the dispatch learns from both: $OUT/<kernel>.mixed.json.
-#
 # "guards" runs the planted faults and retunes softmax from scratch into a
 # database of its own (softmax.guarded.json), to compare with the committed
 # one: same winners, and what the guard zones and the second checked launch
@@ -74,22 +70,6 @@ if [ "$phase" = guards ]; then
 	/usr/bin/time -f "wall %e s, max RSS %M KiB" build/aotc tune templates/softmax.cu --arch sm90 \
 		--db /tmp/aotc-db-guarded -j 16 --budget "$budget"
 	cp /tmp/aotc-db-guarded/softmax.*.json "$out/softmax.guarded.json"
-fi
-if [ "$phase" = mixed ]; then
-	mx=/tmp/aotc-db-mixed
-	mkdir -p "$mx"
-	cp templates/softmax.cuda_NVIDIA_H200_13.0.json templates/sgemm.cuda_NVIDIA_H200_13.0.json \
-		tests/tutorial/sgemm_2d.cuda_NVIDIA_H200_13.0.json "$mx"/
-	mtune() { /usr/bin/time -f "wall %e s, max RSS %M KiB" build/aotc tune "$@" --arch sm90 --db "$mx" -j 16; }
-	echo "== softmax, grid + off-grid training shapes"
-	mtune templates/softmax.cu --shapes bench/offgrid/softmax.train.json --budget 200s
-	cp "$mx"/softmax.*.json "$out/softmax.mixed.json"
-	echo "== tutorial sgemm_2d, grid + off-grid training shapes"
-	mtune tests/tutorial/sgemm_tutorial.cu --shapes bench/offgrid/tutorial.train.json --budget 60s
-	cp "$mx"/sgemm_2d.*.json "$out/sgemm_2d.mixed.json"
-	echo "== sgemm, grid + off-grid training shapes"
-	mtune templates/sgemm.cu --shapes bench/offgrid/sgemm.train.json --budget "$budget"
-	cp "$mx"/sgemm.*.json "$out/sgemm.mixed.json"
 fi
 if [ "$phase" = offgrid ] || [ "$phase" = offgrid-sgemm ]; then
 	og=/tmp/aotc-db-offgrid
