@@ -94,7 +94,8 @@ typedef struct ctx {
 	const target *t;
 	const kernel *k;
 	const dispatch *dp;
-	char prefix[256];         /* aot_sgemm_cuda_sm90 */
+	char prefix[256];         /* aot_sgemm_cuda_sm90 (AOTC_TYPES: aot_sgemm_f32_cuda_sm90) */
+	char family[256];         /* aot_sgemm_cuda_sm90: the C++ overloads' prefix */
 	char base[300];           /* _aot_sgemm_cuda_sm90 */
 	int nvars;                /* dp->nvariants: variants are numbered as the dispatch's */
 	char *include;            /* the kernel source as the launcher's #include names it */
@@ -1505,6 +1506,36 @@ static void launcher_params(strbuf *sb, const kernel *k)
 	}
 }
 
+/* One type of AOTC_TYPES: the C++ launcher named without the type, which
+ * the buffers' types pick among the headers of every type included. */
+static void type_overload(out *o, const ctx *c)
+{
+	const kernel *k = c->k;
+	const target *t = c->t;
+	out_line(o, "#ifdef __cplusplus");
+	if (t->device)
+		out_line(o, "#if %s", t->have_runtime);
+	out_line(o, "/* %s_launch for %s buffers (AOTC_TYPES): the headers of the other types", c->family,
+	         k->tparams[k->type_tparam].default_text);
+	out_line(o, " * add their own overloads. */");
+	strbuf_printf(&o->sb, "static inline %s %s_launch(", t->device ? t->error_t : "int", c->family);
+	launcher_params(&o->sb, k);
+	if (t->device)
+		strbuf_printf(&o->sb, ", %s aot_stream", t->stream_t);
+	strbuf_printf(&o->sb, ")\n{\n\treturn %s_launch(", c->prefix);
+	bool first = true;
+	for (int i = 0; i < k->nparams; i++) {
+		if (!launcher_takes(k, i))
+			continue;
+		strbuf_printf(&o->sb, "%s%s", first ? "" : ", ", k->params[i].name);
+		first = false;
+	}
+	strbuf_printf(&o->sb, "%s);\n}\n", t->device ? (first ? "aot_stream" : ", aot_stream") : "");
+	if (t->device)
+		out_line(o, "#endif");
+	out_raw(o, "#endif\n\n");
+}
+
 static char *header(const ctx *c)
 {
 	const kernel *k = c->k;
@@ -1581,6 +1612,8 @@ static char *header(const ctx *c)
 		strbuf_puts(&o.sb, ");\n");
 	}
 	out_raw(&o, "\n#ifdef __cplusplus\n}\n#endif\n\n");
+	if (k->type_tag)
+		type_overload(&o, c);
 	out_line(&o, "#endif");
 	return o.sb.data;
 }
@@ -1684,7 +1717,7 @@ static void launcher_info(out *o, const ctx *c)
 	char tag[64];
 	emit_arch_tag(c->in->arch, tag, sizeof tag);
 	out_line(o, "static const aot_kernel_info %s_info = {", c->prefix);
-	out_line(o, "\t\"%s\", \"%s\", %d, %s_args,", k->name, tag, n, c->prefix);
+	out_line(o, "\t\"%s\", \"%s\", %d, %s_args,", k->id, tag, n, c->prefix);
 	out_line(o, "\t%s_num_variants, %s_variant_name, %s_valid_at};", c->prefix, c->prefix, c->prefix);
 	out_raw(o, "\n");
 }
@@ -1872,7 +1905,7 @@ static char *manifest(const ctx *c, diags *d)
 	json_t *m = json_object();
 	json_object_set_new(m, "aotc_manifest", json_integer(AOTC_MANIFEST_VERSION));
 	ok &= set_str(m, "aotc_version", AOTC_VERSION_STRING);
-	ok &= set_str(m, "kernel", k->name);
+	ok &= set_str(m, "kernel", k->id);
 	ok &= set_str(m, "arch", c->in->arch);
 	ok &= set_str(m, "platform", arch_kind_name(ai ? ai->kind : ARCH_HOST));
 	ok &= set_str(m, "prefix", c->prefix);
@@ -1995,8 +2028,9 @@ int emit_files(const emit_input *in, diags *d)
 	ctx c = {.in = in, .t = target_for(in->arch), .k = k, .dp = in->dp, .nvars = in->dp->nvariants};
 	char tag[64];
 	emit_arch_tag(in->arch, tag, sizeof tag);
-	snprintf(c.prefix, sizeof c.prefix, "aot_%s_%s", k->name, tag);
-	snprintf(c.base, sizeof c.base, "_aot_%s_%s", k->name, tag);
+	snprintf(c.prefix, sizeof c.prefix, "aot_%s_%s", k->id, tag);
+	snprintf(c.family, sizeof c.family, "aot_%s_%s", k->name, tag);
+	snprintf(c.base, sizeof c.base, "_aot_%s_%s", k->id, tag);
 	int status = 0;
 	/* The dispatch, the header, the launcher, the manifest and the copy
 	 * of aotc.h. */

@@ -1031,29 +1031,6 @@ static void mark_used(walk *w)
 
 /* ---- Building kernels --------------------------------------------------- */
 
-static aotc_dtype dtype_of_name(const char *s)
-{
-	static const struct {
-		const char *name;
-		aotc_dtype t;
-	} names[] = {
-		{"float", DT_F32}, {"double", DT_F64}, {"__half", DT_F16}, {"half", DT_F16},
-		{"_Float16", DT_F16}, {"__nv_bfloat16", DT_BF16}, {"__hip_bfloat16", DT_BF16},
-		{"__bf16", DT_BF16}, {"bool", DT_BOOL}, {"char", DT_I8}, {"signed char", DT_I8},
-		{"int8_t", DT_I8}, {"unsigned char", DT_U8}, {"uint8_t", DT_U8},
-		{"short", DT_I16}, {"int16_t", DT_I16}, {"unsigned short", DT_U16},
-		{"uint16_t", DT_U16}, {"int", DT_I32}, {"int32_t", DT_I32},
-		{"unsigned", DT_U32}, {"unsigned int", DT_U32}, {"uint32_t", DT_U32},
-		{"long", DT_I64}, {"long long", DT_I64}, {"int64_t", DT_I64},
-		{"ptrdiff_t", DT_I64}, {"unsigned long", DT_U64},
-		{"unsigned long long", DT_U64}, {"uint64_t", DT_U64}, {"size_t", DT_U64},
-	};
-	for (size_t i = 0; i < COUNTOF(names); i++)
-		if (strcmp(names[i].name, s) == 0)
-			return names[i].t;
-	return DT_OTHER;
-}
-
 static aotc_dtype dtype_of(CXType t)
 {
 	CXType c = clang_getCanonicalType(t);
@@ -1093,7 +1070,7 @@ static aotc_dtype dtype_through(CXType t, bool vectors, int *lanes)
 			break;
 		CXString s = clang_getCursorSpelling(decl);
 		const char *name = clang_getCString(s);
-		d = dtype_of_name(name ? name : "");
+		d = dtype_of_spelling(name ? name : "");
 		if (d == DT_OTHER && vectors)
 			d = dtype_of_vector(name ? name : "", lanes);
 		clang_disposeString(s);
@@ -1154,7 +1131,7 @@ static void add_param(walk *w, kernel *k, CXCursor c, size_t *cap)
 	}
 	p.elem_type = unqualified(a, take(a, clang_getTypeSpelling(elem)));
 	const char *spelt = unqualified(a, take(a, clang_getTypeSpelling(clang_getCanonicalType(elem))));
-	if (strcmp(spelt, p.elem_type) != 0 && dtype_of_name(p.elem_type) == DT_OTHER &&
+	if (strcmp(spelt, p.elem_type) != 0 && dtype_of_spelling(p.elem_type) == DT_OTHER &&
 	    !strstr(spelt, "type-parameter") && ir_type_text_ok(spelt))
 		p.elem_canon = spelt;
 	p.dtype = dtype_through(elem, p.is_pointer, &p.vec);
@@ -1165,7 +1142,7 @@ static void add_param(walk *w, kernel *k, CXCursor c, size_t *cap)
 		int tp = ir_find_tparam(k, name);
 		if (tp >= 0 && k->tparams[tp].is_type && k->tparams[tp].default_text)
 			name = k->tparams[tp].default_text;
-		p.dtype = dtype_of_name(name);
+		p.dtype = dtype_of_spelling(name);
 		if (p.dtype == DT_OTHER && p.is_pointer)
 			p.dtype = dtype_of_vector(name, &p.vec);
 	}
@@ -1271,8 +1248,10 @@ static void attach_reference(walk *w, kernel *k)
 		diag_note(w->d, r->loc, "'%s' declared here", k->reference);
 		return;
 	}
-	if (r->is_template) {
-		diag_error(w->d, k->reference_loc, "AOTC_REFERENCE: '%s' is a template; the reference must be a plain function",
+	if (r->is_template && k->type_tag) {
+		k->ref_template = true; /* instantiated with the type: ref<float> */
+	} else if (r->is_template) {
+		diag_error(w->d, k->reference_loc, "AOTC_REFERENCE: '%s' is a template; the reference must be a plain function (or a template over the type of AOTC_TYPES)",
 		           k->reference);
 		diag_note(w->d, r->loc, "'%s' declared here", k->reference);
 		return;
@@ -1404,22 +1383,45 @@ static void check_externs(walk *w, kernel *k)
 	}
 }
 
+/* One kernel of the IR per function, or per type of its AOTC_TYPES: each
+ * is built from the function's parameters with its type, then annotated
+ * and checked as a kernel of its own. Annotation errors are told once,
+ * by the first type's. */
 static void build_kernel(walk *w, fn *f)
 {
 	kernel *k = ir_add_kernel(w->m, f->name, f->loc);
+	int first = w->m->nkernels - 1;
 	k->is_global = f->is_global;
 	k->is_template = f->is_template;
 	size_t caps[2] = {0, 0};
 	void *ctx[3] = {w, k, caps};
 	clang_visitChildren(f->cursor, visit_decl, ctx);
+	int ntypes = 1, errors = 0;
 	for (int i = 0; i < f->nannots; i++) {
 		const annotation *a = &f->annots[i];
-		ir_annotate(w->m, k, a->kind, a->text, a->len, a->loc, w->d);
+		if (strcmp(a->kind, "types") == 0) {
+			errors += ir_annotate(w->m, k, a->kind, a->text, a->len, a->loc, w->d);
+			ntypes = k->ntypes ? k->ntypes : 1;
+		}
 	}
-	if (k->reference)
-		attach_reference(w, k);
-	check_externs(w, k);
-	ir_check(w->m, k, w->d);
+	for (int t = 1; t < ntypes; t++)
+		ir_copy_kernel(w->m, first);
+	for (int t = 0; t < ntypes && errors == 0; t++) {
+		k = &w->m->kernels[first + t];
+		if (k->ntypes)
+			ir_key_type(w->m, k, t);
+		for (int i = 0; i < f->nannots; i++) {
+			const annotation *a = &f->annots[i];
+			if (strcmp(a->kind, "types") != 0)
+				errors += ir_annotate(w->m, k, a->kind, a->text, a->len, a->loc, w->d);
+		}
+		if (k->reference)
+			attach_reference(w, k);
+		check_externs(w, k);
+		errors += ir_check(w->m, k, w->d);
+	}
+	if (errors)
+		w->m->nkernels = first + 1; /* the other types' kernels are not built */
 }
 
 /* ---- Source hash --------------------------------------------------------- */

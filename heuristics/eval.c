@@ -157,7 +157,7 @@ int eval_kernel(const aotc_module *m, const kernel *k, const tune_options *o, co
 	 * set is every database of this architecture one folder up, merged
 	 * as emit merges it (shards too). */
 	char **paths;
-	int npaths = dbset_list(dir, k->name, &paths);
+	int npaths = dbset_list(dir, k->id, &paths);
 	for (int i = 0; i < npaths && !test; i++) {
 		diags quiet;
 		diags_init_buffered(&quiet);
@@ -186,7 +186,7 @@ int eval_kernel(const aotc_module *m, const kernel *k, const tune_options *o, co
 	if (!have_device && !o->quiet)
 		fprintf(stderr, "aotc: no %s device here: evaluating the measurements in %s\n", o->arch,
 		        test->path);
-	train = dbset_load(o->db_dir, k->name, o->arch, m->source_hash, m->file, NULL, d);
+	train = dbset_load(o->db_dir, k->id, o->arch, m->source_hash, m->file, NULL, d);
 	if (!train) {
 		fprintf(stderr, "aotc: eval learns from the training database: run aotc tune first\n");
 		status = 3;
@@ -228,7 +228,7 @@ int eval_kernel(const aotc_module *m, const kernel *k, const tune_options *o, co
 	double *sd_model = xmalloc((size_t)me.nshapes * sizeof *sd_model + 1);
 	double *sd_cap = xmalloc((size_t)me.nshapes * sizeof *sd_cap + 1);
 	int n = 0, dispatched_failures = 0;
-	printf("\nEVAL %s: the dispatch learnt from %d shapes, on %d new ones\n", k->name, mt.nshapes,
+	printf("\nEVAL %s: the dispatch learnt from %d shapes, on %d new ones\n", k->id, mt.nshapes,
 	       me.nshapes);
 	printf("  %-28s %-34s %10s %10s %9s\n", "shape", "chosen", "ms", "best ms", "slowdown");
 	for (int s = 0; s < me.nshapes; s++) {

@@ -45,13 +45,13 @@ void dispatch_key(const aotc_module *m, const kernel *k, const learn_options *o,
 	put_num(s, "dispatch", DISPATCH_VERSION);
 	put_str(s, AOTC_VERSION_STRING);
 	put_str(s, m->source_hash);
-	put_str(s, k->name);
+	put_str(s, k->id);
 	put_num(s, "defines", o->ndefines);
 	for (int i = 0; i < o->ndefines; i++)
 		put_str(s, o->defines[i]);
 	put_str(s, o->arch);
 	char files[33];
-	dbset_digest(o->db_dir, k->name, files);
+	dbset_digest(o->db_dir, k->id, files);
 	put_str(s, files);
 	put_num(s, "max_variants", o->ho.max_variants);
 	put_num(s, "goal", o->ho.goal);
@@ -78,7 +78,7 @@ int dispatch_learn(const aotc_module *m, const kernel *k, const learn_options *o
 	diag_list said;
 	diags_init_list(&rec, &said);
 	int nmerged = 0;
-	l.db = dbset_load(o->db_dir, k->name, o->arch, m->source_hash, o->file, &nmerged, &rec);
+	l.db = dbset_load(o->db_dir, k->id, o->arch, m->source_hash, o->file, &nmerged, &rec);
 	diag_list_replay(&said, d);
 	diags_finish(&rec);
 	if (!l.db) {
@@ -93,12 +93,12 @@ int dispatch_learn(const aotc_module *m, const kernel *k, const learn_options *o
 	h_build(&l.r, &l.hm, &o->ho);
 	int status = 0;
 	if (l.r.nsubset == 0) {
-		diag_plain_error(d, "no variant of '%s' ran correctly in %s", k->name, l.db->path);
+		diag_plain_error(d, "no variant of '%s' ran correctly in %s", k->id, l.db->path);
 		status = 4;
 		goto out;
 	}
 	const char *hw = json_string_value(json_object_get(l.db->hardware, "id"));
-	char *epath = hw ? dbset_eval_path(o->db_dir, k->name, hw) : NULL;
+	char *epath = hw ? dbset_eval_path(o->db_dir, k->id, hw) : NULL;
 	tune_db *edb = NULL;
 	hmatrix em;
 	if (epath && eval_matrix_for(epath, l.db->source_hash, k, &edb, &em)) {
@@ -131,7 +131,7 @@ int dispatch_learn_or_load(const aotc_module *m, const kernel *k, const learn_op
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	char key[33];
 	dispatch_key(m, k, o, key);
-	char *path = dbset_dispatch_path(o->db_dir, k->name, o->arch);
+	char *path = dbset_dispatch_path(o->db_dir, k->id, o->arch);
 	*loaded = dispatch_load(dp, k, path, key);
 	int status = 0;
 	if (*loaded) {

@@ -658,6 +658,78 @@ static void parse_extern(aparser *p)
 	ARENA_PUSH(&p->m->arena, p->k->externs, p->k->nexterns, ecap, e);
 }
 
+/* types -> TPARAM (',' TYPE)+, TYPE one or more identifiers ("unsigned int"):
+ * the kernel's type parameter and the types it is tuned and dispatched for. */
+static void parse_types(aparser *p)
+{
+	kernel *k = p->k;
+	if (k->ntypes) {
+		diag_error(p->d, p->loc, "AOTC_TYPES given twice");
+		p->errors++;
+		return;
+	}
+	aotc_loc ploc = p->l.tok.loc;
+	const char *name = parse_ident(p, "a type template parameter");
+	if (!name)
+		return;
+	int tp = ir_find_tparam(k, name);
+	if (tp < 0 || !k->tparams[tp].is_type) {
+		diag_error(p->d, ploc, "AOTC_TYPES: '%s' is not a type template parameter of '%s'", name, k->name);
+		p->errors++;
+		return;
+	}
+	if (!lexer_is(&p->l, ",")) {
+		diag_error(p->d, ploc, "AOTC_TYPES: give '%s' and at least one type (AOTC_TYPES(%s, float, double))",
+		           name, name);
+		p->errors++;
+		return;
+	}
+	const char **types = NULL;
+	aotc_loc *locs = NULL;
+	int n = 0, nl = 0;
+	size_t cap = 0, lcap = 0;
+	while (lexer_accept(&p->l, ",")) {
+		aotc_loc loc = p->l.tok.loc;
+		strbuf sb;
+		strbuf_init(&sb);
+		while (p->l.tok.kind == TOK_IDENT) {
+			if (sb.len)
+				strbuf_putc(&sb, ' ');
+			strbuf_putn(&sb, p->l.tok.start, p->l.tok.len);
+			lexer_next(&p->l);
+		}
+		if (!sb.len) {
+			strbuf_finish(&sb);
+			parse_ident(p, "a type");
+			return;
+		}
+		const char *type = arena_strdup(&p->m->arena, sb.data);
+		strbuf_finish(&sb);
+		aotc_dtype dt = dtype_of_spelling(type);
+		if (dt == DT_OTHER || dt == DT_BOOL) {
+			diag_error(p->d, loc, "AOTC_TYPES: '%s' is not a type aotc fills and compares (float, double, __half, __nv_bfloat16, int8_t ... uint64_t, int, unsigned, ...)",
+			           type);
+			p->errors++;
+			continue;
+		}
+		for (int i = 0; i < n; i++)
+			if (dtype_of_spelling(types[i]) == dt) {
+				diag_error(p->d, loc, "AOTC_TYPES: '%s' is the type of '%s' (%s) again", type, types[i],
+				           dtype_name(dt));
+				p->errors++;
+			}
+		ARENA_PUSH(&p->m->arena, types, n, cap, type);
+		ARENA_PUSH(&p->m->arena, locs, nl, lcap, loc);
+	}
+	if (!expect_end(p) || nerrors(p))
+		return;
+	k->type_tparam = tp;
+	k->types = types;
+	k->type_locs = locs;
+	k->ntypes = n;
+	claim(p->m, k, name);
+}
+
 static void parse_tolerance(aparser *p)
 {
 	aotc_loc loc = p->l.tok.loc;
@@ -685,7 +757,7 @@ int ir_annotate(aotc_module *m, kernel *k, const char *kind, const char *text,
 		{"buffer", "AOTC_BUFFER"},     {"value", "AOTC_VALUE"},
 		{"shapes", "AOTC_SHAPES"},     {"features", "AOTC_FEATURES"},
 		{"reference", "AOTC_REFERENCE"}, {"tolerance", "AOTC_TOLERANCE"},
-		{"extern", "AOTC_EXTERN"},
+		{"extern", "AOTC_EXTERN"},     {"types", "AOTC_TYPES"},
 	};
 	size_t i = 0;
 	while (i < COUNTOF(kinds) && strcmp(kinds[i].kind, kind) != 0)
@@ -715,6 +787,7 @@ int ir_annotate(aotc_module *m, kernel *k, const char *kind, const char *text,
 	case 10: parse_reference(&p); break;
 	case 11: parse_tolerance(&p); break;
 	case 12: parse_extern(&p); break;
+	case 13: parse_types(&p); break;
 	}
 	if (nerrors(&p))
 		claim(m, k, arena_printf(&m->arena, "#%s", kind));
@@ -987,8 +1060,8 @@ int ir_check(aotc_module *m, kernel *k, diags *d)
 			diag_error(d, k->tunables[t].loc, "AOTC_TUNE: '%s' is a type parameter; aotc tunes integer and bool parameters",
 			           tp->name);
 			errors++;
-		} else if (tp->is_type && !tp->default_text) {
-			diag_error(d, tp->loc, "type template parameter '%s' needs a default (aotc tunes integer and bool parameters)",
+		} else if (tp->is_type && !tp->default_text && !claimed(k, tp->name)) {
+			diag_error(d, tp->loc, "type template parameter '%s' needs a default or AOTC_TYPES (aotc tunes integer and bool parameters)",
 			           tp->name);
 			errors++;
 		} else if (!tp->is_type && t < 0 && !tp->default_text && !claimed(k, tp->name)) {

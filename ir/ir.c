@@ -179,8 +179,94 @@ kernel *ir_add_kernel(aotc_module *m, const char *name, aotc_loc loc)
 	kernel *k = &m->kernels[m->nkernels++];
 	memset(k, 0, sizeof *k);
 	k->name = arena_strdup(&m->arena, name);
+	k->id = k->name;
 	k->loc = loc;
+	k->type_tparam = -1;
 	return k;
+}
+
+kernel *ir_copy_kernel(aotc_module *m, int i)
+{
+	kernel *c = ir_add_kernel(m, m->kernels[i].name, m->kernels[i].loc);
+	const kernel *k = &m->kernels[i];
+	*c = *k;
+	c->tparams = arena_alloc(&m->arena, (size_t)k->ntparams * sizeof *c->tparams + 1);
+	memcpy(c->tparams, k->tparams, (size_t)k->ntparams * sizeof *c->tparams);
+	c->params = arena_alloc(&m->arena, (size_t)k->nparams * sizeof *c->params + 1);
+	memcpy(c->params, k->params, (size_t)k->nparams * sizeof *c->params);
+	c->claimed = arena_alloc(&m->arena, k->claimed_cap * sizeof *c->claimed + 1);
+	memcpy(c->claimed, k->claimed, (size_t)k->nclaimed * sizeof *c->claimed);
+	return c;
+}
+
+aotc_dtype dtype_of_spelling(const char *s)
+{
+	static const struct {
+		const char *name;
+		aotc_dtype t;
+	} names[] = {
+		{"float", DT_F32}, {"double", DT_F64}, {"__half", DT_F16}, {"half", DT_F16},
+		{"_Float16", DT_F16}, {"__nv_bfloat16", DT_BF16}, {"nv_bfloat16", DT_BF16},
+		{"__hip_bfloat16", DT_BF16}, {"__bf16", DT_BF16}, {"bool", DT_BOOL}, {"char", DT_I8},
+		{"signed char", DT_I8}, {"int8_t", DT_I8}, {"unsigned char", DT_U8}, {"uint8_t", DT_U8},
+		{"short", DT_I16}, {"int16_t", DT_I16}, {"unsigned short", DT_U16},
+		{"uint16_t", DT_U16}, {"int", DT_I32}, {"int32_t", DT_I32},
+		{"unsigned", DT_U32}, {"unsigned int", DT_U32}, {"uint32_t", DT_U32},
+		{"long", DT_I64}, {"long long", DT_I64}, {"int64_t", DT_I64},
+		{"ptrdiff_t", DT_I64}, {"unsigned long", DT_U64},
+		{"unsigned long long", DT_U64}, {"uint64_t", DT_U64}, {"size_t", DT_U64},
+	};
+	for (size_t i = 0; i < COUNTOF(names); i++)
+		if (strcmp(names[i].name, s) == 0)
+			return names[i].t;
+	return DT_OTHER;
+}
+
+/* text with every identifier token equal to name replaced by with. */
+static const char *replace_ident(arena *a, const char *text, const char *name, const char *with)
+{
+	strbuf sb;
+	strbuf_init(&sb);
+	size_t n = strlen(name);
+	for (const char *s = text; *s;) {
+		if (isalpha((unsigned char)*s) || *s == '_') {
+			const char *e = s;
+			while (isalnum((unsigned char)*e) || *e == '_')
+				e++;
+			if ((size_t)(e - s) == n && strncmp(s, name, n) == 0)
+				strbuf_puts(&sb, with);
+			else
+				strbuf_putn(&sb, s, (size_t)(e - s));
+			s = e;
+		} else {
+			strbuf_putc(&sb, *s++);
+		}
+	}
+	const char *r = arena_strdup(a, sb.data ? sb.data : "");
+	strbuf_finish(&sb);
+	return r;
+}
+
+void ir_key_type(aotc_module *m, kernel *k, int t)
+{
+	tparam *tp = &k->tparams[k->type_tparam];
+	const char *type = k->types[t];
+	aotc_dtype dt = dtype_of_spelling(type);
+	tp->default_text = type;
+	k->type_tag = dtype_name(dt);
+	k->id = arena_printf(&m->arena, "%s_%s", k->name, k->type_tag);
+	for (int i = 0; i < k->nparams; i++) {
+		param *p = &k->params[i];
+		if (strcmp(p->elem_type, tp->name) != 0) {
+			p->type = replace_ident(&m->arena, p->type, tp->name, type);
+			continue;
+		}
+		p->type = replace_ident(&m->arena, p->type, tp->name, type);
+		p->elem_type = type;
+		p->elem_canon = NULL;
+		p->dtype = dt;
+		p->vec = 1;
+	}
 }
 
 static const char *const const_kind_names[] = {"variable", "enumerator", "macro"};
@@ -256,12 +342,45 @@ int ir_find_tparam(const kernel *k, const char *name)
 	return -1;
 }
 
-const kernel *ir_find_kernel(const aotc_module *m, const char *name)
+const kernel *ir_find_kernel(const aotc_module *m, const char *id)
 {
 	for (int i = 0; i < m->nkernels; i++)
-		if (strcmp(m->kernels[i].name, name) == 0)
+		if (strcmp(m->kernels[i].id, id) == 0)
 			return &m->kernels[i];
 	return NULL;
+}
+
+char *ir_reference_instance(const kernel *k)
+{
+	if (!k->reference)
+		return NULL;
+	if (!k->ref_template || !k->type_tag)
+		return xstrdup(k->reference);
+	strbuf sb;
+	strbuf_init(&sb);
+	strbuf_printf(&sb, "%s<%s>", k->reference, k->tparams[k->type_tparam].default_text);
+	return sb.data;
+}
+
+bool ir_is_routine_name(const char *s)
+{
+	const char *lt = strchr(s, '<');
+	if (!lt)
+		return ir_is_identifier(s);
+	size_t n = strlen(s);
+	if (n < 3 || s[n - 1] != '>')
+		return false;
+	char *name = xstrdup(s), *type = name + (lt - s) + 1;
+	name[lt - s] = 0;
+	name[n - 1] = 0;
+	bool ok = ir_is_identifier(name) && ir_type_text_ok(type) && !strchr(type, '<');
+	free(name);
+	return ok;
+}
+
+bool ir_kernel_selected(const kernel *k, const char *sel)
+{
+	return !sel || strcmp(k->id, sel) == 0 || strcmp(k->name, sel) == 0;
 }
 
 /* ---- Configurations ---------------------------------------------------- */

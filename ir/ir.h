@@ -146,8 +146,19 @@ typedef struct extern_fn {
 } extern_fn;
 
 typedef struct kernel {
-	const char *name;
+	const char *name;      /* the function, as the source names it */
+	/* What databases, dispatches, records and emitted symbols call it:
+	 * name, or name_tag for one type of AOTC_TYPES ("sgemm_f32"). */
+	const char *id;
 	aotc_loc loc;
+	/* AOTC_TYPES(T, t1, ...): T is a dispatch key. The frontend builds one
+	 * kernel per type (ir_key_type): T defaults to the type there, the
+	 * parameters spelt with T have it, and type_tag is its tag ("f32"). */
+	int type_tparam;       /* the keyed type parameter, or -1 */
+	const char *type_tag;  /* dtype_name of the type, or NULL */
+	const char **types;    /* as written in AOTC_TYPES (the frontend's) */
+	aotc_loc *type_locs;
+	int ntypes;
 	bool is_global;        /* __global__ (CUDA/HIP); false: host kernel */
 	bool is_template;
 	tparam *tparams;
@@ -172,6 +183,9 @@ typedef struct kernel {
 	int nfeatures;
 	const char *reference; /* NULL: first variant that runs */
 	aotc_loc reference_loc;
+	/* The reference is a function template, instantiated with the type of
+	 * AOTC_TYPES (ir_reference_instance): only for a kernel of AOTC_TYPES. */
+	bool ref_template;
 	/* A __global__ kernel's reference is a plain host function, called once
 	 * per input set on host copies of the buffers (no geometry then); a host
 	 * kernel's reference is called like its variants and this is false. */
@@ -247,10 +261,33 @@ void ir_module_destroy(aotc_module *m);      /* accepts NULL */
 /* Appends a zeroed kernel (all indices -1 where that means "none"). */
 kernel *ir_add_kernel(aotc_module *m, const char *name, aotc_loc loc);
 
+/* Appends a copy of kernels[i] with tparams and params of its own (what
+ * the frontend has built before annotations: one per type of AOTC_TYPES).
+ * Returns the copy; kernels may move. */
+kernel *ir_copy_kernel(aotc_module *m, int i);
+
+/* Makes k the instance of its AOTC_TYPES for types[t]: T defaults to the
+ * type, parameters spelt with T get it (type, element type and dtype),
+ * type_tag and id are set. The type must be one dtype_of_spelling knows
+ * (AOTC_TYPES's parse checks). */
+void ir_key_type(aotc_module *m, kernel *k, int t);
+
+/* The element type a C/C++ spelling names ("float", "__nv_bfloat16",
+ * "unsigned int", "int64_t"), or DT_OTHER. */
+aotc_dtype dtype_of_spelling(const char *s);
+
 int ir_find_param(const kernel *k, const char *name);   /* -1 if none */
 int ir_find_tunable(const kernel *k, const char *name); /* -1 if none */
 int ir_find_tparam(const kernel *k, const char *name);  /* -1 if none */
-const kernel *ir_find_kernel(const aotc_module *m, const char *name);
+/* The kernel of that id (kernel.id), or NULL. */
+const kernel *ir_find_kernel(const aotc_module *m, const char *id);
+/* What compiles and calls the reference: its name, or name<type> for a
+ * template reference (ref_template); malloc'd, NULL without a reference. */
+char *ir_reference_instance(const kernel *k);
+
+/* Whether --kernel sel picks k: its id, or its name (every type of
+ * AOTC_TYPES); a NULL sel picks every kernel. */
+bool ir_kernel_selected(const kernel *k, const char *sel);
 
 /* The constant spelt name: a recorded one, else one m->source finds (it is
  * recorded then, so the IR keeps what its expressions use). On
@@ -375,6 +412,11 @@ char *ir_variant_name(arena *a, const kernel *k, const int64_t *values);
 
 /* A C identifier: [A-Za-z_][A-Za-z0-9_]*. */
 bool ir_is_identifier(const char *s);
+
+/* What a host routine of the tuner is called by: a C identifier, or a
+ * template reference's instance "name<type>" (ir_reference_instance) with
+ * a type ir_type_text_ok accepts. */
+bool ir_is_routine_name(const char *s);
 
 /* A C++ identifier as the frontend may record one: a C identifier or one
  * with UTF-8 letters ("mätmul"). Such names are harmless in the IR (no byte

@@ -158,6 +158,8 @@ static json_t *jkernel(const kernel *k)
 			"smem", jexpr(&k->ref_smem));
 		if (k->ref_on_host)
 			json_object_set_new(ref, "host", json_true());
+		if (k->ref_template)
+			json_object_set_new(ref, "template", json_true());
 		if (k->ref_param_names) {
 			json_t *names = json_array();
 			for (int i = 0; i < ir_kernel_nparams(k); i++)
@@ -181,6 +183,10 @@ static json_t *jkernel(const kernel *k)
 		json_object_set_new(o, "externs", es);
 	}
 	json_object_set_new(o, "tolerance", k->has_tolerance ? json_real(k->tolerance) : json_null());
+	/* Only for one type of AOTC_TYPES: other IR reads and writes as before. */
+	if (k->type_tag)
+		json_object_set_new(o, "type_key", json_pack("{s:s, s:s}", "param", k->tparams[k->type_tparam].name,
+		                                             "tag", k->type_tag));
 	return o;
 }
 
@@ -647,6 +653,10 @@ static void rkernel(reader *r, const json_t *o)
 		if (host && !json_is_boolean(host))
 			mistyped(r, "reference.host");
 		k->ref_on_host = json_is_true(host);
+		const json_t *tmpl = json_object_get(ref, "template");
+		if (tmpl && !json_is_boolean(tmpl))
+			mistyped(r, "reference.template");
+		k->ref_template = json_is_true(tmpl);
 		if (k->ref_on_host && (!k->is_global || k->ref_grid.ndims || k->ref_block.ndims || k->ref_smem.e))
 			bad(r, "a host reference (reference.host) belongs to a __global__ kernel and has no grid, block or smem");
 		const json_t *names = field(r, ref, "param_names", JSON_ARRAY, true);
@@ -700,6 +710,23 @@ static void rkernel(reader *r, const json_t *o)
 		k->has_tolerance = true;
 		k->tolerance = number(r, o, "tolerance");
 	}
+	const json_t *key = json_object_get(o, "type_key");
+	if (key && !json_is_object(key))
+		mistyped(r, "type_key");
+	if (key && json_is_object(key) && !r->errors) {
+		const char *tp = str(r, key, "param", false), *tag = str(r, key, "tag", false);
+		k->type_tparam = tp ? ir_find_tparam(k, tp) : -1;
+		const tparam *t = k->type_tparam >= 0 ? &k->tparams[k->type_tparam] : NULL;
+		if (!t || !t->is_type || !t->default_text || !tag ||
+		    strcmp(dtype_name(dtype_of_spelling(t->default_text)), tag) != 0)
+			bad(r, "type_key must name a type template parameter whose default has that tag");
+		else {
+			k->type_tag = dtype_name(dtype_of_spelling(t->default_text));
+			k->id = arena_printf(a, "%s_%s", k->name, k->type_tag);
+		}
+	}
+	if (k->ref_template && !k->type_tag && !r->errors)
+		bad(r, "a template reference (reference.template) belongs to a kernel with a type_key");
 	if (!r->errors)
 		r->errors += ir_check(r->m, k, r->d);
 }

@@ -80,7 +80,10 @@ static aotc_module *load_module(options *o, bool saved_ir, diags *d)
 /* Checks --kernel against the module; returns false after a message. */
 static bool kernel_selected(const options *o, const aotc_module *m, diags *d)
 {
-	if (o->kernel && !ir_find_kernel(m, o->kernel)) {
+	bool found = false;
+	for (int i = 0; i < m->nkernels; i++)
+		found |= ir_kernel_selected(&m->kernels[i], o->kernel);
+	if (o->kernel && !found) {
 		diag_plain_error(d, "no tuned kernel '%s' in '%s'", o->kernel, o->file);
 		return false;
 	}
@@ -128,13 +131,13 @@ static int cmd_configs(options *o, diags *d)
 	}
 	for (int i = 0; i < m->nkernels; i++) {
 		const kernel *k = &m->kernels[i];
-		if (o->kernel && strcmp(o->kernel, k->name) != 0)
+		if (!ir_kernel_selected(k, o->kernel))
 			continue;
 		arena scratch;
 		arena_init(&scratch);
 		print_ctx ctx = {k, &scratch};
 		long n = ir_enumerate(k, print_config, &ctx);
-		printf("%s: %ld configuration%s\n", k->name, n, n == 1 ? "" : "s");
+		printf("%s: %ld configuration%s\n", k->id, n, n == 1 ? "" : "s");
 		arena_finish(&scratch);
 	}
 	ir_module_destroy(m);
@@ -171,7 +174,7 @@ static int run_per_kernel(options *o, diags *d, int mode)
 	int status = 0, tuned = 0;
 	for (int i = 0; i < m->nkernels && status == 0; i++) {
 		const kernel *k = &m->kernels[i];
-		if (o->kernel && strcmp(o->kernel, k->name) != 0)
+		if (!ir_kernel_selected(k, o->kernel))
 			continue;
 		/* Without --kernel, a file with CUDA and host kernels tunes those
 		 * that fit the architecture. */
@@ -235,7 +238,7 @@ static int run_per_kernel(options *o, diags *d, int mode)
 /* The databases for kernel k on --arch (tuner/dbset.h). */
 static tune_db *find_db(const options *o, const aotc_module *m, const kernel *k, int *nmerged, diags *d)
 {
-	return dbset_load(o->db_dir, k->name, o->arch, m->source_hash, o->file, nmerged, d);
+	return dbset_load(o->db_dir, k->id, o->arch, m->source_hash, o->file, nmerged, d);
 }
 
 static void heuristic_options(const options *o, hoptions *ho)
@@ -276,7 +279,7 @@ static int emit_kernel(options *o, const aotc_module *m, const kernel *k, diags 
 			         dp.from.merged == 2 ? "" : "s");
 		printf("aotc: emitted %s/_aot_%s_%s.{c,h,%s} from %s%s%s: %d variant%s, tree depth %d; "
 		       "slowdown vs best: training %.3f (worst %.3f), held-out %.3f (worst %.3f)\n",
-		       o->out_dir, k->name, tag, emit_launcher_ext(o->arch), dp.from.db ? dp.from.db : "?", from,
+		       o->out_dir, k->id, tag, emit_launcher_ext(o->arch), dp.from.db ? dp.from.db : "?", from,
 		       loaded ? " (the saved dispatch)" : "", dp.nvariants, dp.nvariants == 1 ? "" : "s",
 		       dispatch_depth(&dp), dp.fig.train.geomean, dp.fig.train.worst, dp.fig.heldout.geomean,
 		       dp.fig.heldout.worst);
@@ -459,7 +462,7 @@ static int cmd_report(options *o, diags *d)
 		km = load_module(&so, false, &quiet);
 		diags_finish(&quiet);
 		for (int i = 0; km && i < km->nkernels && !k; i++)
-			if (!strcmp(km->kernels[i].name, db->kernel))
+			if (!strcmp(km->kernels[i].id, db->kernel))
 				k = &km->kernels[i];
 		if (!km || !k)
 			why = "does not parse or has no such kernel";

@@ -143,7 +143,7 @@ int measurer_start(measurer *ms, const aotc_module *m, const kernel *k, const ch
 	json_t *jir = json_loads(ir, 0, NULL);
 	free(ir);
 	ms->init = json_pack("{s:s, s:s, s:o, s:s, s:I, s:o}", "op", "init", "arch", arch, "ir", jir,
-	                     "kernel", k->name, "seed", (json_int_t)seed, "method", method);
+	                     "kernel", k->id, "seed", (json_int_t)seed, "method", method);
 	return start_worker(ms, why);
 }
 

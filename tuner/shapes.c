@@ -270,7 +270,7 @@ static bool read_record(const kernel *k, json_t *root, aotc_loc at, shape_set *s
 		diag_error(d, at, "record file: \"kernels\" must be an object of kernel names");
 		return false;
 	}
-	json_t *rows = json_object_get(kernels, k->name);
+	json_t *rows = json_object_get(kernels, k->id);
 	if (!json_is_array(rows) || json_array_size(rows) == 0) {
 		strbuf names;
 		strbuf_init(&names);
@@ -278,7 +278,7 @@ static bool read_record(const kernel *k, json_t *root, aotc_loc at, shape_set *s
 		json_t *v;
 		json_object_foreach(kernels, key, v)
 			strbuf_printf(&names, "%s%s", names.len ? ", " : "", key);
-		diag_error(d, at, "record file: no shapes of kernel '%s' (it records %s)", k->name,
+		diag_error(d, at, "record file: no shapes of kernel '%s' (it records %s)", k->id,
 		           names.len ? names.data : "none");
 		strbuf_finish(&names);
 		return false;
@@ -288,13 +288,13 @@ static bool read_record(const kernel *k, json_t *root, aotc_loc at, shape_set *s
 	for (size_t i = 0; i < json_array_size(rows); i++) {
 		json_t *r = json_array_get(rows, i);
 		char what[96];
-		snprintf(what, sizeof what, "kernels.%s[%zu]", k->name, i);
+		snprintf(what, sizeof what, "kernels.%s[%zu]", k->id, i);
 		json_t *calls = json_object_get(r, "calls");
 		if (!json_is_object(r) || !json_is_integer(calls) || json_integer_value(calls) < 1) {
 			diag_error(d, at, "%s must be {\"shape\": {...}, \"calls\": N} with N >= 1", what);
 			return false;
 		}
-		snprintf(what, sizeof what, "kernels.%s[%zu].shape", k->name, i);
+		snprintf(what, sizeof what, "kernels.%s[%zu].shape", k->id, i);
 		if (!read_shape(k, s, json_object_get(r, "shape"), at, what, row, d))
 			return false;
 		int at_row = shape_set_add(s, row);

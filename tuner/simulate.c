@@ -67,7 +67,7 @@ int tune_simulate(const kernel *k, const tune_db *db, const tune_options *o, con
 	shape_set_init(&ss, k);
 	bool fits = db->ntunables == k->ntunables && db->nshape_args == ss.nargs;
 	if (!fits) {
-		diag_error(d, (aotc_loc){db->path, 0, 0}, "the database does not hold '%s'", k->name);
+		diag_error(d, (aotc_loc){db->path, 0, 0}, "the database does not hold '%s'", k->id);
 		shape_set_finish(&ss);
 		return 1;
 	}
@@ -119,7 +119,7 @@ int tune_simulate(const kernel *k, const tune_db *db, const tune_options *o, con
 	double spent = 0, budget_ms = o->budget_s > 0 ? o->budget_s * 1e3 : INFINITY;
 	int measured = 0, n;
 	printf("%s: %d configurations x %d shapes, exhaustive cost %.1f s; search %s, sample %d\n",
-	       k->name, nc, ns, total / 1e3, search_name(sc.kind), sc.nsample);
+	       k->id, nc, ns, total / 1e3, search_name(sc.kind), sc.nsample);
 	printf("%6s %8s %9s %9s %9s\n", "round", "cells", "cost", "geomean", "worst");
 	while (spent < budget_ms && (n = schedule_next_round(&sc, cells)) > 0) {
 		for (int i = 0; i < n && spent < budget_ms; i++) {

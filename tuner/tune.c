@@ -73,7 +73,7 @@ static void add_externs(configs *c, const char *arch)
 	bool cuda_only = k->is_global && ai && ai->kind != ARCH_CUDA;
 	for (int e = 0; e < k->nexterns && cuda_only; e++)
 		fprintf(stderr, "aotc: note: %s: AOTC_EXTERN(%s) is a CUDA routine; not tuned for %s\n",
-		        k->name, k->externs[e].name, arch);
+		        k->id, k->externs[e].name, arch);
 	for (int e = 0; e < k->nexterns && !cuda_only; e++) {
 		add_config(c, zeros);
 		c->names[c->n - 1] = arena_strdup(&c->a, k->externs[e].name);
@@ -95,7 +95,10 @@ static int add_reference(pool *p, const kernel *k)
 {
 	if (!k->reference)
 		return -1;
-	return k->ref_on_host ? pool_add_host_fn(p, k->reference, k->nparams) : pool_add(p, k->reference);
+	char *ref = ir_reference_instance(k);
+	int j = k->ref_on_host ? pool_add_host_fn(p, ref, k->nparams) : pool_add(p, ref);
+	free(ref);
+	return j;
 }
 
 /* The C++ expression that names the instantiation: the variant name
@@ -137,7 +140,7 @@ static int backend_for_kernel(const kernel *k, const tune_options *o, const rt_o
 		return 3;
 	}
 	if (k->is_global != (strcmp(o->arch, "host") != 0)) {
-		diag_error(d, k->loc, "'%s' is a %s kernel; it cannot be tuned for --arch %s", k->name,
+		diag_error(d, k->loc, "'%s' is a %s kernel; it cannot be tuned for --arch %s", k->id,
 		           k->is_global ? "__global__" : "host", o->arch);
 		return 1;
 	}
@@ -283,7 +286,7 @@ static int enumerate_stage(tune_run *r)
 		return 1;
 	ir_enumerate(k, add_config, &r->cf);
 	if (r->cf.n == 0) {
-		diag_error(r->d, k->loc, "no configuration of '%s' satisfies its AOTC_REQUIREs", k->name);
+		diag_error(r->d, k->loc, "no configuration of '%s' satisfies its AOTC_REQUIREs", k->id);
 		return 1;
 	}
 	add_externs(&r->cf, r->o->arch);
@@ -333,7 +336,7 @@ static void dump_configs(const tune_run *r)
 		for (int t = 0; t < r->k->ntunables && !config_extern(&r->cf, c); t++)
 			json_array_append_new(v, json_integer(r->cf.values[(size_t)c * r->k->ntunables + t]));
 		json_t *o = json_pack("{s:s, s:s, s:i, s:s, s:o, s:b, s:[i,i]}", "stage", "configs",
-		                      "kernel", r->k->name, "order", i, "name", r->cf.names[c],
+		                      "kernel", r->k->id, "order", i, "name", r->cf.names[c],
 		                      "values", v, "sample", i < sc->nsample, "shard", sc->p.shard,
 		                      sc->p.nshards);
 		if (config_extern(&r->cf, c))
@@ -344,7 +347,7 @@ static void dump_configs(const tune_run *r)
 		json_decref(o);
 	}
 	fprintf(stderr, "aotc: %s: %d of %d configurations in shard %d/%d, %d in the first sample; search %s\n",
-	        r->k->name, sc->norder, r->cf.n, sc->p.shard, sc->p.nshards, sc->nsample,
+	        r->k->id, sc->norder, r->cf.n, sc->p.shard, sc->p.nshards, sc->nsample,
 	        search_name(sc->kind));
 }
 
@@ -371,7 +374,7 @@ static int open_stage(tune_run *r, bool *no_device)
 		goto out;
 	}
 	r->hwid = json_string_value(json_object_get(r->ms.device, "id"));
-	char *path = dbset_db_path(o->db_dir, k->name, r->hwid, o->shard, o->nshards);
+	char *path = dbset_db_path(o->db_dir, k->id, r->hwid, o->shard, o->nshards);
 	const char **tnames = xcalloc((size_t)k->ntunables + 1, sizeof *tnames);
 	for (int i = 0; i < k->ntunables; i++)
 		tnames[i] = k->tunables[i].name;
@@ -379,7 +382,7 @@ static int open_stage(tune_run *r, bool *no_device)
 	for (int i = 0; i < r->ss.nargs; i++)
 		anames[i] = k->params[r->ss.params[i]].name;
 	int invalidated = 0;
-	r->db = db_open(path, k->name, r->m->file, r->m->source_hash, tnames, k->ntunables, anames,
+	r->db = db_open(path, k->id, r->m->file, r->m->source_hash, tnames, k->ntunables, anames,
 	                r->ss.nargs, r->ms.device, method, &invalidated, r->d);
 	free(tnames);
 	free(anames);
@@ -627,7 +630,7 @@ static int compile_stage(tune_run *r)
 	if (r->p.njobs == 0)
 		measurer_stop(&r->ms); /* nothing left to measure */
 	if (!r->o->quiet) {
-		fprintf(stderr, "aotc: tuning %s on %s: %d configurations", k->name, r->hwid, r->cf.n);
+		fprintf(stderr, "aotc: tuning %s on %s: %d configurations", k->id, r->hwid, r->cf.n);
 		if (sc->p.nshards > 1)
 			fprintf(stderr, " (%d in shard %d/%d)", sc->norder, sc->p.shard, sc->p.nshards);
 		fprintf(stderr, " x %d shapes, search %s; %d to compile; %s%d measurements to take, %d reused from %s",
@@ -639,7 +642,7 @@ static int compile_stage(tune_run *r)
 	}
 	if (!k->reference && !r->o->quiet)
 		fprintf(stderr, "aotc: warning: '%s' has no AOTC_REFERENCE: the first variant that runs on a shape is taken as correct\n",
-		        k->name);
+		        k->id);
 	return 0;
 }
 
@@ -912,7 +915,7 @@ static void print_summary(const tune_run *r, FILE *out)
 {
 	const kernel *k = r->k;
 	const schedule *sc = &r->sc;
-	fprintf(out, "\nAUTOTUNE %s: %d configurations x %d shapes, search %s", k->name, r->cf.n, r->ss.count,
+	fprintf(out, "\nAUTOTUNE %s: %d configurations x %d shapes, search %s", k->id, r->cf.n, r->ss.count,
 	       search_name(sc->kind));
 	if (sc->p.nshards > 1)
 		fprintf(out, ", shard %d/%d (%d configurations)", sc->p.shard, sc->p.nshards, sc->norder);
@@ -1055,7 +1058,7 @@ int tune_kernel(const aotc_module *m, const kernel *k, const tune_options *o, bo
 		any_ok = r.db->meas[i].status == MS_OK;
 	if (!any_ok && !r.out_of_budget) {
 		diag_plain_error(d, "no configuration of '%s' ran correctly on any shape (the summary says how they failed; %s has every status)",
-		                 k->name, r.db->path);
+		                 k->id, r.db->path);
 		status = 4;
 	}
 	run_finish(&r);
@@ -1090,7 +1093,7 @@ int tune_compile_only(const aotc_module *m, const kernel *k, const tune_options 
 	bool started = false;
 	ir_enumerate(k, add_config, &cf);
 	if (cf.n == 0) {
-		diag_error(d, k->loc, "no configuration of '%s' satisfies its AOTC_REQUIREs", k->name);
+		diag_error(d, k->loc, "no configuration of '%s' satisfies its AOTC_REQUIREs", k->id);
 		status = 1;
 		goto out;
 	}
@@ -1138,7 +1141,7 @@ int tune_compile_only(const aotc_module *m, const kernel *k, const tune_options 
 	started = true;
 	if (!o->quiet)
 		fprintf(stderr, "aotc: compiling %s for %s with %s: %d configurations%s%s on %d thread%s\n",
-		        k->name, o->arch, req.compiler, nvar, k->reference ? " and the reference" : "",
+		        k->id, o->arch, req.compiler, nvar, k->reference ? " and the reference" : "",
 		        next ? ", the externs" : "", p.nthreads, p.nthreads == 1 ? "" : "s");
 	bool ref_ok = true;
 	if (ref_job >= 0) {
@@ -1172,7 +1175,7 @@ int tune_compile_only(const aotc_module *m, const kernel *k, const tune_options 
 	}
 	double wall = p.finished_at - p.started_at;
 	printf("%s: %d of %d configurations compiled for %s with %s (%d from cache) in %.1f s on %d thread%s; reference %s",
-	       k->name, ok, nvar, o->arch, req.compiler, cached, wall, p.nthreads, p.nthreads == 1 ? "" : "s",
+	       k->id, ok, nvar, o->arch, req.compiler, cached, wall, p.nthreads, p.nthreads == 1 ? "" : "s",
 	       !k->reference ? "none" : ref_ok ? "compiled" : "failed");
 	if (next)
 		printf("; externs: %d of %d compiled", ext_ok, next);
@@ -1180,7 +1183,7 @@ int tune_compile_only(const aotc_module *m, const kernel *k, const tune_options 
 		printf("; shard %d/%d of %d configurations", o->shard, o->nshards, cf.n);
 	putchar('\n');
 	if (status == 0 && ok == 0 && nvar > 0) {
-		diag_plain_error(d, "no configuration of '%s' compiles", k->name);
+		diag_plain_error(d, "no configuration of '%s' compiles", k->id);
 		status = env ? 3 : 4;
 	}
 out:

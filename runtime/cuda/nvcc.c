@@ -164,7 +164,7 @@ rt_status cuda_nvcc_compile(const rt_compile_request *req, rt_blob *out, strbuf 
 		return RT_ERR_COMPILE;
 	}
 	/* Names pasted into the generated file and the command line. */
-	bool names_ok = !req->extern_fn || ir_is_identifier(req->extern_fn);
+	bool names_ok = !req->extern_fn || ir_is_routine_name(req->extern_fn);
 	for (int i = 0; req->extern_fn && i < req->nlibs; i++)
 		names_ok &= ir_is_identifier(req->libs[i]);
 	if (!names_ok) {

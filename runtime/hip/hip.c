@@ -189,7 +189,7 @@ static unsigned char *code_object(const unsigned char *d, size_t size, const cha
 static rt_status host_reference(const rt_compile_request *req, const arch_info *ai, rt_blob *out,
                                 strbuf *err)
 {
-	if (!ir_is_identifier(req->extern_fn)) {
+	if (!ir_is_routine_name(req->extern_fn)) {
 		strbuf_puts(err, "AOTC_REFERENCE: a function name that is not a C identifier");
 		return RT_ERR_COMPILE;
 	}

@@ -196,7 +196,7 @@ static rt_status host_compile(const rt_compile_request *req, rt_blob *out, strbu
 		return RT_ERR_COMPILE;
 	}
 	/* Names pasted into the generated file and the command line. */
-	bool names_ok = !req->extern_fn || ir_is_identifier(req->extern_fn);
+	bool names_ok = !req->extern_fn || ir_is_routine_name(req->extern_fn);
 	for (int i = 0; i < req->nlibs; i++)
 		names_ok &= ir_is_identifier(req->libs[i]);
 	if (!names_ok) {

@@ -54,6 +54,7 @@
 #define AOTC_REFERENCE(...) AOTC__ANNOTATE("aotc.reference:", __VA_ARGS__)
 #define AOTC_EXTERN(...)    AOTC__ANNOTATE("aotc.extern:", __VA_ARGS__)
 #define AOTC_TOLERANCE(...) AOTC__ANNOTATE("aotc.tolerance:", __VA_ARGS__)
+#define AOTC_TYPES(...)     AOTC__ANNOTATE("aotc.types:", __VA_ARGS__)
 
 #else /* !__AOTC__ */
 
@@ -70,6 +71,7 @@
 #define AOTC_REFERENCE(...)
 #define AOTC_EXTERN(...)
 #define AOTC_TOLERANCE(...)
+#define AOTC_TYPES(...)
 
 #endif /* __AOTC__ */
 
