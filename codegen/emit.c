@@ -1549,7 +1549,23 @@ static char *header(const ctx *c)
 		*g = (char)toupper((unsigned char)*g);
 	out_line(&o, "#ifndef %s", guard);
 	out_line(&o, "#define %s", guard);
-	out_raw(&o, "\n#include <stddef.h>\n#include <stdint.h>\n\n#ifdef __cplusplus\nextern \"C\" {\n#endif\n\n");
+	out_raw(&o, "\n#include <stddef.h>\n#include <stdint.h>\n");
+	const target *t = c->t;
+	bool half = false, bf16 = false;
+	for (int i = 0; i < k->nparams; i++) {
+		half |= k->params[i].dtype == DT_F16;
+		bf16 |= k->params[i].dtype == DT_BF16;
+	}
+	/* C++ headers: outside the extern "C" block */
+	if (t->device && ((half && t->half_header) || (bf16 && t->bf16_header))) {
+		strbuf_printf(&o.sb, "#if %s\n", t->have_runtime);
+		if (half && t->half_header)
+			out_line(&o, "#include <%s>", t->half_header);
+		if (bf16 && t->bf16_header)
+			out_line(&o, "#include <%s>", t->bf16_header);
+		out_line(&o, "#endif");
+	}
+	out_raw(&o, "\n#ifdef __cplusplus\nextern \"C\" {\n#endif\n\n");
 	out_line(&o, "/* Which emit wrote these files (docs/cli.md): the dispatch defines the symbol,");
 	out_line(&o, " * the launcher refers to it, and both check the macro. */");
 	strbuf_puts(&o.sb, "#define ");
@@ -1580,7 +1596,6 @@ static char *header(const ctx *c)
 		variant_values_decl(&o, c);
 		strbuf_puts(&o.sb, ";\n");
 	}
-	const target *t = c->t;
 	if (t->device) {
 		out_line(&o, "/* Grid, block and dynamic shared memory of variant v: 0, or -1 if they");
 		out_line(&o, " * cannot be evaluated (overflow, division by zero, out of range) or exceed");
@@ -1591,15 +1606,6 @@ static char *header(const ctx *c)
 		int_params(&o, k, false);
 		strbuf_puts(&o.sb, ", uint32_t grid[3], uint32_t block[3], uint32_t *smem);\n");
 		strbuf_printf(&o.sb, "\n#if %s\n", t->have_runtime);
-		bool half = false, bf16 = false;
-		for (int i = 0; i < k->nparams; i++) {
-			half |= k->params[i].dtype == DT_F16;
-			bf16 |= k->params[i].dtype == DT_BF16;
-		}
-		if (half && t->half_header)
-			out_line(&o, "#include <%s>", t->half_header);
-		if (bf16 && t->bf16_header)
-			out_line(&o, "#include <%s>", t->bf16_header);
 		out_line(&o, "/* Selects, then launches on stream; %s when no variant", t->invalid);
 		out_line(&o, " * is valid for the shape. */");
 		strbuf_printf(&o.sb, "%s %s_launch(", t->error_t, c->prefix);

@@ -2,8 +2,12 @@
 // and __nv_bfloat16, each type its own database, dispatch and launcher,
 // against the host reference instantiated with the same type.
 #include <aotc.h>
+#if defined(__HIPCC__)
+#include <hip/hip_fp16.h> // hipcc builds the float and __half launchers
+#else
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
+#endif
 
 template <class T, int BLOCK, int ITEMS>
 AOTC_TYPES(T, float, __half, __nv_bfloat16)

@@ -1,0 +1,270 @@
+#!/bin/sh
+# AOTC_TYPES (docs/annotations.md): one dispatch per data type.
+#   host: tests/families/axpy_types.cpp tuned for real for float and double
+#   (a planted MODE makes the float dispatch choose MODE 0 and the double one
+#   MODE 1), emitted, and called from C (both typed launchers) and from C++
+#   (the overload named without the type); a second compile is byte-identical.
+#   CUDA: tests/families/scale_types.cu (float, __half, __nv_bfloat16)
+#   compiles for sm90 with --compile-only; from made-up databases (times from
+#   a formula, NOT measured) each type emits, and the launchers and a C++
+#   caller of the three overloads compile with nvcc.
+#   Errors: bad AOTC_TYPES are told once each, with their line, exit 1.
+# Usage: types.sh AOTC REPO_ROOT
+aotc=$1
+root=$2
+case $aotc in /*) ;; *) aotc=$(pwd)/$aotc ;; esac
+case $root in /*) ;; *) root=$(pwd)/$root ;; esac
+tmp=$(mktemp -d)
+trap '[ -n "$KEEP" ] || rm -rf "$tmp"' EXIT
+export AOTC_CACHE_DIR="$tmp/cache"
+pass=0
+fail=0
+ok() { printf "PASS %s\n" "$1"; pass=$((pass + 1)); }
+bad() { printf "FAIL %s\n" "$1"; shift; for l in "$@"; do printf "%s\n" "$l" | sed "s/^/    /"; done; fail=$((fail + 1)); }
+try() {
+	name=$1
+	shift
+	if "$@" >"$tmp/log" 2>&1; then ok "$name"; else bad "$name" "$*" "$(tail -20 "$tmp/log")"; fi
+}
+src=$root/tests/families
+inc=$root/runtime/include
+
+# ---- host: tuned for real -------------------------------------------------
+cd "$tmp" || exit 1
+cp "$src/axpy_types.cpp" .
+if "$aotc" compile axpy_types.cpp --arch host --db db -o out >run1.log 2>&1; then
+	ok "host: aotc compile tunes and emits both types"
+else
+	bad "host: aotc compile" "$(tail -15 run1.log)"
+	echo "$pass passed, $fail failed"
+	exit 1
+fi
+for t in f32 f64; do
+	n=$(ls db/axpy_$t.host_*.json 2>/dev/null | wc -l)
+	[ "$n" -eq 1 ] && ok "host: database axpy_$t.<hardware>.json" || bad "host: database axpy_$t" "$(ls db)"
+	for e in c h cpp json; do
+		[ -f out/_aot_axpy_${t}_host.$e ] || bad "host: out/_aot_axpy_${t}_host.$e emitted" "$(ls out)"
+	done
+done
+
+cat >sel.c <<'END'
+#include <stdio.h>
+#include "_aot_axpy_f32_host.h"
+#include "_aot_axpy_f64_host.h"
+int main(void)
+{
+	/* tunables in declaration order: MODE, UNROLL */
+	static const int64_t ns[] = {4096, 65536, 262144, 100000, 5000};
+	int bad = 0;
+	for (int i = 0; i < 5; i++) {
+		int v32 = aot_axpy_f32_host_select(ns[i]), v64 = aot_axpy_f64_host_select(ns[i]);
+		const int64_t *p32 = aot_axpy_f32_host_variant_params(v32), *p64 = aot_axpy_f64_host_variant_params(v64);
+		printf("n=%lld float %s double %s\n", (long long)ns[i], aot_axpy_f32_host_variant_name(v32),
+		       aot_axpy_f64_host_variant_name(v64));
+		bad += !p32 || !p64 || p32[0] != 0 || p64[0] != 1;
+	}
+	return bad != 0;
+}
+END
+if gcc -std=c99 -Wall -Wextra -Werror -I out -o sel sel.c out/_aot_axpy_f32_host.c out/_aot_axpy_f64_host.c >log 2>&1 &&
+	./sel >sel.out 2>&1; then
+	ok "host: float dispatch chooses MODE 0, double MODE 1 (the planted answer), on unseen shapes too"
+else
+	bad "host: per-type dispatch" "$(cat log sel.out 2>/dev/null | tail -8)"
+fi
+
+cat >run.c <<'END'
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include "_aot_axpy_f32_host.h"
+#include "_aot_axpy_f64_host.h"
+int main(void)
+{
+	int n = 3000, bad = 0;
+	float *x = malloc(n * sizeof *x), *y = malloc(n * sizeof *y);
+	double *xd = malloc(n * sizeof *xd), *yd = malloc(n * sizeof *yd);
+	for (int i = 0; i < n; i++) {
+		x[i] = (float)i;
+		y[i] = 1.0f;
+		xd[i] = i * 0.25;
+		yd[i] = 2.0;
+	}
+	bad |= aot_axpy_f32_host_launch(n, 0.5f, x, y) != 0;
+	bad |= aot_axpy_f64_host_launch(n, 0.5, xd, yd) != 0;
+	for (int i = 0; i < n; i++)
+		bad |= y[i] != 1.0f + 0.5f * (float)i || fabs(yd[i] - (2.0 + 0.125 * i)) > 1e-12;
+	printf("%s\n", bad ? "wrong" : "right");
+	return bad;
+}
+END
+cat >run.cpp <<'END'
+#include <cstdio>
+#include <vector>
+#include "_aot_axpy_f32_host.h"
+#include "_aot_axpy_f64_host.h"
+int main()
+{
+	std::vector<float> x(777, 2.0f), y(777, 1.0f);
+	std::vector<double> xd(777, 4.0), yd(777, 1.0);
+	// one name, the buffers' type picks the dispatch
+	int st = aot_axpy_host_launch(777, 0.5f, x.data(), y.data()) | aot_axpy_host_launch(777, 0.25, xd.data(), yd.data());
+	bool right = st == 0 && y[776] == 2.0f && yd[776] == 2.0;
+	std::printf("%s\n", right ? "right" : "wrong");
+	return right ? 0 : 1;
+}
+END
+g++ -std=c++17 -O2 -I out -I . -c -o l32.o out/_aot_axpy_f32_host.cpp >log 2>&1 &&
+	g++ -std=c++17 -O2 -I out -I . -c -o l64.o out/_aot_axpy_f64_host.cpp >>log 2>&1 &&
+	gcc -std=c99 -O2 -c -o d32.o out/_aot_axpy_f32_host.c >>log 2>&1 &&
+	gcc -std=c99 -O2 -c -o d64.o out/_aot_axpy_f64_host.c >>log 2>&1
+built=$?
+if [ $built -eq 0 ] && gcc -std=c99 -Wall -Werror -I out -c run.c -o run.o >>log 2>&1 &&
+	g++ -o run run.o l32.o l64.o d32.o d64.o -lm >>log 2>&1 && ./run >run.out 2>&1; then
+	ok "host: a C program calls both typed launchers, right results"
+else
+	bad "host: C program with both launchers" "$(tail -10 log; cat run.out 2>/dev/null)"
+fi
+if [ $built -eq 0 ] && g++ -std=c++17 -Wall -Werror -I out -o runpp run.cpp l32.o l64.o d32.o d64.o >>log 2>&1 &&
+	./runpp >runpp.out 2>&1; then
+	ok "host: a C++ program calls aot_axpy_host_launch for float and double (overloads)"
+else
+	bad "host: C++ overloads" "$(tail -10 log; cat runpp.out 2>/dev/null)"
+fi
+if grep -q '"axpy_f32", "host"' out/_aot_axpy_f32_host.cpp; then
+	ok "host: AOTC_RECORD names the type (axpy_f32)"
+else
+	bad "host: AOTC_RECORD kernel name" "$(grep -n '"axpy' out/_aot_axpy_f32_host.cpp | head -3)"
+fi
+
+cp -r out out1
+"$aotc" compile axpy_types.cpp --arch host --db db -o out >run2.log 2>&1
+if [ $? -eq 0 ] && diff -r out out1 >/dev/null && [ "$(grep -c '^0 measurements taken' run2.log)" -eq 2 ]; then
+	ok "host: a second compile measures nothing and emits byte-identical files"
+else
+	bad "host: second compile" "$(diff -r out out1 | head -5; tail -5 run2.log)"
+fi
+
+"$aotc" configs axpy_types.cpp --kernel axpy_f64 >c64 2>&1
+"$aotc" configs axpy_types.cpp --kernel axpy >call 2>&1
+if [ "$(grep -c '^axpy<double' c64)" -eq 4 ] && ! grep -q '^axpy<float' c64 && [ "$(grep -c '^axpy<' call)" -eq 8 ]; then
+	ok "host: --kernel axpy_f64 picks one type, --kernel axpy both"
+else
+	bad "host: --kernel by id and by name" "$(cat c64 call)"
+fi
+"$aotc" parse axpy_types.cpp >ir.json 2>log && "$aotc" configs ir.json >cir 2>>log
+if [ $? -eq 0 ] && diff call cir >/dev/null && grep -q '"type_key"' ir.json; then
+	ok "host: the IR as JSON keeps both types (type_key), configs from it agree"
+else
+	bad "host: IR JSON round trip" "$(tail -5 log; diff call cir | head -5)"
+fi
+
+# ---- errors -----------------------------------------------------------------
+# bad_types LINE MESSAGE AT: axpy_types.cpp with its AOTC_TYPES line replaced
+# by LINE: exit 1, MESSAGE once (not once per type), at line:column AT
+bad_types() {
+	sed "s/^AOTC_TYPES(T, float, double)\$/$1/" axpy_types.cpp >bad.cpp
+	"$aotc" configs bad.cpp >bad.out 2>bad.err
+	st=$?
+	n=$(grep -c "error: .*$2" bad.err)
+	if [ $st -eq 1 ] && [ "$n" -eq 1 ] && grep -q "^bad.cpp:$3: error: .*$2" bad.err; then
+		ok "error once, at line $3: $1"
+	else
+		bad "error for $1" "exit $st, $n errors" "$(cat bad.err | head -8)"
+	fi
+}
+bad_types "AOTC_TYPES(T, float, float)" "is the type of 'float' (f32) again" "8:22"
+bad_types "AOTC_TYPES(T, float, int32_t, int)" "'int' is the type of 'int32_t' (i32) again" "8:31"
+bad_types "AOTC_TYPES(MODE, float)" "'MODE' is not a type template parameter of 'axpy'" "8:12"
+bad_types "AOTC_TYPES(T, float, Foo)" "'Foo' is not a type aotc fills and compares" "8:22"
+bad_types "AOTC_TYPES(T)" "give 'T' and at least one type" "8:12"
+bad_types "AOTC_TOLERANCE(0.001)" "type template parameter 'T' needs a default or AOTC_TYPES" "7:17"
+
+# ---- CUDA: compile-only and emit from made-up databases -----------------------
+nvcc=/usr/local/cuda/bin/nvcc
+[ -x "$nvcc" ] || nvcc=$(command -v nvcc || true)
+if [ -z "$nvcc" ]; then
+	echo "no CUDA toolkit: CUDA part skipped"
+	echo "$pass passed, $fail failed"
+	[ "$fail" -eq 0 ]
+	exit
+fi
+"$aotc" tune "$src/scale_types.cu" --arch sm90 --compile-only -j 2 >tune.log 2>&1
+st=$?
+for t in f32 f16 bf16; do
+	if [ $st -eq 0 ] && grep -q "^scale_$t: 4 of 4 configurations compiled for sm90.*reference compiled" tune.log; then
+		ok "cuda: scale_$t compiles for sm90 with its reference (scale_ref<T>)"
+	else
+		bad "cuda: scale_$t compile-only" "exit $st" "$(tail -6 tune.log)"
+	fi
+done
+mkdir -p cdb
+python3 - "$aotc" "$src/scale_types.cu" cdb >log 2>&1 <<'END'
+import json, re, subprocess, sys
+aotc, src, out = sys.argv[1:]
+ir = json.loads(subprocess.run([aotc, "parse", src], capture_output=True, text=True, check=True).stdout)
+for k in ir["kernels"]:
+    kid = k["name"] + "_" + k["type_key"]["tag"]
+    names = [n for n in subprocess.run([aotc, "configs", src, "--kernel", kid], capture_output=True, text=True,
+                                       check=True).stdout.split("\n") if n.startswith("scale<")]
+    values = [[int(v) for v in re.findall(r", (\d+)", n)] for n in names]
+    shapes = [[v] for v in k["shapes"][0]["values"]]
+    ms = []
+    for c in range(len(names)):
+        for s, (n,) in enumerate(shapes):
+            t = round(0.002 + n * 1e-9 * (1 + 0.1 * abs(c - (n > 100000) * (len(names) - 1))), 6)
+            ms.append({"config": c, "shape": s, "status": "ok", "time_ms": t, "samples": [t, t, t], "error": 0.0})
+    for backend, arch in (("cuda", "sm90"), ("rocm", "gfx90a")):
+        db = {"aotc_db": 1, "kernel": kid, "source": src, "source_hash": ir["source_hash"],
+              "hardware": {"id": backend + "_made_up_" + arch, "backend": backend,
+                           "name": "made up by types.sh, not measured", "arch": arch, "sm_count": 132},
+              "method": {"note": "times from a formula, not measurements"},
+              "tunables": [t["name"] for t in k["tunables"]], "shape_args": ["n"],
+              "configs": [{"name": n, "values": v} for n, v in zip(names, values)],
+              "shapes": shapes, "measurements": ms}
+        json.dump(db, open("%s/%s.%s_made_up_%s.json" % (out, kid, backend, arch), "w"), indent=1)
+END
+[ $? -eq 0 ] || bad "cuda: made-up databases" "$(tail -8 log)"
+if "$aotc" emit "$src/scale_types.cu" --arch sm90 --db cdb -o cout >log 2>&1; then
+	ok "cuda: emit --arch sm90 writes one file set per type"
+else
+	bad "cuda: emit --arch sm90" "$(tail -8 log)"
+fi
+for t in f32 f16 bf16; do
+	try "cuda: _aot_scale_${t}_cuda_sm90.c compiles (gcc -std=c99 -Werror)" \
+		gcc -std=c99 -Wall -Wextra -Werror -pedantic -O2 -c -o cout/d_$t.o cout/_aot_scale_${t}_cuda_sm90.c
+	try "cuda: _aot_scale_${t}_cuda_sm90.cu compiles (nvcc -arch=sm_90)" \
+		"$nvcc" -std=c++17 -arch=sm_90 -I "$src" -I cout -c -o cout/l_$t.o cout/_aot_scale_${t}_cuda_sm90.cu
+done
+cat >caller.cu <<'END'
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+#include "_aot_scale_f32_cuda_sm90.h"
+#include "_aot_scale_f16_cuda_sm90.h"
+#include "_aot_scale_bf16_cuda_sm90.h"
+cudaError_t all(int n, const float *a, float *b, const __half *c, __half *d, const __nv_bfloat16 *e,
+                __nv_bfloat16 *f, cudaStream_t s)
+{
+	cudaError_t r = aot_scale_cuda_sm90_launch(n, a, b, s);
+	if (r == cudaSuccess)
+		r = aot_scale_cuda_sm90_launch(n, c, d, s);
+	return r == cudaSuccess ? aot_scale_cuda_sm90_launch(n, e, f, s) : r;
+}
+END
+try "cuda: one C++ caller of aot_scale_cuda_sm90_launch for float, __half and __nv_bfloat16 compiles" \
+	"$nvcc" -std=c++17 -arch=sm_90 -I cout -c -o caller.o caller.cu
+hipcc=$(command -v hipcc || true)
+if "$aotc" emit "$src/scale_types.cu" --arch gfx90a --db cdb -o hout >log 2>&1 &&
+	[ -f hout/_aot_scale_bf16_rocm_gfx90a.hip ]; then
+	ok "rocm: emit --arch gfx90a writes one file set per type"
+	# (ROCm 5.2 has no __nv_bfloat16: the bf16 launcher is CUDA's only)
+	for t in f32 f16; do
+		[ -n "$hipcc" ] || break
+		try "rocm: _aot_scale_${t}_rocm_gfx90a.hip compiles (hipcc --offload-arch=gfx90a)" \
+			"$hipcc" -std=c++17 --offload-arch=gfx90a -x hip -I "$src" -I hout -c -o hout/l.o hout/_aot_scale_${t}_rocm_gfx90a.hip
+	done
+else
+	bad "rocm: emit --arch gfx90a" "$(tail -8 log)"
+fi
+echo "$pass passed, $fail failed"
+[ "$fail" -eq 0 ]
