@@ -30,7 +30,7 @@ bad() {
 finish() {
 	if [ -n "${AOTC_KEEP_PROGRAMS:-}" ]; then
 		mkdir -p "$AOTC_KEEP_PROGRAMS"
-		for app in app app_multi app_host; do
+		for app in app app_multi app_host app_types; do
 			[ -x "$tmp/cmake-project/build/$app" ] && cp "$tmp/cmake-project/build/$app" "$AOTC_KEEP_PROGRAMS/cmake_$app"
 			[ -x "$tmp/meson-project/build/$app" ] && cp "$tmp/meson-project/build/$app" "$AOTC_KEEP_PROGRAMS/meson_$app"
 		done
@@ -91,7 +91,8 @@ fi
 kernels=$tmp/kernels
 mkdir -p "$kernels"
 cp "$root/templates/sgemm.cu" "$root/templates/sgemm.cuda_NVIDIA_H200_13.0.json" \
-	"$root/templates/matmul_host.cpp" "$root/tests/codegen/matmul_host.host_AMD_EPYC_12.2.0.json" "$kernels/"
+	"$root/templates/matmul_host.cpp" "$root/tests/codegen/matmul_host.host_AMD_EPYC_12.2.0.json" \
+	"$root/tests/families/axpy_types.cpp" "$root"/tests/families/axpy_f*.json "$kernels/"
 python3 - "$kernels/sgemm.cuda_NVIDIA_H200_13.0.json" "$kernels/sgemm.cuda_NVIDIA_A100_13.0.json" <<'PY' || exit 1
 import json, sys
 d = json.load(open(sys.argv[1]))
@@ -115,8 +116,8 @@ cmake_configure() { # SRC BUILD LOG [ARGS...]
 	cmake -S "$src" -B "$bld" -G Ninja -DCMAKE_PREFIX_PATH="$dest" -DCMAKE_BUILD_TYPE=Release "$@" >"$log" 2>&1
 }
 if cmake_configure "$cm" "$cm/build" "$tmp/cmake.log" && cmake --build "$cm/build" >>"$tmp/cmake.log" 2>&1; then
-	ok "cmake: configure and build (app, app_multi, app_host)"
-	for app in app app_multi app_host; do
+	ok "cmake: configure and build (app, app_multi, app_host, app_types)"
+	for app in app app_multi app_host app_types; do
 		if "$cm/build/$app" >"$tmp/$app.out" 2>&1; then
 			ok "cmake: $app runs: $(grep -c . "$tmp/$app.out") lines, last: $(tail -1 "$tmp/$app.out")"
 		else
@@ -176,6 +177,8 @@ expect_configure "bad ARCH" "ARCH 'sm_90' is not a CUDA architecture" \
 expect_configure "ROCm ARCH" "ARCH gfx90a: ROCm architectures are not taken here; emit with .aotc emit --arch gfx90a." \
 	'aotc_add_kernel(app_host SOURCE kernels/sgemm.cu ARCH gfx90a DB kernels)'
 expect_configure "no SOURCE" "SOURCE is missing" 'aotc_add_kernel(app_host ARCH host DB kernels)'
+expect_configure "bad TYPES" "TYPES 'float' is not a type tag" \
+	'aotc_add_kernel(app_host SOURCE kernels/axpy_types.cpp ARCH host DB kernels KERNEL axpy TYPES f32 float)'
 expect_configure "not a target" "'nothere' is not a target" \
 	'aotc_add_kernel(nothere SOURCE kernels/matmul_host.cpp ARCH host DB kernels)'
 expect_configure "too old a version" "aotcConfig.cmake, version: 0\.1\." 'find_package(aotc 0.2 REQUIRED)'
@@ -202,8 +205,8 @@ mkdir -p "$ms"
 cp "$root/tests/integration/meson-project/meson.build" "$root"/tests/integration/src/* "$ms/"
 cp -r "$kernels" "$ms/kernels"
 if meson setup "$ms/build" "$ms" >"$tmp/meson.log" 2>&1 && meson compile -C "$ms/build" >>"$tmp/meson.log" 2>&1; then
-	ok "meson: setup and compile (app, app_multi, app_host)"
-	for app in app app_multi app_host; do
+	ok "meson: setup and compile (app, app_multi, app_host, app_types)"
+	for app in app app_multi app_host app_types; do
 		if "$ms/build/$app" >"$tmp/m$app.out" 2>&1; then
 			ok "meson: $app runs: last line: $(tail -1 "$tmp/m$app.out")"
 		else
