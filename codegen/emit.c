@@ -1912,6 +1912,10 @@ static char *manifest(const ctx *c, diags *d)
 	json_object_set_new(m, "aotc_manifest", json_integer(AOTC_MANIFEST_VERSION));
 	ok &= set_str(m, "aotc_version", AOTC_VERSION_STRING);
 	ok &= set_str(m, "kernel", k->id);
+	/* One type of AOTC_TYPES: aotc link declares the overload named by the
+	 * function (family) for the linked launcher too. */
+	if (k->type_tag)
+		ok &= set_str(m, "family", k->name);
 	ok &= set_str(m, "arch", c->in->arch);
 	ok &= set_str(m, "platform", arch_kind_name(ai ? ai->kind : ARCH_HOST));
 	ok &= set_str(m, "prefix", c->prefix);

@@ -105,6 +105,7 @@ typedef struct sig {
 /* One architecture of one kernel, from its manifest. Owns its strings. */
 typedef struct entry {
 	char *kernel, *arch;
+	char *family;       /* one type of AOTC_TYPES: the function's name (kernel is family_tag); else NULL */
 	const arch_info *ai;
 	char *manifest;     /* DIR/_aot_K_T.json as given, for messages */
 	char *include;      /* its header relative to the output's directory */
@@ -129,6 +130,7 @@ static void sig_finish(sig *s)
 static void entry_finish(entry *e)
 {
 	free(e->kernel);
+	free(e->family);
 	free(e->arch);
 	free(e->manifest);
 	free(e->include);
@@ -297,6 +299,16 @@ static bool load_manifest(entry *e, const char *dir, const char *name, const cha
 	}
 	e->kernel = xstrdup(kernel);
 	e->arch = xstrdup(arch);
+	const json_t *fam = json_object_get(m, "family");
+	if (fam) {
+		const char *f = json_string_value(fam);
+		size_t n = f ? strlen(f) : 0;
+		if (!f || !is_identifier(f) || strncmp(kernel, f, n) != 0 || kernel[n] != '_') {
+			merr(&r, "\"family\" is not the name that kernel '%s' starts with", kernel);
+			goto out;
+		}
+		e->family = xstrdup(f);
+	}
 	/* Names are emit's, derived from kernel and arch: a manifest that
 	 * says otherwise was not written by it, or was renamed. */
 	char tag[64];
@@ -782,6 +794,21 @@ static char *gen_h(const gen *g)
 	out_line(&o, "#define %s\n", g->guard);
 	out_line(&o, "#include <stddef.h>");
 	out_line(&o, "#include <stdint.h>\n");
+	/* Launchers of half or bfloat16 buffers: their types' C++ headers,
+	 * outside the extern "C" block, as each architecture's header has them. */
+	bool half = false, bf16 = false;
+	for (int i = 0; i < es->n; i++) {
+		half |= strstr(es->v[i].launch.text, "half") != NULL;
+		bf16 |= strstr(es->v[i].launch.text, "bfloat16") != NULL;
+	}
+	if ((half && g->t->half_header) || (bf16 && g->t->bf16_header)) {
+		out_line(&o, "#if %s", g->t->have_runtime);
+		if (half && g->t->half_header)
+			out_line(&o, "#include <%s>", g->t->half_header);
+		if (bf16 && g->t->bf16_header)
+			out_line(&o, "#include <%s>", g->t->bf16_header);
+		out_line(&o, "#endif\n");
+	}
 	out_line(&o, "#ifdef __cplusplus\nextern \"C\" {\n#endif\n");
 	out_line(&o, "/* Which link wrote these files (docs/cli.md): the C file defines the symbol,");
 	out_line(&o, " * the launcher refers to it, and both check the macro. */");
@@ -819,6 +846,19 @@ static char *gen_h(const gen *g)
 		out_line(&o, "#endif");
 	}
 	out_line(&o, "\n#ifdef __cplusplus\n}\n#endif\n");
+	/* Types of AOTC_TYPES: the launcher named by the function, which the
+	 * buffers' types pick among those of every type's header. */
+	for (int i = 0; i < es->n; i = group_end(es, i)) {
+		const entry *e = &es->v[i];
+		if (!e->family)
+			continue;
+		out_line(&o, "#if defined(__cplusplus) && %s", g->t->have_runtime);
+		out_line(&o, "static inline %s aot_%s_%s_launch(%s)\n{", g->t->error_t, e->family, tag, e->launch.text);
+		strbuf_printf(&o.sb, "\treturn aot_%s_%s_launch(", e->kernel, tag);
+		for (int j = 0; j < e->launch.n; j++)
+			strbuf_printf(&o.sb, "%s%s", j ? ", " : "", e->launch.names[j]);
+		out_line(&o, ");\n}\n#endif\n");
+	}
 	out_line(&o, "#endif");
 	return o.sb.data;
 }

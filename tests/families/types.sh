@@ -7,7 +7,9 @@
 #   CUDA: tests/families/scale_types.cu (float, __half, __nv_bfloat16)
 #   compiles for sm90 with --compile-only; from made-up databases (times from
 #   a formula, NOT measured) each type emits, and the launchers and a C++
-#   caller of the three overloads compile with nvcc.
+#   caller of the three overloads compile with nvcc; aotc link joins sm80 and
+#   sm90 of the three types and its header overloads the linked launcher;
+#   hipcc builds the float and __half launchers for gfx90a.
 #   Errors: bad AOTC_TYPES are told once each, with their line, exit 1.
 # Usage: types.sh AOTC REPO_ROOT
 aotc=$1
@@ -253,6 +255,24 @@ cudaError_t all(int n, const float *a, float *b, const __half *c, __half *d, con
 END
 try "cuda: one C++ caller of aot_scale_cuda_sm90_launch for float, __half and __nv_bfloat16 compiles" \
 	"$nvcc" -std=c++17 -arch=sm_90 -I cout -c -o caller.o caller.cu
+# aotc link: sm80 from the same made-up databases relabelled; one linked
+# dispatch for the three types, whose header overloads the linked launcher.
+for f in cdb/*.cuda_made_up_sm90.json; do
+	sed 's/"sm90"/"sm80"/; s/cuda_made_up_sm90/cuda_made_up_sm80/' "$f" >"${f%sm90.json}sm80.json"
+done
+"$aotc" emit "$src/scale_types.cu" --arch sm80 --db cdb -o c80 >log 2>&1 &&
+	mkdir -p lout && "$aotc" link cout c80 -o lout/aot_scale.c >>log 2>&1
+st=$?
+n=$(grep -c "^static inline cudaError_t aot_scale_cuda_launch(" lout/aot_scale.h 2>/dev/null)
+if [ $st -eq 0 ] && [ "$n" -eq 3 ]; then
+	ok "cuda: aotc link of sm80 and sm90 joins the three types, its header overloads aot_scale_cuda_launch"
+else
+	bad "cuda: link of typed kernels" "exit $st, $n overloads" "$(tail -5 log)"
+fi
+sed 's/_aot_scale_f32_cuda_sm90.h/aot_scale.h/; /_aot_scale_f16_cuda_sm90.h/d; /_aot_scale_bf16_cuda_sm90.h/d; s/aot_scale_cuda_sm90_launch/aot_scale_cuda_launch/g' caller.cu >lcaller.cu
+try "cuda: the linked launcher and a caller of its overloads compile (nvcc, sm_80 and sm_90)" \
+	"$nvcc" -std=c++17 -gencode arch=compute_80,code=sm_80 -gencode arch=compute_90,code=sm_90 \
+	-I "$src" -I lout -I cout -I c80 -c lout/aot_scale.cu lcaller.cu
 hipcc=$(command -v hipcc || true)
 if "$aotc" emit "$src/scale_types.cu" --arch gfx90a --db cdb -o hout >log 2>&1 &&
 	[ -f hout/_aot_scale_bf16_rocm_gfx90a.hip ]; then
