@@ -730,19 +730,95 @@ static void parse_types(aparser *p)
 	claim(p->m, k, name);
 }
 
-static void parse_tolerance(aparser *p)
+/* A tolerance as AOTC_TOLERANCE takes it: a finite number >= 0. */
+static bool parse_tolerance_value(aparser *p, double *t)
 {
 	aotc_loc loc = p->l.tok.loc;
-	double t;
-	if (!parse_number(p, &t) || !expect_end(p))
-		return;
-	if (!(t >= 0) || isinf(t)) {
+	if (!parse_number(p, t))
+		return false;
+	if (!(*t >= 0) || isinf(*t)) {
 		diag_error(p->d, loc, "AOTC_TOLERANCE must be a finite number >= 0");
+		p->errors++;
+		return false;
+	}
+	return true;
+}
+
+/* tolerance -> NUMBER | [NUMBER ','] TYPE '=' NUMBER (',' TYPE '=' NUMBER)*:
+ * one tolerance for every type, and with AOTC_TYPES one per type (TYPE one
+ * of them, spelt any way that names its tag). The kernel of one type keeps
+ * its own, else the one for every type, else none (the element type's
+ * default). */
+static void parse_tolerance(aparser *p)
+{
+	kernel *k = p->k;
+	bool have_all = false, have_mine = false;
+	double all = 0, mine = 0;
+	aotc_dtype seen[16];
+	int nseen = 0;
+	do {
+		aotc_loc loc = p->l.tok.loc;
+		if (p->l.tok.kind != TOK_IDENT) {
+			if (have_all) {
+				diag_error(p->d, loc, "AOTC_TOLERANCE: one tolerance for every type at most; give the others as TYPE = value");
+				p->errors++;
+				return;
+			}
+			if (!parse_tolerance_value(p, &all))
+				return;
+			have_all = true;
+			continue;
+		}
+		strbuf sb;
+		strbuf_init(&sb);
+		while (p->l.tok.kind == TOK_IDENT) {
+			if (sb.len)
+				strbuf_putc(&sb, ' ');
+			strbuf_putn(&sb, p->l.tok.start, p->l.tok.len);
+			lexer_next(&p->l);
+		}
+		const char *type = arena_strdup(&p->m->arena, sb.data);
+		strbuf_finish(&sb);
+		double t;
+		if (!expect(p, "=") || !parse_tolerance_value(p, &t))
+			return;
+		aotc_dtype dt = dtype_of_spelling(type);
+		int listed = -1;
+		for (int i = 0; i < k->ntypes && dt != DT_OTHER; i++)
+			if (dtype_of_spelling(k->types[i]) == dt)
+				listed = i;
+		if (!k->ntypes) {
+			diag_error(p->d, loc, "AOTC_TOLERANCE: '%s = ...' is for a kernel with AOTC_TYPES; give one number", type);
+			p->errors++;
+			return;
+		}
+		if (listed < 0) {
+			diag_error(p->d, loc, "AOTC_TOLERANCE: '%s' is not one of the types of AOTC_TYPES", type);
+			p->errors++;
+			return;
+		}
+		for (int i = 0; i < nseen; i++)
+			if (seen[i] == dt) {
+				diag_error(p->d, loc, "AOTC_TOLERANCE: '%s' given twice", type);
+				p->errors++;
+				return;
+			}
+		if (nseen < (int)COUNTOF(seen))
+			seen[nseen++] = dt;
+		if (k->type_tag && strcmp(dtype_name(dt), k->type_tag) == 0) {
+			have_mine = true;
+			mine = t;
+		}
+	} while (lexer_accept(&p->l, ","));
+	if (!expect_end(p) || nerrors(p))
+		return;
+	if (k->has_tolerance) {
+		diag_error(p->d, p->loc, "AOTC_TOLERANCE given twice");
 		p->errors++;
 		return;
 	}
-	p->k->has_tolerance = true;
-	p->k->tolerance = t;
+	k->has_tolerance = have_mine || have_all;
+	k->tolerance = have_mine ? mine : all;
 }
 
 int ir_annotate(aotc_module *m, kernel *k, const char *kind, const char *text,

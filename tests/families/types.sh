@@ -161,6 +161,17 @@ else
 	bad "host: IR JSON round trip" "$(tail -5 log; diff call cir | head -5)"
 fi
 
+# AOTC_TOLERANCE per type: one for every type, another for double
+sed 's/^AOTC_TYPES(T, float, double)$/&\nAOTC_TOLERANCE(1e-6, double = 1e-12)/' axpy_types.cpp >tol.cpp
+if "$aotc" parse tol.cpp >tol.json 2>log && python3 -c '
+import json, sys
+t = {k["type_key"]["tag"]: k["tolerance"] for k in json.load(open("tol.json"))["kernels"]}
+sys.exit(t != {"f32": 1e-6, "f64": 1e-12})'; then
+	ok "host: AOTC_TOLERANCE(1e-6, double = 1e-12): float 1e-6, double 1e-12"
+else
+	bad "host: AOTC_TOLERANCE per type" "$(cat log; grep -o '"tolerance": [^,]*' tol.json)"
+fi
+
 # ---- errors -----------------------------------------------------------------
 # bad_types LINE MESSAGE AT: axpy_types.cpp with its AOTC_TYPES line replaced
 # by LINE: exit 1, MESSAGE once (not once per type), at line:column AT
@@ -181,6 +192,9 @@ bad_types "AOTC_TYPES(MODE, float)" "'MODE' is not a type template parameter of 
 bad_types "AOTC_TYPES(T, float, Foo)" "'Foo' is not a type aotc fills and compares" "8:22"
 bad_types "AOTC_TYPES(T)" "give 'T' and at least one type" "8:12"
 bad_types "AOTC_TOLERANCE(0.001)" "type template parameter 'T' needs a default or AOTC_TYPES" "7:17"
+bad_types "AOTC_TYPES(T, float, double) AOTC_TOLERANCE(__half = 1e-2)" "'__half' is not one of the types of AOTC_TYPES" "8:45"
+bad_types "AOTC_TYPES(T, float, double) AOTC_TOLERANCE(float = 1e-5, float = 1e-4)" "'float' given twice" "8:59"
+bad_types "AOTC_TYPES(T, float, double) AOTC_TOLERANCE(1e-5, 1e-4)" "one tolerance for every type at most" "8:51"
 
 # ---- CUDA: compile-only and emit from made-up databases -----------------------
 nvcc=/usr/local/cuda/bin/nvcc
