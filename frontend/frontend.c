@@ -1810,6 +1810,17 @@ static aotc_module *parse_here(const char *path, const frontend_options *opt, js
 		}
 		build_kernel(&w, f);
 	}
+	/* A type of AOTC_TYPES is named name_tag downstream: no other kernel
+	 * may be. */
+	for (int i = 0; i < m->nkernels; i++)
+		for (int j = 0; j < i; j++)
+			if (strcmp(m->kernels[i].id, m->kernels[j].id) == 0 && m->kernels[i].loc.line != m->kernels[j].loc.line) {
+				const kernel *typed = m->kernels[i].type_tag ? &m->kernels[i] : &m->kernels[j];
+				const kernel *other = typed == &m->kernels[i] ? &m->kernels[j] : &m->kernels[i];
+				diag_error(d, other->loc, "kernel '%s' has the name of type %s of '%s' (AOTC_TYPES); rename one",
+				           other->id, typed->type_tag, typed->name);
+				diag_note(d, typed->loc, "'%s' declared here", typed->name);
+			}
 	m->source = (const_source){0}; /* w and the translation unit end here */
 	if (d->errors > errors_before)
 		goto fail;

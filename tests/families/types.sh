@@ -196,6 +196,30 @@ bad_types "AOTC_TYPES(T, float, double) AOTC_TOLERANCE(__half = 1e-2)" "'__half'
 bad_types "AOTC_TYPES(T, float, double) AOTC_TOLERANCE(float = 1e-5, float = 1e-4)" "'float' given twice" "8:59"
 bad_types "AOTC_TYPES(T, float, double) AOTC_TOLERANCE(1e-5, 1e-4)" "one tolerance for every type at most" "8:51"
 
+# a kernel named like one of the types
+cp axpy_types.cpp clash.cpp
+cat >>clash.cpp <<'END'
+
+template <int U>
+AOTC_TUNE(U, 1, 2)
+AOTC_BUFFER(x, n, in)
+AOTC_BUFFER(y, n, inout)
+AOTC_VALUE(a, 0.5)
+AOTC_SHAPES(n = {4096})
+void axpy_f64(int n, double a, const double *x, double *y)
+{
+    for (int i = 0; i < n; ++i)
+        y[i] += a * x[i];
+}
+END
+"$aotc" configs clash.cpp >bad.out 2>bad.err
+st=$?
+if [ $st -eq 1 ] && grep -q "^clash.cpp:45:6: error: kernel 'axpy_f64' has the name of type f64 of 'axpy'" bad.err; then
+	ok "error: a kernel named axpy_f64 beside axpy of AOTC_TYPES(T, float, double)"
+else
+	bad "error for a kernel named like a type" "exit $st" "$(head -5 bad.err)"
+fi
+
 # ---- CUDA: compile-only and emit from made-up databases -----------------------
 nvcc=/usr/local/cuda/bin/nvcc
 [ -x "$nvcc" ] || nvcc=$(command -v nvcc || true)
