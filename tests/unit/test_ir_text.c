@@ -2,6 +2,7 @@
  * what the frontend writes passes, anything that could end a declaration,
  * an argument list or a comment does not. */
 #include <stdio.h>
+#include <string.h>
 
 #include "ir.h"
 
@@ -67,6 +68,29 @@ int main(void)
 	expect(ir_source_hash_ok("3c82c834ec3651c2c4b4458429cb54e"), false, "ir_source_hash_ok", "31");
 	expect(ir_source_hash_ok("*/\n#include </etc/shadow>\n/*xxxx"), false, "ir_source_hash_ok",
 	       "payload");
+	/* A template reference's instance (AOTC_TYPES): name<type>, nothing more. */
+	static const char *const routines_ok[] = {"ref", "ref<float>", "ref<__nv_bfloat16>", "ref<unsigned int>"};
+	static const char *const routines_bad[] = {
+		"", "ref<>", "ref<float", "ref float>", "<float>", "ref<float>>", "ref<Foo<int>>", "ref<float>x",
+		"ref<float); system(\"x\"); (void)(0>", "ns::ref<float>", "ref<float *>(x)",
+	};
+	for (size_t i = 0; i < COUNTOF(routines_ok); i++)
+		expect(ir_is_routine_name(routines_ok[i]), true, "ir_is_routine_name", routines_ok[i]);
+	for (size_t i = 0; i < COUNTOF(routines_bad); i++)
+		expect(ir_is_routine_name(routines_bad[i]), false, "ir_is_routine_name", routines_bad[i]);
+	/* The spellings AOTC_TYPES takes, by tag. */
+	static const struct {
+		const char *spelling, *tag;
+	} spellings[] = {
+		{"float", "f32"}, {"double", "f64"}, {"__half", "f16"}, {"half", "f16"}, {"__nv_bfloat16", "bf16"},
+		{"nv_bfloat16", "bf16"}, {"int", "i32"}, {"unsigned int", "u32"}, {"unsigned", "u32"},
+		{"long long", "i64"}, {"uint8_t", "u8"}, {"size_t", "u64"},
+	};
+	for (size_t i = 0; i < COUNTOF(spellings); i++)
+		expect(strcmp(dtype_name(dtype_of_spelling(spellings[i].spelling)), spellings[i].tag) == 0, true,
+		       "dtype_of_spelling", spellings[i].spelling);
+	expect(dtype_of_spelling("floatX") == DT_OTHER, true, "dtype_of_spelling", "floatX");
+	expect(dtype_of_spelling("float4") == DT_OTHER, true, "dtype_of_spelling", "float4");
 	printf("%d passed, %d failed\n", passed, failed);
 	return failed != 0;
 }
