@@ -1,17 +1,18 @@
 #!/bin/bash
-# AOTC_TYPES on the H200, in one device call from the repository root with
-# the Debian build carried along (carry: ["build/aotc"]):
+# AOTC_TYPES on an sm90 GPU (H100 or H200), in one device call from the
+# repository root with the Debian build carried along (carry: ["build/aotc"]):
 #   1. tests/families/scale_types.cu tuned for float, __half and
 #      __nv_bfloat16 (each against scale_ref<T> on the host);
 #   2. emitted for sm90, the three launchers built with nvcc into one program
 #      that calls aot_scale_cuda_sm90_launch for each type on a shape the
 #      tuner never saw and checks every element (2x is exact in all three).
-# Output: $OUT/types-h200.txt and the three databases.
+# Output: $OUT/types-sm90.txt and the three databases. Run on an H100 on
+# 2026-12-05 (no H200 could be started): tests/families/device/.
 set -uo pipefail
 OUT=${OUT:-out}
 mkdir -p "$OUT"
 OUT=$(cd "$OUT" && pwd)
-exec > >(tee -a "$OUT/types-h200.txt") 2>&1
+exec > >(tee -a "$OUT/types-sm90.txt") 2>&1
 . tools/device-libs.sh
 export AOTC_CACHE_DIR=/tmp/aotc-cache
 db=/tmp/types-db
