@@ -3,7 +3,8 @@
 #   host: tests/families/axpy_types.cpp tuned for real for float and double
 #   (a planted MODE makes the float dispatch choose MODE 0 and the double one
 #   MODE 1), emitted, and called from C (both typed launchers) and from C++
-#   (the overload named without the type); a second compile is byte-identical.
+#   (the overload named without the type); a second compile is byte-identical;
+#   AOTC_RECORD, tune --shapes, report and eval go by each type's id.
 #   CUDA: tests/families/scale_types.cu (float, __half, __nv_bfloat16)
 #   compiles for sm90 with --compile-only; from made-up databases (times from
 #   a formula, NOT measured) each type emits, and the launchers and a C++
@@ -133,18 +134,35 @@ if [ $built -eq 0 ] && g++ -std=c++17 -Wall -Werror -I out -o runpp run.cpp l32.
 else
 	bad "host: C++ overloads" "$(tail -10 log; cat runpp.out 2>/dev/null)"
 fi
-if grep -q '"axpy_f32", "host"' out/_aot_axpy_f32_host.cpp; then
-	ok "host: AOTC_RECORD names the type (axpy_f32)"
-else
-	bad "host: AOTC_RECORD kernel name" "$(grep -n '"axpy' out/_aot_axpy_f32_host.cpp | head -3)"
-fi
-
 cp -r out out1
 "$aotc" compile axpy_types.cpp --arch host --db db -o out >run2.log 2>&1
 if [ $? -eq 0 ] && diff -r out out1 >/dev/null && [ "$(grep -c '^0 measurements taken' run2.log)" -eq 2 ]; then
 	ok "host: a second compile measures nothing and emits byte-identical files"
 else
 	bad "host: second compile" "$(diff -r out out1 | head -5; tail -5 run2.log)"
+fi
+
+# AOTC_RECORD: one program, both types: the record keeps each under its id,
+# and tune --shapes takes the type's own rows.
+rm -f rec.json
+if [ -x run ] && AOTC_RECORD=rec.json ./run >/dev/null 2>&1 && python3 -c '
+import json, sys
+k = json.load(open("rec.json"))["kernels"]
+sys.exit(sorted(k) != ["axpy_f32", "axpy_f64"] or k["axpy_f64"][0]["shape"] != {"n": 3000})' &&
+	"$aotc" tune axpy_types.cpp --arch host --db db --kernel axpy_f64 --shapes rec.json >rec.log 2>&1 &&
+	grep -q "^AUTOTUNE axpy_f64: 4 configurations x 1 shapes" rec.log; then
+	ok "host: AOTC_RECORD keeps each type under its id; tune --kernel axpy_f64 --shapes takes its rows"
+else
+	bad "host: AOTC_RECORD per type" "$(cat rec.json 2>/dev/null | head -12; tail -5 rec.log 2>/dev/null)"
+fi
+# report and eval go by the id
+if "$aotc" report db/axpy_f64.*.json >rep.out 2>&1 && head -1 rep.out | grep -q "^axpy_f64 on host_" &&
+	printf '[{"n": 5000}, {"n": 70000}]' >held.json &&
+	"$aotc" eval axpy_types.cpp --arch host --db db --kernel axpy_f32 --shapes held.json >eval.out 2>&1 &&
+	grep -q "^EVAL axpy_f32: " eval.out && ! grep -q "EVAL axpy_f64" eval.out; then
+	ok "host: report and eval (--kernel axpy_f32) name the type"
+else
+	bad "host: report/eval per type" "$(head -2 rep.out; tail -5 eval.out)"
 fi
 
 "$aotc" configs axpy_types.cpp --kernel axpy_f64 >c64 2>&1
