@@ -658,6 +658,25 @@ static void parse_extern(aparser *p)
 	ARENA_PUSH(&p->m->arena, p->k->externs, p->k->nexterns, ecap, e);
 }
 
+/* type -> IDENT+ ("float", "unsigned int"): the words joined by one space,
+ * in the arena; NULL (nothing consumed) when the token is no identifier. */
+static const char *parse_type_words(aparser *p)
+{
+	if (p->l.tok.kind != TOK_IDENT)
+		return NULL;
+	strbuf sb;
+	strbuf_init(&sb);
+	while (p->l.tok.kind == TOK_IDENT) {
+		if (sb.len)
+			strbuf_putc(&sb, ' ');
+		strbuf_putn(&sb, p->l.tok.start, p->l.tok.len);
+		lexer_next(&p->l);
+	}
+	const char *type = arena_strdup(&p->m->arena, sb.data);
+	strbuf_finish(&sb);
+	return type;
+}
+
 /* types -> TPARAM (',' TYPE)+, TYPE one or more identifiers ("unsigned int"):
  * the kernel's type parameter and the types it is tuned and dispatched for. */
 static void parse_types(aparser *p)
@@ -690,21 +709,11 @@ static void parse_types(aparser *p)
 	size_t cap = 0, lcap = 0;
 	while (lexer_accept(&p->l, ",")) {
 		aotc_loc loc = p->l.tok.loc;
-		strbuf sb;
-		strbuf_init(&sb);
-		while (p->l.tok.kind == TOK_IDENT) {
-			if (sb.len)
-				strbuf_putc(&sb, ' ');
-			strbuf_putn(&sb, p->l.tok.start, p->l.tok.len);
-			lexer_next(&p->l);
-		}
-		if (!sb.len) {
-			strbuf_finish(&sb);
+		const char *type = parse_type_words(p);
+		if (!type) {
 			parse_ident(p, "a type");
 			return;
 		}
-		const char *type = arena_strdup(&p->m->arena, sb.data);
-		strbuf_finish(&sb);
 		aotc_dtype dt = dtype_of_spelling(type);
 		if (dt == DT_OTHER || dt == DT_BOOL) {
 			diag_error(p->d, loc, "AOTC_TYPES: '%s' is not a type aotc fills and compares (float, double, __half, __nv_bfloat16, int8_t ... uint64_t, int, unsigned, ...)",
@@ -769,16 +778,7 @@ static void parse_tolerance(aparser *p)
 			have_all = true;
 			continue;
 		}
-		strbuf sb;
-		strbuf_init(&sb);
-		while (p->l.tok.kind == TOK_IDENT) {
-			if (sb.len)
-				strbuf_putc(&sb, ' ');
-			strbuf_putn(&sb, p->l.tok.start, p->l.tok.len);
-			lexer_next(&p->l);
-		}
-		const char *type = arena_strdup(&p->m->arena, sb.data);
-		strbuf_finish(&sb);
+		const char *type = parse_type_words(p);
 		double t;
 		if (!expect(p, "=") || !parse_tolerance_value(p, &t))
 			return;
