@@ -794,6 +794,10 @@ aotc_module *ir_from_json(const char *text, size_t len, const char *path, diags 
 		snprintf(where, sizeof where, "kernels[%zu]", i);
 		r.where = where;
 		rkernel(&r, json_array_get(ks, i));
+		/* databases, dispatches and emitted files go by the id */
+		for (int j = 0; !r.errors && j + 1 < m->nkernels; j++)
+			if (strcmp(m->kernels[j].id, m->kernels[m->nkernels - 1].id) == 0)
+				bad(&r, arena_printf(&m->arena, "a second kernel '%s'", m->kernels[j].id));
 	}
 	if (r.errors) {
 		ir_module_destroy(m);

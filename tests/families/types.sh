@@ -190,6 +190,37 @@ else
 	bad "host: AOTC_TOLERANCE per type" "$(cat log; grep -o '"tolerance": [^,]*' tol.json)"
 fi
 
+# IR JSON that lies about the types is refused, with what is wrong
+if python3 - "$aotc" >irbad.log 2>&1 <<'END'
+import copy, json, subprocess, sys
+base = json.load(open("ir.json"))
+cases = [
+    ("a tag the default does not have", lambda d: d["kernels"][0]["type_key"].update(tag="f64"),
+     "type_key must name a type template parameter whose default has that tag"),
+    ("a non-type parameter as the key", lambda d: d["kernels"][0]["type_key"].update(param="MODE"),
+     "type_key must name a type template parameter"),
+    ("a template reference without a key", lambda d: d["kernels"][0].pop("type_key"),
+     "a template reference (reference.template) belongs to a kernel with a type_key"),
+    ("the same type twice", lambda d: d["kernels"].__setitem__(1, copy.deepcopy(d["kernels"][0])),
+     "kernels[1]: a second kernel 'axpy_f32'"),
+]
+fails = 0
+for name, change, want in cases:
+    d = copy.deepcopy(base)
+    change(d)
+    json.dump(d, open("irbad.json", "w"))
+    r = subprocess.run([sys.argv[1], "configs", "irbad.json"], capture_output=True, text=True)
+    if r.returncode != 1 or want not in r.stderr:
+        fails += 1
+        print("%s: exit %d, %s" % (name, r.returncode, r.stderr[:200]))
+sys.exit(fails != 0)
+END
+then
+	ok "host: IR JSON with a wrong type_key, a stray template reference or a type twice is refused"
+else
+	bad "host: hostile IR JSON" "$(cat irbad.log)"
+fi
+
 # ---- errors -----------------------------------------------------------------
 # bad_types LINE MESSAGE AT: axpy_types.cpp with its AOTC_TYPES line replaced
 # by LINE: exit 1, MESSAGE once (not once per type), at line:column AT
