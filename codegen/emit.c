@@ -1506,34 +1506,62 @@ static void launcher_params(strbuf *sb, const kernel *k)
 	}
 }
 
-/* One type of AOTC_TYPES: the C++ launcher named without the type, which
- * the buffers' types pick among the headers of every type included. */
+bool emit_type_headers(out *o, const emit_target *t, bool half, bool bf16)
+{
+	half = half && t->half_header;
+	bf16 = bf16 && t->bf16_header;
+	if (!half && !bf16)
+		return false;
+	out_line(o, "#if %s", t->have_runtime);
+	if (half)
+		out_line(o, "#include <%s>", t->half_header);
+	if (bf16)
+		out_line(o, "#include <%s>", t->bf16_header);
+	out_line(o, "#endif");
+	return true;
+}
+
+void emit_type_overload(out *o, const emit_target *t, const char *name, const char *params,
+                        const char *callee, const char *const *args, int nargs)
+{
+	if (t->device)
+		out_line(o, "#if defined(__cplusplus) && (%s)", t->have_runtime);
+	else
+		out_line(o, "#ifdef __cplusplus");
+	out_line(o, "static inline %s %s(%s)\n{", t->error_t, name, params);
+	strbuf_printf(&o->sb, "\treturn %s(", callee);
+	for (int i = 0; i < nargs; i++)
+		strbuf_printf(&o->sb, "%s%s", i ? ", " : "", args[i]);
+	out_line(o, ");\n}\n#endif\n");
+}
+
+/* One type of AOTC_TYPES: its launcher under the name without the type. */
 static void type_overload(out *o, const ctx *c)
 {
 	const kernel *k = c->k;
-	const target *t = c->t;
-	out_line(o, "#ifdef __cplusplus");
-	if (t->device)
-		out_line(o, "#if %s", t->have_runtime);
-	out_line(o, "/* %s_launch for %s buffers (AOTC_TYPES): the headers of the other types", c->family,
-	         k->tparams[k->type_tparam].default_text);
-	out_line(o, " * add their own overloads. */");
-	strbuf_printf(&o->sb, "static inline %s %s_launch(", t->device ? t->error_t : "int", c->family);
-	launcher_params(&o->sb, k);
-	if (t->device)
-		strbuf_printf(&o->sb, ", %s aot_stream", t->stream_t);
-	strbuf_printf(&o->sb, ")\n{\n\treturn %s_launch(", c->prefix);
-	bool first = true;
-	for (int i = 0; i < k->nparams; i++) {
-		if (!launcher_takes(k, i))
-			continue;
-		strbuf_printf(&o->sb, "%s%s", first ? "" : ", ", k->params[i].name);
-		first = false;
+	strbuf params, name, callee;
+	strbuf_init(&params);
+	strbuf_init(&name);
+	strbuf_init(&callee);
+	launcher_params(&params, k);
+	const char **args = xcalloc((size_t)k->nparams + 2, sizeof *args);
+	int n = 0;
+	for (int i = 0; i < k->nparams; i++)
+		if (launcher_takes(k, i))
+			args[n++] = k->params[i].name;
+	if (c->t->device) {
+		strbuf_printf(&params, "%s%s aot_stream", n ? ", " : "", c->t->stream_t);
+		args[n++] = "aot_stream";
 	}
-	strbuf_printf(&o->sb, "%s);\n}\n", t->device ? (first ? "aot_stream" : ", aot_stream") : "");
-	if (t->device)
-		out_line(o, "#endif");
-	out_raw(o, "#endif\n\n");
+	strbuf_printf(&name, "%s_launch", c->family);
+	strbuf_printf(&callee, "%s_launch", c->prefix);
+	out_line(o, "/* For %s buffers (AOTC_TYPES); the other types' headers add their own. */",
+	         k->tparams[k->type_tparam].default_text);
+	emit_type_overload(o, c->t, name.data, params.data, callee.data, args, n);
+	free(args);
+	strbuf_finish(&params);
+	strbuf_finish(&name);
+	strbuf_finish(&callee);
 }
 
 static char *header(const ctx *c)
@@ -1556,15 +1584,7 @@ static char *header(const ctx *c)
 		half |= k->params[i].dtype == DT_F16;
 		bf16 |= k->params[i].dtype == DT_BF16;
 	}
-	/* C++ headers: outside the extern "C" block */
-	if (t->device && ((half && t->half_header) || (bf16 && t->bf16_header))) {
-		strbuf_printf(&o.sb, "#if %s\n", t->have_runtime);
-		if (half && t->half_header)
-			out_line(&o, "#include <%s>", t->half_header);
-		if (bf16 && t->bf16_header)
-			out_line(&o, "#include <%s>", t->bf16_header);
-		out_line(&o, "#endif");
-	}
+	emit_type_headers(&o, t, half, bf16);
 	out_raw(&o, "\n#ifdef __cplusplus\nextern \"C\" {\n#endif\n\n");
 	out_line(&o, "/* Which emit wrote these files (docs/cli.md): the dispatch defines the symbol,");
 	out_line(&o, " * the launcher refers to it, and both check the macro. */");

@@ -60,6 +60,21 @@ typedef struct emit_target {
 
 const emit_target *emit_target_of(arch_kind kind);
 
+struct out;
+
+/* What a header of t's launchers includes before its extern "C" block when
+ * they take half or bfloat16 buffers: the C++ headers declaring those
+ * types, under t's runtime guard (emit's headers and aotc link's). Returns
+ * whether it wrote any. */
+bool emit_type_headers(struct out *o, const emit_target *t, bool half, bool bf16);
+
+/* The C++ launcher named without the type of AOTC_TYPES, which the buffers'
+ * types pick among the overloads of every type's header:
+ * `static inline <t's error type> name(params) { return callee(args); }`
+ * under __cplusplus and, for a device target, its runtime guard. */
+void emit_type_overload(struct out *o, const emit_target *t, const char *name, const char *params,
+                        const char *callee, const char *const *args, int nargs);
+
 /* "cuda_sm90", "host", "rocm_gfx90a" into buf. */
 void emit_arch_tag(const char *arch, char *buf, size_t n);
 

@@ -801,14 +801,8 @@ static char *gen_h(const gen *g)
 		half |= strstr(es->v[i].launch.text, "half") != NULL;
 		bf16 |= strstr(es->v[i].launch.text, "bfloat16") != NULL;
 	}
-	if ((half && g->t->half_header) || (bf16 && g->t->bf16_header)) {
-		out_line(&o, "#if %s", g->t->have_runtime);
-		if (half && g->t->half_header)
-			out_line(&o, "#include <%s>", g->t->half_header);
-		if (bf16 && g->t->bf16_header)
-			out_line(&o, "#include <%s>", g->t->bf16_header);
-		out_line(&o, "#endif\n");
-	}
+	if (emit_type_headers(&o, g->t, half, bf16))
+		out_raw(&o, "\n");
 	out_line(&o, "#ifdef __cplusplus\nextern \"C\" {\n#endif\n");
 	out_line(&o, "/* Which link wrote these files (docs/cli.md): the C file defines the symbol,");
 	out_line(&o, " * the launcher refers to it, and both check the macro. */");
@@ -852,12 +846,11 @@ static char *gen_h(const gen *g)
 		const entry *e = &es->v[i];
 		if (!e->family)
 			continue;
-		out_line(&o, "#if defined(__cplusplus) && %s", g->t->have_runtime);
-		out_line(&o, "static inline %s aot_%s_%s_launch(%s)\n{", g->t->error_t, e->family, tag, e->launch.text);
-		strbuf_printf(&o.sb, "\treturn aot_%s_%s_launch(", e->kernel, tag);
-		for (int j = 0; j < e->launch.n; j++)
-			strbuf_printf(&o.sb, "%s%s", j ? ", " : "", e->launch.names[j]);
-		out_line(&o, ");\n}\n#endif\n");
+		char name[300], callee[300];
+		snprintf(name, sizeof name, "aot_%s_%s_launch", e->family, tag);
+		snprintf(callee, sizeof callee, "aot_%s_%s_launch", e->kernel, tag);
+		emit_type_overload(&o, g->t, name, e->launch.text, callee, (const char *const *)e->launch.names,
+		                   e->launch.n);
 	}
 	out_line(&o, "#endif");
 	return o.sb.data;

@@ -1814,7 +1814,7 @@ static aotc_module *parse_here(const char *path, const frontend_options *opt, js
 	 * may be. */
 	for (int i = 0; i < m->nkernels; i++)
 		for (int j = 0; j < i; j++)
-			if (strcmp(m->kernels[i].id, m->kernels[j].id) == 0 && m->kernels[i].loc.line != m->kernels[j].loc.line) {
+			if ((m->kernels[i].type_tag || m->kernels[j].type_tag) && strcmp(m->kernels[i].id, m->kernels[j].id) == 0) {
 				const kernel *typed = m->kernels[i].type_tag ? &m->kernels[i] : &m->kernels[j];
 				const kernel *other = typed == &m->kernels[i] ? &m->kernels[j] : &m->kernels[i];
 				diag_error(d, other->loc, "kernel '%s' has the name of type %s of '%s' (AOTC_TYPES); rename one",

@@ -704,9 +704,8 @@ static void parse_types(aparser *p)
 		return;
 	}
 	const char **types = NULL;
-	aotc_loc *locs = NULL;
-	int n = 0, nl = 0;
-	size_t cap = 0, lcap = 0;
+	int n = 0;
+	size_t cap = 0;
 	while (lexer_accept(&p->l, ",")) {
 		aotc_loc loc = p->l.tok.loc;
 		const char *type = parse_type_words(p);
@@ -728,13 +727,11 @@ static void parse_types(aparser *p)
 				p->errors++;
 			}
 		ARENA_PUSH(&p->m->arena, types, n, cap, type);
-		ARENA_PUSH(&p->m->arena, locs, nl, lcap, loc);
 	}
 	if (!expect_end(p) || nerrors(p))
 		return;
 	k->type_tparam = tp;
 	k->types = types;
-	k->type_locs = locs;
 	k->ntypes = n;
 	claim(p->m, k, name);
 }
@@ -763,8 +760,7 @@ static void parse_tolerance(aparser *p)
 	kernel *k = p->k;
 	bool have_all = false, have_mine = false;
 	double all = 0, mine = 0;
-	aotc_dtype seen[16];
-	int nseen = 0;
+	bool seen[DT_F64 + 1] = {false}; /* per element type: given as TYPE = value */
 	do {
 		aotc_loc loc = p->l.tok.loc;
 		if (p->l.tok.kind != TOK_IDENT) {
@@ -782,29 +778,26 @@ static void parse_tolerance(aparser *p)
 		double t;
 		if (!expect(p, "=") || !parse_tolerance_value(p, &t))
 			return;
-		aotc_dtype dt = dtype_of_spelling(type);
-		int listed = -1;
-		for (int i = 0; i < k->ntypes && dt != DT_OTHER; i++)
-			if (dtype_of_spelling(k->types[i]) == dt)
-				listed = i;
 		if (!k->ntypes) {
 			diag_error(p->d, loc, "AOTC_TOLERANCE: '%s = ...' is for a kernel with AOTC_TYPES; give one number", type);
 			p->errors++;
 			return;
 		}
-		if (listed < 0) {
+		aotc_dtype dt = dtype_of_spelling(type);
+		bool listed = false;
+		for (int i = 0; i < k->ntypes && dt != DT_OTHER; i++)
+			listed |= dtype_of_spelling(k->types[i]) == dt;
+		if (!listed) {
 			diag_error(p->d, loc, "AOTC_TOLERANCE: '%s' is not one of the types of AOTC_TYPES", type);
 			p->errors++;
 			return;
 		}
-		for (int i = 0; i < nseen; i++)
-			if (seen[i] == dt) {
-				diag_error(p->d, loc, "AOTC_TOLERANCE: '%s' given twice", type);
-				p->errors++;
-				return;
-			}
-		if (nseen < (int)COUNTOF(seen))
-			seen[nseen++] = dt;
+		if (seen[dt]) {
+			diag_error(p->d, loc, "AOTC_TOLERANCE: '%s' given twice", type);
+			p->errors++;
+			return;
+		}
+		seen[dt] = true;
 		if (k->type_tag && strcmp(dtype_name(dt), k->type_tag) == 0) {
 			have_mine = true;
 			mine = t;

@@ -257,11 +257,9 @@ void ir_key_type(aotc_module *m, kernel *k, int t)
 	k->id = arena_printf(&m->arena, "%s_%s", k->name, k->type_tag);
 	for (int i = 0; i < k->nparams; i++) {
 		param *p = &k->params[i];
-		if (strcmp(p->elem_type, tp->name) != 0) {
-			p->type = replace_ident(&m->arena, p->type, tp->name, type);
-			continue;
-		}
 		p->type = replace_ident(&m->arena, p->type, tp->name, type);
+		if (strcmp(p->elem_type, tp->name) != 0)
+			continue;
 		p->elem_type = type;
 		p->elem_canon = NULL;
 		p->dtype = dt;

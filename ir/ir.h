@@ -157,7 +157,6 @@ typedef struct kernel {
 	int type_tparam;       /* the keyed type parameter, or -1 */
 	const char *type_tag;  /* dtype_name of the type, or NULL */
 	const char **types;    /* as written in AOTC_TYPES (the frontend's) */
-	aotc_loc *type_locs;
 	int ntypes;
 	bool is_global;        /* __global__ (CUDA/HIP); false: host kernel */
 	bool is_template;
