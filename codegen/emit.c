@@ -102,7 +102,10 @@ typedef struct ctx {
 	char *source;             /* the kernel source as comments name it (source_name) */
 	const char **names;       /* per variant: its name (the dispatch's, made from the IR) */
 	const extern_fn **ext;    /* per variant: its AOTC_EXTERN routine, or NULL */
+	const kernel **fn;        /* per variant: the function it is of: k, or an AOTC_ALTERNATIVE */
 	bool any_ext;             /* some variant is a routine */
+	bool any_alt;             /* some variant is an alternative's */
+	bool any_launcher;        /* some variant is a host launcher's */
 	bool any_kernel;          /* some variant is the kernel's */
 	uint64_t set;             /* the set hash (outdir.h); 0 while it is being computed */
 } ctx;
@@ -301,7 +304,32 @@ typedef struct dctx {
 	ival *any;                /* ... and where nothing is checked (launch_dims' arguments) */
 	bool need_shape;          /* select() has a fits check or per-shape values (aot_shape) */
 	bool need_values;         /* per-variant values (aot_values) */
+	/* The function whose per-variant code (aot_values, aot_dims, aot_valid)
+	 * is being written: the kernel, or with alternatives each in turn,
+	 * into functions named with sfx ("_rowsum_blocked"). */
+	const kernel *f;
+	const char *sfx;
 } dctx;
+
+/* Whether variant v is one of x->f's (not a routine, not another function's). */
+static bool of_f(const dctx *x, int v) { return !x->c->ext[v] && x->c->fn[v] == x->f; }
+
+/* Each tunable's range over the variants of x->f. */
+static void tunable_ranges(dctx *x)
+{
+	const ctx *c = x->c;
+	for (int t = 0; t < x->f->ntunables; t++) {
+		x->tun[t] = (ival){INT64_MAX, INT64_MIN};
+		for (int v = 0; v < c->nvars; v++)
+			if (of_f(x, v)) {
+				int64_t tv = c->dp->variants[v].values[t];
+				x->tun[t].lo = tv < x->tun[t].lo ? tv : x->tun[t].lo;
+				x->tun[t].hi = tv > x->tun[t].hi ? tv : x->tun[t].hi;
+			}
+		if (x->tun[t].lo > x->tun[t].hi)
+			x->tun[t] = (ival){0, 0};
+	}
+}
 
 static ival type_range(const param *p)
 {
@@ -332,7 +360,7 @@ static void put_annotation(strbuf *sb, const ctx *c, const char *kind, const aex
 
 static cx_env env_of(dctx *x, const int64_t *tv, const ival *par, bool *tun_used)
 {
-	return (cx_env){.k = x->c->k, .tv = tv, .tun = x->tun, .par = par, .tun_used = tun_used,
+	return (cx_env){.k = x->f, .tv = tv, .tun = x->tun, .par = par, .tun_used = tun_used,
 	                .helpers = x->helpers, .err = "aot_e"};
 }
 
@@ -507,7 +535,7 @@ static void unused_args(out *o, const kernel *k, bool shapes_only, const char *b
 static void values_function(out *o, dctx *x)
 {
 	const ctx *c = x->c;
-	const kernel *k = c->k;
+	const kernel *k = x->f;
 	out b = {.indent = 1};
 	strbuf_init(&b.sb);
 	bool used[k->ntunables + 1], err = false;
@@ -544,7 +572,7 @@ static void values_function(out *o, dctx *x)
 	}
 	strbuf_puts(&o->sb, "/* The AOTC_VALUEs over tunables of variant aot_v: 0, or 1 when one cannot be\n"
 	                    " * evaluated or does not fit its parameter. */\n");
-	strbuf_puts(&o->sb, "static int aot_values(int aot_v");
+	strbuf_printf(&o->sb, "static int aot_values%s(int aot_v", x->sfx);
 	args(&o->sb, k, false, true);
 	for (int i = 0; i < k->nparams; i++)
 		if (ir_param_per_variant(k, i))
@@ -581,7 +609,7 @@ static void put_dim(out *b, int d, const char *val)
 static void dims_function(out *o, dctx *x)
 {
 	const ctx *c = x->c;
-	const kernel *k = c->k;
+	const kernel *k = x->f;
 	out b = {.indent = 1};
 	strbuf_init(&b.sb);
 	bool used[k->ntunables + 1], err = false;
@@ -599,7 +627,7 @@ static void dims_function(out *o, dctx *x)
 				par[i] = type_range(&k->params[i]);
 			}
 		out_line(&b, "%s;", decl.data);
-		strbuf_printf(&b.sb, "\tif (aot_values(aot_v");
+		strbuf_printf(&b.sb, "\tif (aot_values%s(aot_v", x->sfx);
 		args(&b.sb, k, false, false);
 		strbuf_printf(&b.sb, "%s))\n\t\treturn 1;\n", call.data);
 		strbuf_finish(&decl);
@@ -677,11 +705,11 @@ static void dims_function(out *o, dctx *x)
 	strbuf_printf(&o->sb, "/* The launch of variant aot_v: 0, or 1 when it cannot be evaluated or exceeds\n"
 	                      " * what any CUDA device launches: grid.x < 2^31, grid.y and grid.z <= 65535,\n"
 	                      " * block <= 1024 x 1024 x 64, at most 1024 threads%s. */\n", c->t->limits_note);
-	strbuf_puts(&o->sb, "static int aot_dims(int aot_v");
+	strbuf_printf(&o->sb, "static int aot_dims%s(int aot_v", x->sfx);
 	args(&o->sb, k, false, true);
 	strbuf_puts(&o->sb, ", uint32_t aot_grid[3], uint32_t aot_block[3], uint32_t *aot_smem)\n{\n");
 	o->indent = 1;
-	if (c->any_ext) {
+	if (c->any_ext && !x->sfx[0]) { /* with alternatives, aot_dims says so */
 		strbuf ifs;
 		strbuf_init(&ifs);
 		for (int v = 0; v < c->nvars; v++)
@@ -749,7 +777,7 @@ static bool divides_by_tunable(const expr *e)
 static bool valid_if_mask(out *b, dctx *x, int i, bool *used)
 {
 	const ctx *c = x->c;
-	const kernel *k = c->k;
+	const kernel *k = x->f;
 	const aexpr *a = &k->valid_ifs[i];
 	const expr *e = a->e;
 	if (e->kind != EXPR_BINARY || e->op != OP_EQ)
@@ -762,8 +790,8 @@ static bool valid_if_mask(out *b, dctx *x, int i, bool *used)
 		return false;
 	int t = m->b->index;
 	for (int v = 0; v < c->nvars; v++) {
-		int64_t d = c->dp->variants[v].values[t];
-		if (!c->ext[v] && (d < 1 || (d & (d - 1)) != 0))
+		int64_t d = of_f(x, v) ? c->dp->variants[v].values[t] : 1;
+		if (of_f(x, v) && (d < 1 || (d & (d - 1)) != 0))
 			return false;
 	}
 	cx_env env = env_of(x, NULL, x->sel, NULL);
@@ -794,12 +822,12 @@ static bool valid_if_mask(out *b, dctx *x, int i, bool *used)
 static void valid_if_cases(out *b, dctx *x, int i, bool *err)
 {
 	const ctx *c = x->c;
-	const kernel *k = c->k;
+	const kernel *k = x->f;
 	const aexpr *a = &k->valid_ifs[i];
 	char **text = xcalloc((size_t)c->nvars + 1, sizeof *text);
 	int n = 0;
 	for (int v = 0; v < c->nvars; v++) {
-		if (c->ext[v])
+		if (!of_f(x, v))
 			continue;
 		cx_env env = env_of(x, c->dp->variants[v].values, x->sel, NULL);
 		bool fail;
@@ -854,7 +882,7 @@ static void valid_if_cases(out *b, dctx *x, int i, bool *err)
 static bool launch_checks(out *b, dctx *x, bool *used)
 {
 	const ctx *c = x->c;
-	const kernel *k = c->k;
+	const kernel *k = x->f;
 	if (x->need_values)
 		return false;
 	static const char *const kinds[3] = {"GRID", "BLOCK", "SMEM"};
@@ -927,98 +955,142 @@ static bool launch_checks(out *b, dctx *x, bool *used)
 	return ok;
 }
 
-/* aot_valid(aot_v, arguments): whether variant aot_v may run on the shape:
- * where it was measured failing, its learnt terms hold; a kernel
- * variant's VALID_IFs hold and its launch fits. */
-static void valid_function(out *o, dctx *x)
+/* The part of aot_valid by variant: where one was measured failing, the
+ * learnt terms that must hold; a routine is valid wherever they do. */
+static void valid_terms(out *b, const dctx *x)
 {
 	const ctx *c = x->c;
-	const kernel *k = c->k;
 	const dispatch *dp = c->dp;
-	out b = {.indent = 1};
-	strbuf_init(&b.sb);
 	bool any_case = false;
 	for (int v = 0; v < c->nvars; v++) {
 		const dvariant *dv = &dp->variants[v];
 		if (!dv->nterms && !c->ext[v] && !dv->failed)
 			continue;
 		if (!any_case)
-			out_line(&b, "switch (aot_v) {");
+			out_line(b, "switch (aot_v) {");
 		any_case = true;
-		strbuf_printf(&b.sb, "\tcase %d: /* ", v);
-		put_comment_text(&b.sb, c->names[v]);
+		strbuf_printf(&b->sb, "\tcase %d: /* ", v);
+		put_comment_text(&b->sb, c->names[v]);
 		if (dv->failed) {
-			strbuf_puts(&b.sb, ": measured ");
-			put_comment_text(&b.sb, dv->failed);
+			strbuf_puts(&b->sb, ": measured ");
+			put_comment_text(&b->sb, dv->failed);
 		}
-		strbuf_puts(&b.sb, " */\n");
-		b.indent = 2;
+		strbuf_puts(&b->sb, " */\n");
+		b->indent = 2;
 		for (int i = 0; i < dv->nterms; i++) {
 			strbuf t;
 			strbuf_init(&t);
-			term_fails(&t, k, &dv->terms[i]);
-			out_line(&b, "if (%s)", t.data);
-			out_line(&b, "\treturn 0;");
+			term_fails(&t, c->k, &dv->terms[i]);
+			out_line(b, "if (%s)", t.data);
+			out_line(b, "\treturn 0;");
 			strbuf_finish(&t);
 		}
-		out_line(&b, c->ext[v] ? "return 1; /* a library routine */" : "break;");
-		b.indent = 1;
+		out_line(b, c->ext[v] ? "return 1; /* a library routine */" : "break;");
+		b->indent = 1;
 	}
 	if (any_case)
-		out_line(&b, "}");
-	bool used[k->ntunables + 1], err = false;
-	memset(used, 0, sizeof used);
+		out_line(b, "}");
+}
+
+/* The part of aot_valid by function, for a variant of x->f: its VALID_IFs
+ * hold and, for a kernel, its launch fits. *launch_vars: the body asks
+ * aot_dims (and needs aot_g, aot_b, aot_s). */
+static void valid_body(out *b, dctx *x, bool has_variants, bool *used, bool *err, bool *launch_vars)
+{
+	const ctx *c = x->c;
+	const kernel *k = x->f;
+	*launch_vars = false;
+	if (!has_variants) {
+		out_line(b, "return 0;");
+		return;
+	}
 	strbuf text;
 	strbuf_init(&text);
-	bool inline_launch = false;
-	if (c->any_kernel) {
-		for (int i = 0; i < k->nvalid_ifs; i++) {
-			if (divides_by_tunable(k->valid_ifs[i].e)) {
-				if (!valid_if_mask(&b, x, i, used))
-					valid_if_cases(&b, x, i, &err);
-				continue;
-			}
-			cx_env env = env_of(x, NULL, x->sel, used);
-			bool fail;
-			text.len = 0;
-			text.data[0] = 0;
-			cx_negated(&text, k->valid_ifs[i].e, &env, &fail);
-			err |= fail;
-			strbuf_puts(&b.sb, "\t");
-			put_annotation(&b.sb, c, "VALID_IF", &k->valid_ifs[i], NULL);
-			strbuf_putc(&b.sb, '\n');
-			if (fail)
-				out_line(&b, "if (%s || aot_e)", text.data);
-			else
-				out_line(&b, "if (%s)", text.data);
-			out_line(&b, "\treturn 0;");
+	for (int i = 0; i < k->nvalid_ifs; i++) {
+		if (divides_by_tunable(k->valid_ifs[i].e)) {
+			if (!valid_if_mask(b, x, i, used))
+				valid_if_cases(b, x, i, err);
+			continue;
 		}
-		if (c->t->device && !(inline_launch = launch_checks(&b, x, used))) {
-			strbuf_puts(&b.sb, "\treturn !aot_dims(aot_v");
-			args(&b.sb, k, false, false);
-			strbuf_puts(&b.sb, ", aot_g, aot_b, &aot_s);\n");
-		} else {
-			out_line(&b, "return 1;");
-		}
-	} else {
-		out_line(&b, "return 0;");
+		cx_env env = env_of(x, NULL, x->sel, used);
+		bool fail;
+		text.len = 0;
+		text.data[0] = 0;
+		cx_negated(&text, k->valid_ifs[i].e, &env, &fail);
+		*err |= fail;
+		strbuf_puts(&b->sb, "\t");
+		put_annotation(&b->sb, c, "VALID_IF", &k->valid_ifs[i], NULL);
+		strbuf_putc(&b->sb, '\n');
+		if (fail)
+			out_line(b, "if (%s || aot_e)", text.data);
+		else
+			out_line(b, "if (%s)", text.data);
+		out_line(b, "\treturn 0;");
 	}
 	strbuf_finish(&text);
-	strbuf_puts(&o->sb, "/* Whether variant aot_v may run on the shape (select() asks it of each variant\n"
-	                    " * of the leaf's order in turn). */\n");
-	strbuf_puts(&o->sb, "static int aot_valid(int aot_v");
+	if (c->t->device && !k->host_launcher && !launch_checks(b, x, used)) {
+		strbuf_printf(&b->sb, "\treturn !aot_dims%s(aot_v", x->sfx);
+		args(&b->sb, k, false, false);
+		strbuf_puts(&b->sb, ", aot_g, aot_b, &aot_s);\n");
+		*launch_vars = true;
+	} else {
+		out_line(b, "return 1;");
+	}
+}
+
+/* Writes "static int NAME(int aot_v, arguments) { body }", declaring what
+ * the body reads: the tunables of x->f, aot_g/aot_b/aot_s, aot_e. */
+static void valid_wrap(out *o, dctx *x, const char *name, const out *b, const bool *used, bool err,
+                       bool launch_vars)
+{
+	const kernel *k = x->f;
+	strbuf_printf(&o->sb, "static int %s(int aot_v", name);
 	args(&o->sb, k, false, true);
 	strbuf_puts(&o->sb, ")\n{\n");
 	o->indent = 1;
-	tunable_locals(o, k, used, b.sb.data);
-	if (c->t->device && c->any_kernel && !inline_launch)
+	tunable_locals(o, k, used, b->sb.data);
+	if (launch_vars)
 		out_line(o, "uint32_t aot_g[3], aot_b[3], aot_s;");
 	if (err)
 		out_line(o, "int aot_e = 0;");
-	unused_args(o, k, false, b.sb.data);
-	out_raw(o, b.sb.data);
+	unused_args(o, k, false, b->sb.data);
+	out_raw(o, b->sb.data);
 	o->indent = 0;
 	out_raw(o, "}\n\n");
+}
+
+/* aot_valid(aot_v, arguments): whether variant aot_v may run on the shape:
+ * where it was measured failing, its learnt terms hold; a kernel
+ * variant's VALID_IFs hold and its launch fits. */
+static void valid_function(out *o, dctx *x)
+{
+	const kernel *k = x->f;
+	out b = {.indent = 1};
+	strbuf_init(&b.sb);
+	valid_terms(&b, x);
+	bool used[k->ntunables + 1], err = false, launch_vars;
+	memset(used, 0, sizeof used);
+	valid_body(&b, x, x->c->any_kernel, used, &err, &launch_vars);
+	strbuf_puts(&o->sb, "/* Whether variant aot_v may run on the shape (select() asks it of each variant\n"
+	                    " * of the leaf's order in turn). */\n");
+	valid_wrap(o, x, "aot_valid", &b, used, err, launch_vars);
+	strbuf_finish(&b.sb);
+}
+
+/* With alternatives: aot_valid_NAME for the variants of function x->f. */
+static void valid_function_of(out *o, dctx *x)
+{
+	const kernel *k = x->f;
+	out b = {.indent = 1};
+	strbuf_init(&b.sb);
+	bool used[k->ntunables + 1], err = false, launch_vars;
+	memset(used, 0, sizeof used);
+	valid_body(&b, x, true, used, &err, &launch_vars);
+	strbuf_printf(&o->sb, "/* Whether variant aot_v, one of %s%s's, may run on the shape. */\n",
+	              k->host_launcher ? "host launcher " : "", k->name);
+	char name[300];
+	snprintf(name, sizeof name, "aot_valid%s", x->sfx);
+	valid_wrap(o, x, name, &b, used, err, launch_vars);
 	strbuf_finish(&b.sb);
 }
 
@@ -1248,6 +1320,158 @@ static void public_prologue(out *o, dctx *x, const char *fail)
 	strbuf_finish(&cond);
 }
 
+/* The functions of a dispatch with alternatives, by index: 0 the kernel,
+ * a + 1 its alternative a. */
+static const kernel *function_at(const kernel *k, int i) { return i == 0 ? k : &k->alts[i - 1]; }
+
+static int function_index(const ctx *c, int v)
+{
+	return c->ext[v] ? -1 : c->fn[v] == c->k ? 0 : (int)(c->fn[v] - c->k->alts) + 1;
+}
+
+/* With alternatives: which function each variant is of (aot_fn), and
+ * what the rows of aot_params hold. */
+static void function_table(out *o, const ctx *c)
+{
+	const kernel *k = c->k;
+	strbuf_puts(&o->sb, "/* Which function each variant is of:");
+	for (int i = 0; i <= k->nalts; i++) {
+		strbuf_printf(&o->sb, "%s %d ", i ? "," : "", i);
+		put_comment_text(&o->sb, function_at(k, i)->name);
+	}
+	strbuf_puts(&o->sb, c->any_ext ? " (-1: a library routine) */\n" : " */\n");
+	out_line(o, "static const signed char aot_fn[AOT_NV] = {");
+	strbuf_puts(&o->sb, "\t");
+	for (int v = 0; v < c->nvars; v++)
+		strbuf_printf(&o->sb, "%d%s", function_index(c, v), v + 1 < c->nvars ? ", " : "\n");
+	out_line(o, "};");
+	out_raw(o, "\n");
+	strbuf_puts(&o->sb, "/* Tunable values, each variant's in its function's declaration order:");
+	for (int i = 0; i <= k->nalts; i++) {
+		const kernel *f = function_at(k, i);
+		strbuf_puts(&o->sb, i ? "; " : " ");
+		put_comment_text(&o->sb, f->name);
+		for (int t = 0; t < f->ntunables; t++) {
+			strbuf_putc(&o->sb, ' ');
+			put_comment_text(&o->sb, f->tunables[t].name);
+		}
+		if (!f->ntunables)
+			strbuf_puts(&o->sb, " (none)");
+	}
+	strbuf_puts(&o->sb, c->any_ext ? "; a library routine's are 0 */\n" : " */\n");
+}
+
+/* With alternatives: aot_values, aot_dims and aot_valid for the variants of
+ * each function that has some (suffixed with its name), and the three by
+ * those names that pass variant aot_v on to its function's. */
+static void per_function(out *o, dctx *x)
+{
+	const ctx *c = x->c;
+	const kernel *k = c->k;
+	bool device = c->t->device;
+	char (*sfx)[120] = xcalloc((size_t)k->nalts + 1, sizeof *sfx);
+	bool *has = xcalloc((size_t)k->nalts + 1, sizeof *has);
+	for (int v = 0; v < c->nvars; v++)
+		if (!c->ext[v])
+			has[function_index(c, v)] = true;
+	for (int i = 0; i <= k->nalts; i++) {
+		const kernel *f = function_at(k, i);
+		if (ir_is_identifier(f->name) && strlen(f->name) < 100)
+			snprintf(sfx[i], sizeof sfx[i], "_%s", f->name);
+		else
+			snprintf(sfx[i], sizeof sfx[i], "_f%d", i);
+		if (!has[i])
+			continue;
+		x->f = f;
+		x->sfx = sfx[i];
+		tunable_ranges(x);
+		if (x->need_values)
+			values_function(o, x);
+		if (device && !f->host_launcher)
+			dims_function(o, x);
+		valid_function_of(o, x);
+	}
+	x->f = k;
+	x->sfx = "";
+	tunable_ranges(x);
+
+	strbuf call;
+	strbuf_init(&call);
+	if (x->need_values) {
+		strbuf_puts(&o->sb, "/* The AOTC_VALUEs over tunables of variant aot_v, by its function's. */\n");
+		strbuf_puts(&o->sb, "static int aot_values(int aot_v");
+		args(&o->sb, k, false, true);
+		for (int i = 0; i < k->nparams; i++)
+			if (ir_param_per_variant(k, i))
+				strbuf_printf(&o->sb, ", int64_t *aot_%s", k->params[i].name);
+		strbuf_puts(&o->sb, ")\n{\n");
+		out_line(o, "\tswitch (aot_fn[aot_v]) {");
+		for (int i = 0; i <= k->nalts; i++) {
+			if (!has[i])
+				continue;
+			call.len = 0;
+			strbuf_printf(&call, "aot_values%s(aot_v", sfx[i]);
+			args(&call, k, false, false);
+			for (int p = 0; p < k->nparams; p++)
+				if (ir_param_per_variant(k, p))
+					strbuf_printf(&call, ", aot_%s", k->params[p].name);
+			out_line(o, "\tcase %d:", i);
+			out_line(o, "\t\treturn %s);", call.data);
+		}
+		out_line(o, "\tdefault:");
+		out_line(o, "\t\treturn 1;");
+		out_line(o, "\t}");
+		out_raw(o, "}\n\n");
+	}
+	if (device && c->any_kernel) {
+		strbuf_puts(&o->sb, "/* The launch of variant aot_v, by its function's: 1 for a library routine or a\n"
+		                    " * host launcher, which launch their own work. */\n");
+		strbuf_puts(&o->sb, "static int aot_dims(int aot_v");
+		args(&o->sb, k, false, true);
+		strbuf_puts(&o->sb, ", uint32_t aot_grid[3], uint32_t aot_block[3], uint32_t *aot_smem)\n{\n");
+		out_line(o, "\tswitch (aot_fn[aot_v]) {");
+		for (int i = 0; i <= k->nalts; i++) {
+			if (!has[i] || function_at(k, i)->host_launcher)
+				continue;
+			call.len = 0;
+			strbuf_printf(&call, "aot_dims%s(aot_v", sfx[i]);
+			args(&call, k, false, false);
+			out_line(o, "\tcase %d:", i);
+			out_line(o, "\t\treturn %s, aot_grid, aot_block, aot_smem);", call.data);
+		}
+		out_line(o, "\tdefault:");
+		out_line(o, "\t\treturn 1;");
+		out_line(o, "\t}");
+		out_raw(o, "}\n\n");
+	}
+	out b = {.indent = 1};
+	strbuf_init(&b.sb);
+	valid_terms(&b, x);
+	out_line(&b, "switch (aot_fn[aot_v]) {");
+	for (int i = 0; i <= k->nalts; i++) {
+		if (!has[i])
+			continue;
+		call.len = 0;
+		strbuf_printf(&call, "aot_valid%s(aot_v", sfx[i]);
+		args(&call, k, false, false);
+		out_line(&b, "case %d:", i);
+		out_line(&b, "\treturn %s);", call.data);
+	}
+	out_line(&b, "default:");
+	out_line(&b, "\treturn 0;");
+	out_line(&b, "}");
+	strbuf_puts(&o->sb, "/* Whether variant aot_v may run on the shape (select() asks it of each variant\n"
+	                    " * of the leaf's order in turn): its learnt terms, then its function's checks. */\n");
+	bool used[1] = {false};
+	x->f = &(kernel){.name = k->name, .params = k->params, .nparams = k->nparams, .type_tparam = -1};
+	valid_wrap(o, x, "aot_valid", &b, used, false, false);
+	x->f = k;
+	strbuf_finish(&b.sb);
+	strbuf_finish(&call);
+	free(sfx);
+	free(has);
+}
+
 static char *dispatch_c(const ctx *c)
 {
 	const kernel *k = c->k;
@@ -1255,21 +1479,15 @@ static char *dispatch_c(const ctx *c)
 	out o;
 	strbuf_init(&o.sb);
 	o.indent = 0;
-	dctx x = {.c = c};
-	x.tun = xcalloc((size_t)k->ntunables + 1, sizeof *x.tun);
+	dctx x = {.c = c, .f = k, .sfx = ""};
+	/* aot_params has a column per tunable of the function with the most */
+	int width = k->ntunables;
+	for (int a = 0; a < k->nalts; a++)
+		width = k->alts[a].ntunables > width ? k->alts[a].ntunables : width;
+	x.tun = xcalloc((size_t)width + 1, sizeof *x.tun);
 	x.sel = xcalloc((size_t)k->nparams + 1, sizeof *x.sel);
 	x.any = xcalloc((size_t)k->nparams + 1, sizeof *x.any);
-	for (int t = 0; t < k->ntunables; t++) {
-		x.tun[t] = (ival){INT64_MAX, INT64_MIN};
-		for (int v = 0; v < c->nvars; v++)
-			if (!c->ext[v]) {
-				int64_t tv = dp->variants[v].values[t];
-				x.tun[t].lo = tv < x.tun[t].lo ? tv : x.tun[t].lo;
-				x.tun[t].hi = tv > x.tun[t].hi ? tv : x.tun[t].hi;
-			}
-		if (x.tun[t].lo > x.tun[t].hi)
-			x.tun[t] = (ival){0, 0};
-	}
+	tunable_ranges(&x);
 	for (int i = 0; i < k->nparams; i++) {
 		x.any[i] = (ival){INT64_MIN, INT64_MAX};
 		x.sel[i] = ir_param_is_integer(&k->params[i]) ? type_range(&k->params[i]) : x.any[i];
@@ -1287,11 +1505,15 @@ static char *dispatch_c(const ctx *c)
 	strbuf_init(&fn.sb);
 	if (x.need_shape)
 		shape_function(&fn, &x);
-	if (x.need_values)
-		values_function(&fn, &x);
-	if (device && c->any_kernel)
-		dims_function(&fn, &x);
-	valid_function(&fn, &x);
+	if (c->any_alt) {
+		per_function(&fn, &x);
+	} else {
+		if (x.need_values)
+			values_function(&fn, &x);
+		if (device && c->any_kernel)
+			dims_function(&fn, &x);
+		valid_function(&fn, &x);
+	}
 	select_function(&fn, &x);
 
 	provenance(&o, c, "The dispatch: which precompiled variant to run for a shape. C99, no dependencies.");
@@ -1309,20 +1531,25 @@ static char *dispatch_c(const ctx *c)
 	}
 	out_line(&o, "};");
 	out_raw(&o, "\n");
-	strbuf_puts(&o.sb, "/* Tunable values in declaration order:");
-	for (int i = 0; i < k->ntunables; i++) {
-		strbuf_putc(&o.sb, ' ');
-		put_comment_text(&o.sb, k->tunables[i].name);
+	if (c->any_alt) {
+		function_table(&o, c);
+	} else {
+		strbuf_puts(&o.sb, "/* Tunable values in declaration order:");
+		for (int i = 0; i < k->ntunables; i++) {
+			strbuf_putc(&o.sb, ' ');
+			put_comment_text(&o.sb, k->tunables[i].name);
+		}
+		strbuf_puts(&o.sb, c->any_ext ? " (a library routine's are 0) */\n" : " */\n");
 	}
-	strbuf_puts(&o.sb, c->any_ext ? " (a library routine's are 0) */\n" : " */\n");
-	out_line(&o, "static const int64_t aot_params[AOT_NV][%d] = {", k->ntunables ? k->ntunables : 1);
+	out_line(&o, "static const int64_t aot_params[AOT_NV][%d] = {", width ? width : 1);
 	for (int i = 0; i < c->nvars; i++) {
 		strbuf_puts(&o.sb, "\t{");
-		for (int j = 0; j < k->ntunables; j++) {
-			long long v = (long long)dp->variants[i].values[j];
+		const dvariant *dv = &dp->variants[i];
+		for (int j = 0; j < width; j++) {
+			long long v = j < dv->nvalues ? (long long)dv->values[j] : 0;
 			strbuf_printf(&o.sb, v >= INT32_MIN && v <= INT32_MAX ? "%s%lld" : "%sINT64_C(%lld)", j ? ", " : "", v);
 		}
-		if (!k->ntunables)
+		if (!width)
 			strbuf_puts(&o.sb, "0");
 		strbuf_puts(&o.sb, "},\n");
 	}
@@ -1430,7 +1657,7 @@ static char *dispatch_c(const ctx *c)
  * passed. */
 static bool smem_may_exceed_48k(const ctx *c, int v)
 {
-	const kernel *k = c->k;
+	const kernel *k = c->fn[v];
 	if (!k->smem.e || c->ext[v])
 		return false;
 	ival *par = xcalloc((size_t)k->nparams + 1, sizeof *par);
@@ -1838,13 +2065,18 @@ static char *launcher(const ctx *c)
 	out_line(&o, "}");
 	if (ir_has_per_variant(k))
 		launcher_values(&o, c);
-	if (c->any_ext) {
-		/* AOTC_EXTERN routines: called, not launched. */
+	if (c->any_ext || c->any_launcher) {
+		/* AOTC_EXTERN routines and host launchers: called, not launched. */
 		out_line(&o, "switch (aot_v) {");
 		for (int i = 0; i < c->nvars; i++) {
-			if (!c->ext[i])
+			if (!c->ext[i] && !c->fn[i]->host_launcher)
 				continue;
-			strbuf_printf(&o.sb, "\tcase %d:\n\t\t%s%s(", i, t->device ? "return " : "", c->ext[i]->name);
+			strbuf_printf(&o.sb, "\tcase %d:\n\t\t%s", i, t->device ? "return " : "");
+			if (c->ext[i])
+				strbuf_puts(&o.sb, c->ext[i]->name);
+			else
+				strbuf_putn(&o.sb, c->names[i], strcspn(c->names[i], "["));
+			strbuf_putc(&o.sb, '(');
 			call_args(&o.sb, k);
 			strbuf_puts(&o.sb, t->device ? ", aot_stream);\n" : ");\n\t\treturn 0;\n");
 		}
@@ -1865,7 +2097,7 @@ static char *launcher(const ctx *c)
 	}
 	out_line(&o, "switch (aot_v) {");
 	for (int i = 0; i < c->nvars; i++) {
-		if (c->ext[i])
+		if (c->ext[i] || c->fn[i]->host_launcher)
 			continue;
 		const char *name = c->names[i];
 		const char *br = strchr(name, '[');
@@ -2078,11 +2310,20 @@ int emit_files(const emit_input *in, diags *d)
 	 * and routines were checked against the IR when it was made. */
 	c.names = xcalloc((size_t)c.nvars + 1, sizeof *c.names);
 	c.ext = xcalloc((size_t)c.nvars + 1, sizeof *c.ext);
+	c.fn = xcalloc((size_t)c.nvars + 1, sizeof *c.fn);
 	for (int i = 0; i < c.nvars && !status; i++) {
 		const dvariant *dv = &in->dp->variants[i];
 		c.names[i] = dv->name;
+		c.fn[i] = dispatch_function(k, dv);
 		if (dv->routine < 0 || dv->routine >= k->nexterns) {
 			c.any_kernel = true;
+			c.any_alt |= c.fn[i] != k;
+			c.any_launcher |= c.fn[i]->host_launcher;
+			if (c.fn[i]->host_launcher && !routines_built(&c)) {
+				diag_plain_error(d, "%s: '%s' is a variant of a CUDA host launcher, not built for %s (aotc tune leaves it out there): the database was not tuned for %s",
+				                 in->m->file, dv->name, in->arch, in->arch);
+				status = 3;
+			}
 			continue;
 		}
 		c.ext[i] = &k->externs[dv->routine];
@@ -2163,5 +2404,6 @@ out:
 	free(c.include);
 	free(c.names);
 	free(c.ext);
+	free(c.fn);
 	return status;
 }

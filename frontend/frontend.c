@@ -1424,6 +1424,219 @@ static void build_kernel(walk *w, fn *f)
 		w->m->nkernels = first + 1; /* the other types' kernels are not built */
 }
 
+/* ---- Alternatives ------------------------------------------------------------ */
+
+static bool is_alternative(const fn *f)
+{
+	for (int i = 0; i < f->nannots; i++)
+		if (strcmp(f->annots[i].kind, "alternative") == 0)
+			return true;
+	return false;
+}
+
+/* What an alternative writes itself; the rest of a kernel's annotations it
+ * shares with its primary (docs/annotations.md). */
+static bool alternative_own(const char *kind)
+{
+	static const char *const own[] = {"tune", "require", "valid_if", "grid", "block", "smem", "alternative"};
+	for (size_t i = 0; i < COUNTOF(own); i++)
+		if (strcmp(own[i], kind) == 0)
+			return true;
+	return false;
+}
+
+/* The primary's annotations applied to each alternative too: what accounts
+ * for the parameters, so that the alternative's line up with the primary's. */
+static bool shared_with_alternatives(const char *kind)
+{
+	return !strcmp(kind, "buffer") || !strcmp(kind, "value") || !strcmp(kind, "shapes");
+}
+
+static const char *macro_name(arena *a, const char *kind)
+{
+	char *s = arena_printf(a, "AOTC_%s", kind);
+	for (char *p = s; *p; p++)
+		*p = (char)toupper((unsigned char)*p);
+	return s;
+}
+
+/* Checks alternative f against its primary's declaration pf (kernel k):
+ * the kind of function, and the parameters: the primary's names and types
+ * (up to const and restrict), and for a host launcher a trailing
+ * cudaStream_t and a cudaError_t result. Sets *launcher. */
+static bool alternative_fits(walk *w, const fn *f, const fn *pf, const kernel *k, aotc_loc at, bool *launcher)
+{
+	*launcher = k->is_global && !f->is_global;
+	if (f->in_namespace) {
+		diag_error(w->d, f->loc, "alternative '%s' is inside a namespace; aotc needs it at global scope", f->name);
+		return false;
+	}
+	if (f->is_global && !k->is_global) {
+		diag_error(w->d, at, "AOTC_ALTERNATIVE: '%s' is __global__ and '%s' a host kernel; an alternative runs where its primary does",
+		           f->name, k->name);
+		return false;
+	}
+	if (*launcher && f->is_device && !f->is_host) {
+		diag_error(w->d, at, "AOTC_ALTERNATIVE: '%s' is a __device__ function; an alternative of a __global__ kernel is a __global__ kernel or a host launcher",
+		           f->name);
+		return false;
+	}
+	int want = pf->nparams + (*launcher ? 1 : 0);
+	if (f->nparams != want) {
+		if (*launcher)
+			diag_error(w->d, at, "AOTC_ALTERNATIVE: host launcher '%s' takes %d parameter%s; it needs the %d of '%s' and a trailing cudaStream_t",
+			           f->name, f->nparams, f->nparams == 1 ? "" : "s", pf->nparams, k->name);
+		else
+			diag_error(w->d, at, "AOTC_ALTERNATIVE: '%s' takes %d parameter%s, '%s' takes %d", f->name,
+			           f->nparams, f->nparams == 1 ? "" : "s", k->name, pf->nparams);
+		diag_note(w->d, f->loc, "'%s' declared here", f->name);
+		return false;
+	}
+	/* The primary's AOTC_BUFFER/VALUE/SHAPES name its parameters, and
+	 * apply to the alternative's by name. */
+	for (int i = 0; i < pf->nparams; i++)
+		if (strcmp(f->param_names[i], pf->param_names[i]) != 0) {
+			diag_error(w->d, at, "AOTC_ALTERNATIVE: parameter %d of '%s' is '%s', of '%s' '%s'; an alternative's parameters have its primary's names",
+			           i + 1, f->name, f->param_names[i], k->name, pf->param_names[i]);
+			diag_note(w->d, f->loc, "'%s' declared here", f->name);
+			return false;
+		}
+	if (!same_params(w, k, pf, f, "AOTC_ALTERNATIVE", at))
+		return false;
+	if (!*launcher)
+		return true;
+	int last = pf->nparams;
+	if (strcmp(f->param_types[last], "CUstream_st *") != 0) {
+		diag_error(w->d, at, "AOTC_ALTERNATIVE: parameter %d ('%s') of host launcher '%s' is '%s'; the last must be a cudaStream_t",
+		           last + 1, f->param_names[last], f->name, f->param_spellings[last]);
+	} else if (strcmp(f->result_type, "cudaError") != 0) {
+		diag_error(w->d, at, "AOTC_ALTERNATIVE: host launcher '%s' returns '%s'; it must return cudaError_t",
+		           f->name, f->result_spelling);
+	} else {
+		return true;
+	}
+	diag_note(w->d, f->loc, "'%s' declared here", f->name);
+	return false;
+}
+
+/* One alternative of kernels[pi] built from f: its own declaration and
+ * annotations, the primary's shared ones applied to it, checked as a kernel
+ * of its own, then moved into the primary's alts. Returns the errors. */
+static int add_alternative(walk *w, fn *f, const fn *pf, int pi, bool launcher)
+{
+	aotc_module *m = w->m;
+	kernel *a = ir_add_kernel(m, f->name, f->loc);
+	int ai = m->nkernels - 1;
+	a->is_global = f->is_global;
+	a->is_template = f->is_template;
+	a->host_launcher = launcher;
+	size_t caps[2] = {0, 0};
+	void *ctx[3] = {w, a, caps};
+	clang_visitChildren(f->cursor, visit_decl, ctx);
+	if (launcher)
+		a->nparams--; /* the stream: the launcher's own, never a kernel parameter */
+	const kernel *p = &m->kernels[pi];
+	int errors = 0;
+	if (p->type_tag) {
+		const char *tname = p->tparams[p->type_tparam].name;
+		int tp = ir_find_tparam(a, tname);
+		if (tp < 0 || !a->tparams[tp].is_type) {
+			diag_error(w->d, f->loc, "alternative '%s' of '%s' needs the type parameter '%s' of its AOTC_TYPES",
+			           f->name, p->name, tname);
+			m->nkernels = ai;
+			return 1;
+		}
+		a->type_tparam = tp;
+		a->types = p->types;
+		a->ntypes = p->ntypes;
+		int t = 0;
+		while (t + 1 < p->ntypes && strcmp(dtype_name(dtype_of_spelling(p->types[t])), p->type_tag) != 0)
+			t++;
+		ir_key_type(m, a, t);
+	}
+	for (int i = 0; i < f->nannots; i++)
+		errors += ir_annotate(m, a, f->annots[i].kind, f->annots[i].text, f->annots[i].len, f->annots[i].loc, w->d);
+	int before = w->d->errors;
+	for (int i = 0; i < pf->nannots; i++)
+		if (shared_with_alternatives(pf->annots[i].kind))
+			errors += ir_annotate(m, a, pf->annots[i].kind, pf->annots[i].text, pf->annots[i].len,
+			                      pf->annots[i].loc, w->d);
+	errors += ir_check(m, a, w->d);
+	if (w->d->errors > before)
+		diag_note(w->d, f->loc, "in alternative '%s' of '%s', which shares the primary's AOTC_BUFFER, AOTC_VALUE and AOTC_SHAPES",
+		          f->name, p->name);
+	if (errors) {
+		m->nkernels = ai;
+		return errors;
+	}
+	kernel *pk = &m->kernels[pi];
+	size_t cap = (size_t)pk->nalts;
+	kernel copy = m->kernels[ai];
+	m->nkernels = ai;
+	ARENA_PUSH(&m->arena, pk->alts, pk->nalts, cap, copy);
+	return 0;
+}
+
+/* Builds alternative f into every kernel of its primary (one per type of
+ * AOTC_TYPES), after the primaries are built. */
+static void build_alternative(walk *w, fn *f)
+{
+	arena *ar = &w->m->arena;
+	int errors = 0;
+	kernel scratch = {.type_tparam = -1};
+	scratch.name = f->name;
+	for (int i = 0; i < f->nannots; i++) {
+		const annotation *an = &f->annots[i];
+		if (strcmp(an->kind, "alternative") == 0) {
+			errors += ir_annotate(w->m, &scratch, an->kind, an->text, an->len, an->loc, w->d);
+		} else if (!alternative_own(an->kind)) {
+			diag_error(w->d, an->loc, "%s on alternative '%s': an alternative has its own AOTC_TUNE, AOTC_REQUIRE, AOTC_VALID_IF, AOTC_GRID, AOTC_BLOCK and AOTC_SMEM and shares the rest with its primary",
+			           macro_name(ar, an->kind), f->name);
+			errors++;
+		}
+	}
+	if (errors || !scratch.alt_of)
+		return;
+	const char *pname = scratch.alt_of;
+	aotc_loc at = scratch.alt_loc;
+	fn *pf = find_fn(w, pname);
+	if (!strcmp(pname, f->name)) {
+		diag_error(w->d, at, "AOTC_ALTERNATIVE: '%s' names itself; name the primary kernel it competes with", pname);
+		return;
+	}
+	if (!pf) {
+		diag_error(w->d, at, "AOTC_ALTERNATIVE: no function '%s' in this file%s", pname, fn_hint(w, pname));
+		return;
+	}
+	if (is_alternative(pf)) {
+		diag_error(w->d, at, "AOTC_ALTERNATIVE: '%s' is itself an alternative; name its primary", pname);
+		diag_note(w->d, pf->loc, "'%s' declared here", pname);
+		return;
+	}
+	int first = -1;
+	for (int i = 0; i < w->m->nkernels && first < 0; i++)
+		if (strcmp(w->m->kernels[i].name, pname) == 0)
+			first = i;
+	if (first < 0) {
+		/* a primary with errors of its own has said so */
+		if (!pf->in_main || !pf->nannots || only_launch_annotations(pf)) {
+			diag_error(w->d, at, "AOTC_ALTERNATIVE: '%s' is not a tuned kernel of this file", pname);
+			diag_note(w->d, pf->loc, "'%s' declared here", pname);
+		}
+		return;
+	}
+	for (int i = 0; i < w->m->nkernels; i++)
+		for (int j = 0; j < w->m->kernels[i].nalts; j++)
+			if (!strcmp(w->m->kernels[i].name, pname) && !strcmp(w->m->kernels[i].alts[j].name, f->name))
+				return; /* an overload of the same name: taken once */
+	bool launcher;
+	if (!alternative_fits(w, f, pf, &w->m->kernels[first], at, &launcher))
+		return;
+	for (int i = first; i < w->m->nkernels; i++)
+		if (strcmp(w->m->kernels[i].name, pname) == 0 && add_alternative(w, f, pf, i, launcher))
+			return; /* told once, by the first type's */
+}
+
 /* ---- Source hash --------------------------------------------------------- */
 
 typedef struct hash_ctx {
@@ -1791,7 +2004,7 @@ static aotc_module *parse_here(const char *path, const frontend_options *opt, js
 	}
 	for (int i = 0; i < w.nfns; i++) {
 		fn *f = &w.fns[i];
-		if (!f->in_main || !f->nannots)
+		if (!f->in_main || !f->nannots || is_alternative(f))
 			continue;
 		if (f->used_as_reference && only_launch_annotations(f))
 			continue;
@@ -1810,6 +2023,10 @@ static aotc_module *parse_here(const char *path, const frontend_options *opt, js
 		}
 		build_kernel(&w, f);
 	}
+	/* Alternatives once their primaries are built. */
+	for (int i = 0; i < w.nfns; i++)
+		if (w.fns[i].in_main && is_alternative(&w.fns[i]))
+			build_alternative(&w, &w.fns[i]);
 	/* A type of AOTC_TYPES is named name_tag downstream: no other kernel
 	 * may be. */
 	for (int i = 0; i < m->nkernels; i++)

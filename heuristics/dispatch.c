@@ -15,6 +15,7 @@ void dispatch_finish(dispatch *d)
 	for (int v = 0; v < d->nvariants; v++) {
 		free(d->variants[v].name);
 		free(d->variants[v].values);
+		free(d->variants[v].function);
 		free(d->variants[v].failed);
 		free(d->variants[v].terms);
 	}
@@ -119,7 +120,12 @@ bool dispatch_valid(const dispatch *d, const kernel *k, int v, const int64_t *ro
 	for (int i = 0; i < dv->nterms; i++)
 		if (!term_holds(&dv->terms[i], row))
 			return false;
-	return dv->routine >= 0 || ir_dispatchable(k, dv->values, params);
+	return dv->routine >= 0 || ir_dispatchable(dispatch_function(k, dv), dv->values, params);
+}
+
+const kernel *dispatch_function(const kernel *k, const dvariant *dv)
+{
+	return dv->alt >= 0 && dv->alt < k->nalts ? &k->alts[dv->alt] : k;
 }
 
 int dispatch_select(const dispatch *d, const kernel *k, const int64_t *row)
@@ -338,9 +344,21 @@ bool dispatch_from_result(dispatch *d, const kernel *k, const tune_db *db, const
 		const db_entry *cf = &db->configs[config[v]];
 		dv->config = config[v];
 		dv->routine = -1;
-		dv->values = xcalloc((size_t)db->ntunables + 1, sizeof *dv->values);
-		memcpy(dv->values, cf->values, (size_t)db->ntunables * sizeof *dv->values);
+		dv->alt = -1;
+		dv->values = xcalloc((size_t)cf->nvalues + 1, sizeof *dv->values);
+		memcpy(dv->values, cf->values, (size_t)cf->nvalues * sizeof *dv->values);
+		dv->nvalues = cf->nvalues;
 		dv->name = xstrdup(cf->name);
+		dv->function = cf->function ? xstrdup(cf->function) : NULL;
+		const kernel *fk = k && cf->function ? ir_member(k, cf->function) : k;
+		if (k && cf->function && (!fk || fk == k || fk->ntunables != cf->nvalues)) {
+			diag_plain_error(dg, "%s: '%s' is not a variant of an AOTC_ALTERNATIVE of '%s': the database is not this kernel's",
+			                 db->path, cf->name, k->name);
+			ok = false;
+			fk = NULL;
+		} else if (k && cf->function) {
+			dv->alt = (int)(fk - k->alts);
+		}
 		if (k && cf->is_extern) {
 			for (int e = 0; e < k->nexterns; e++)
 				if (!strcmp(k->externs[e].name, cf->name))
@@ -350,10 +368,10 @@ bool dispatch_from_result(dispatch *d, const kernel *k, const tune_db *db, const
 				                 db->path, cf->name, k->name);
 				ok = false;
 			}
-		} else if (k) {
+		} else if (fk) {
 			/* Names come from the IR and the values, never from the
 			 * database's text: a database that disagrees is refused. */
-			const char *name = ir_variant_name(&a, k, cf->values);
+			const char *name = ir_variant_name(&a, fk, cf->values);
 			if (strcmp(name, cf->name) != 0) {
 				diag_plain_error(dg, "%s: configuration '%s' does not match its values (%s): the database is not this kernel's",
 				                 db->path, cf->name, name);

@@ -42,9 +42,16 @@ typedef struct dterm {
 
 typedef struct dvariant {
 	char *name;             /* "softmax<64, 2, 4>", or the routine's name */
-	int64_t *values;        /* the kernel's ntunables tunable values (declaration order) */
+	int64_t *values;        /* its function's tunable values (declaration order) */
+	int nvalues;            /* how many: the kernel's ntunables, an alternative's, 0 for a routine's... */
 	int config;             /* its configuration in the database it was learnt from */
 	int routine;            /* its AOTC_EXTERN (k->externs index), or -1: a kernel variant */
+	/* A variant of an AOTC_ALTERNATIVE: its function's name and k->alts
+	 * index (-1 where the dispatch was built without the kernel); NULL and
+	 * -1 for the kernel's own variants and routines. values are then the
+	 * alternative's own (its ntunables). */
+	char *function;
+	int alt;
 	/* Where it was measured failing: NULL when it never failed, else a
 	 * sentence ("wrong at n=1001 (and 3 more shapes)"), and the terms that
 	 * must all hold for it to be returned. */
@@ -52,6 +59,9 @@ typedef struct dvariant {
 	dterm *terms;
 	int nterms;
 } dvariant;
+
+/* The function variant dv is of: k, or its alternative (dv->alt). */
+const kernel *dispatch_function(const kernel *k, const dvariant *dv);
 
 /* A feature the tree splits on. */
 typedef struct dfeature {

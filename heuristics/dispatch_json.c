@@ -82,14 +82,18 @@ bool dispatch_save(const dispatch *d, const char *key, const char *path, diags *
 	for (int v = 0; v < d->nvariants; v++) {
 		const dvariant *dv = &d->variants[v];
 		json_t *values = json_array(), *terms = json_array();
-		for (int i = 0; i < d->ntunables; i++)
+		for (int i = 0; i < dv->nvalues; i++)
 			json_array_append_new(values, json_integer((json_int_t)dv->values[i]));
 		for (int i = 0; i < dv->nterms; i++)
 			json_array_append_new(terms, json_pack("[i, s, I]", dv->terms[i].arg, term_names[dv->terms[i].kind],
 			                                       (json_int_t)dv->terms[i].bound));
-		json_array_append_new(vars, json_pack("{s:s, s:o, s:i, s:i, s:o, s:o}", "name", dv->name, "values", values,
-		                                      "config", dv->config, "routine", dv->routine, "failed",
-		                                      dv->failed ? json_string(dv->failed) : json_null(), "terms", terms));
+		json_t *jv = json_pack("{s:s, s:o, s:i, s:i, s:o, s:o}", "name", dv->name, "values", values, "config",
+		                       dv->config, "routine", dv->routine, "failed",
+		                       dv->failed ? json_string(dv->failed) : json_null(), "terms", terms);
+		/* only for an alternative's: other dispatches read and write as before */
+		if (dv->function)
+			json_object_set_new(jv, "function", json_string(dv->function));
+		json_array_append_new(vars, jv);
 	}
 	json_object_set_new(root, "variants", vars);
 	json_object_set_new(root, "ntunables", json_integer(d->ntunables));
@@ -257,20 +261,28 @@ static bool load_variants(dispatch *d, const kernel *k, const json_t *root, int 
 		dvariant *dv = &d->variants[d->nvariants++];
 		const json_t *name = json_object_get(jv, "name"), *values = json_object_get(jv, "values"),
 		             *failed = json_object_get(jv, "failed"), *terms = json_object_get(jv, "terms");
-		dv->values = xcalloc((size_t)k->ntunables + 1, sizeof *dv->values);
-		ok = json_is_string(name) && json_is_array(values) && json_array_size(values) == (size_t)k->ntunables &&
+		const json_t *jfn = json_object_get(jv, "function");
+		const kernel *fk = !jfn ? k : json_is_string(jfn) ? ir_member(k, json_string_value(jfn)) : NULL;
+		dv->alt = fk && fk != k ? (int)(fk - k->alts) : -1;
+		ok = fk && (!jfn || fk != k) && json_is_string(name) && json_is_array(values) &&
 		     (json_is_null(failed) || json_is_string(failed)) && json_is_array(terms) &&
 		     json_array_size(terms) <= 64 && get_i(jv, "config", 0, INT32_MAX, &dv->config) &&
-		     get_i(jv, "routine", -1, k->nexterns - 1, &dv->routine);
+		     get_i(jv, "routine", -1, jfn ? -1 : k->nexterns - 1, &dv->routine);
+		if (!ok)
+			break;
+		dv->nvalues = dv->routine >= 0 ? k->ntunables : fk->ntunables;
+		dv->values = xcalloc((size_t)dv->nvalues + 1, sizeof *dv->values);
+		ok = json_array_size(values) == (size_t)dv->nvalues;
 		if (!ok)
 			break;
 		dv->name = xstrdup(json_string_value(name));
-		for (int t = 0; t < k->ntunables && ok; t++)
+		dv->function = jfn ? xstrdup(fk->name) : NULL;
+		for (int t = 0; t < dv->nvalues && ok; t++)
 			ok = get_int(json_array_get(values, (size_t)t), NULL, INT64_MIN, INT64_MAX, &dv->values[t]);
 		if (!ok)
 			break;
 		/* The name is what the IR says, never the file's. */
-		const char *want = dv->routine >= 0 ? k->externs[dv->routine].name : ir_variant_name(&a, k, dv->values);
+		const char *want = dv->routine >= 0 ? k->externs[dv->routine].name : ir_variant_name(&a, fk, dv->values);
 		if (strcmp(want, dv->name) != 0) {
 			ok = false;
 			break;

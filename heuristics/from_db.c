@@ -28,12 +28,23 @@ static bool row_params(const row_ctx *c, const int64_t *row, int64_t *params)
 	return shape_param_values(c->k, &c->ss, row, params) == EVAL_OK;
 }
 
+/* Whether database configuration e may run at params: an extern always,
+ * a variant of the kernel or of an alternative where ir_dispatchable says
+ * (one of a function the kernel does not have never). */
+static bool config_dispatchable(const kernel *k, const db_entry *e, const int64_t *params)
+{
+	if (e->is_extern)
+		return true;
+	const kernel *f = ir_member(k, e->function);
+	return f && e->nvalues == f->ntunables && ir_dispatchable(f, e->values, params);
+}
+
 static bool valid_at(void *ctx, const int64_t *row, int v)
 {
 	const row_ctx *c = ctx;
 	int64_t params[c->k->nparams + 1];
 	return row_params(c, row, params) && hf_holds(&c->fail[v], row) &&
-	       (c->db->configs[v].is_extern || ir_dispatchable(c->k, c->db->configs[v].values, params));
+	       config_dispatchable(c->k, &c->db->configs[v], params);
 }
 
 static bool row_info(void *ctx, const int64_t *row, double *feat, bool *valid);
@@ -66,8 +77,7 @@ static bool row_info(void *ctx, const int64_t *row, double *feat, bool *valid)
 	for (int f = 0; f < nf; f++)
 		feat[f] = (double)fv[f];
 	for (int v = 0; v < nv; v++)
-		valid[v] = hf_holds(&c->fail[v], row) &&
-		           (c->db->configs[v].is_extern || ir_dispatchable(c->k, c->db->configs[v].values, params));
+		valid[v] = hf_holds(&c->fail[v], row) && config_dispatchable(c->k, &c->db->configs[v], params);
 	return true;
 }
 

@@ -658,6 +658,22 @@ static void parse_extern(aparser *p)
 	ARENA_PUSH(&p->m->arena, p->k->externs, p->k->nexterns, ecap, e);
 }
 
+/* alternative -> NAME: the primary kernel it competes with */
+static void parse_alternative(aparser *p)
+{
+	if (p->k->alt_of) {
+		diag_error(p->d, p->loc, "AOTC_ALTERNATIVE given twice");
+		p->errors++;
+		return;
+	}
+	aotc_loc loc = p->l.tok.loc;
+	const char *name = parse_ident(p, "the primary kernel's name");
+	if (name && expect_end(p)) {
+		p->k->alt_of = name;
+		p->k->alt_loc = loc;
+	}
+}
+
 /* type -> IDENT+ ("float", "unsigned int"): the words joined by one space,
  * in the arena; NULL (nothing consumed) when the token is no identifier. */
 static const char *parse_type_words(aparser *p)
@@ -827,6 +843,7 @@ int ir_annotate(aotc_module *m, kernel *k, const char *kind, const char *text,
 		{"shapes", "AOTC_SHAPES"},     {"features", "AOTC_FEATURES"},
 		{"reference", "AOTC_REFERENCE"}, {"tolerance", "AOTC_TOLERANCE"},
 		{"extern", "AOTC_EXTERN"},     {"types", "AOTC_TYPES"},
+		{"alternative", "AOTC_ALTERNATIVE"},
 	};
 	size_t i = 0;
 	while (i < COUNTOF(kinds) && strcmp(kinds[i].kind, kind) != 0)
@@ -857,6 +874,7 @@ int ir_annotate(aotc_module *m, kernel *k, const char *kind, const char *text,
 	case 11: parse_tolerance(&p); break;
 	case 12: parse_extern(&p); break;
 	case 13: parse_types(&p); break;
+	case 14: parse_alternative(&p); break;
 	}
 	if (nerrors(&p))
 		claim(m, k, arena_printf(&m->arena, "#%s", kind));
@@ -1140,7 +1158,8 @@ int ir_check(aotc_module *m, kernel *k, diags *d)
 		}
 	}
 
-	if (k->ntunables == 0 && !claimed(k, "#tune")) {
+	/* An alternative may be one plain kernel (kernel2 of kernel1...N). */
+	if (k->ntunables == 0 && !claimed(k, "#tune") && !k->alt_of) {
 		diag_error(d, k->loc, "kernel '%s' has no tunables (add AOTC_TUNE)", k->name);
 		errors++;
 	}
@@ -1220,12 +1239,13 @@ int ir_check(aotc_module *m, kernel *k, diags *d)
 		const launch *gs[] = {&k->grid, &k->block};
 		for (size_t g = 0; g < COUNTOF(gs); g++)
 			if (gs[g]->ndims) {
-				diag_error(d, gs[g]->loc, "%s does not apply to a host kernel",
-				           g ? "AOTC_BLOCK" : "AOTC_GRID");
+				diag_error(d, gs[g]->loc, "%s does not apply to a host %s",
+				           g ? "AOTC_BLOCK" : "AOTC_GRID", k->host_launcher ? "launcher" : "kernel");
 				errors++;
 			}
 		if (k->smem.e) {
-			diag_error(d, k->smem.loc, "AOTC_SMEM does not apply to a host kernel");
+			diag_error(d, k->smem.loc, "AOTC_SMEM does not apply to a host %s",
+			           k->host_launcher ? "launcher" : "kernel");
 			errors++;
 		}
 	}

@@ -340,6 +340,16 @@ int ir_find_tparam(const kernel *k, const char *name)
 	return -1;
 }
 
+const kernel *ir_member(const kernel *k, const char *name)
+{
+	if (!name || strcmp(name, k->name) == 0)
+		return k;
+	for (int i = 0; i < k->nalts; i++)
+		if (strcmp(k->alts[i].name, name) == 0)
+			return &k->alts[i];
+	return NULL;
+}
+
 const kernel *ir_find_kernel(const aotc_module *m, const char *id)
 {
 	for (int i = 0; i < m->nkernels; i++)
@@ -368,10 +378,22 @@ bool ir_is_routine_name(const char *s)
 	size_t n = strlen(s);
 	if (n < 3 || s[n - 1] != '>')
 		return false;
-	char *name = xstrdup(s), *type = name + (lt - s) + 1;
+	char *name = xstrdup(s), *args = name + (lt - s) + 1;
 	name[lt - s] = 0;
 	name[n - 1] = 0;
-	bool ok = ir_is_identifier(name) && ir_type_text_ok(type) && !strchr(type, '<');
+	bool ok = ir_is_identifier(name);
+	/* the arguments: types without '<' or template arguments, by commas */
+	for (char *a = args; ok;) {
+		char *comma = strchr(a, ',');
+		if (comma)
+			*comma = 0;
+		while (*a == ' ')
+			a++;
+		ok = *a && (ir_template_arg_ok(a) || (ir_type_text_ok(a) && !strchr(a, '<')));
+		if (!comma)
+			break;
+		a = comma + 1;
+	}
 	free(name);
 	return ok;
 }
@@ -398,8 +420,12 @@ long ir_enumerate(const kernel *k, bool (*fn)(void *ctx, const int64_t *values),
                   void *ctx)
 {
 	int n = k->ntunables;
-	if (n == 0)
-		return 0;
+	if (n == 0) {
+		static const int64_t none[1];
+		if (fn)
+			fn(ctx, none);
+		return 1;
+	}
 	int *pos = xcalloc((size_t)n, sizeof *pos);
 	int64_t *values = xcalloc((size_t)n, sizeof *values);
 	long count = 0;

@@ -198,6 +198,22 @@ typedef struct kernel {
 	int nexterns;
 	bool has_tolerance;
 	double tolerance;
+	/* AOTC_ALTERNATIVE(primary): other functions that compete with this
+	 * kernel in its one dispatch, each a kernel of its own (its tunables,
+	 * constraints and launch) with the primary's AOTC_BUFFER, AOTC_VALUE and
+	 * AOTC_SHAPES applied to it too, so that its parameters line up with the
+	 * primary's one by one. The primary's reference, tolerance, features and
+	 * externs serve them all; an alternative has none of its own. */
+	struct kernel *alts;   /* on the primary */
+	int nalts;
+	const char *alt_of;    /* on an alternative: the primary's name; else NULL */
+	aotc_loc alt_loc;      /* of the name in the annotation */
+	/* A tuned host launcher: an alternative of a __global__ kernel that is a
+	 * host function (template) taking the kernel's parameters and a trailing
+	 * cudaStream_t and returning cudaError_t; it launches what it needs on the
+	 * stream (a split-K pass and its reduction). Called like an AOTC_EXTERN
+	 * routine: no launch geometry. */
+	bool host_launcher;
 	/* Names, and annotation kinds as "#grid", that a failed annotation was
 	 * about: checks pile no further errors on them. Not part of the IR. */
 	const char **claimed;
@@ -278,6 +294,10 @@ aotc_dtype dtype_of_spelling(const char *s);
 int ir_find_param(const kernel *k, const char *name);   /* -1 if none */
 int ir_find_tunable(const kernel *k, const char *name); /* -1 if none */
 int ir_find_tparam(const kernel *k, const char *name);  /* -1 if none */
+/* The function of k's dispatch called name: k itself for NULL or k's own
+ * name, else the alternative of that name, or NULL. */
+const kernel *ir_member(const kernel *k, const char *name);
+
 /* The kernel of that id (kernel.id), or NULL. */
 const kernel *ir_find_kernel(const aotc_module *m, const char *id);
 /* What compiles and calls the reference: its name, or name<type> for a
@@ -351,7 +371,8 @@ int ir_check(aotc_module *m, kernel *k, diags *d);
 
 /* Calls fn with each combination of tunable values (in declaration order,
  * last tunable fastest) that satisfies every REQUIRE; division by zero or
- * overflow in a REQUIRE rejects the combination. Returns the count.
+ * overflow in a REQUIRE rejects the combination; a kernel without tunables
+ * (an alternative may be one) has one, of no values. Returns the count.
  * fn may be NULL (count only) and returns false to stop early. */
 long ir_enumerate(const kernel *k,
                   bool (*fn)(void *ctx, const int64_t *values), void *ctx);
@@ -412,9 +433,11 @@ char *ir_variant_name(arena *a, const kernel *k, const int64_t *values);
 /* A C identifier: [A-Za-z_][A-Za-z0-9_]*. */
 bool ir_is_identifier(const char *s);
 
-/* What a host routine of the tuner is called by: a C identifier, or a
- * template reference's instance "name<type>" (ir_reference_instance) with
- * a type ir_type_text_ok accepts. */
+/* What a host routine of the tuner is called by: a C identifier, or an
+ * instance "name<args>": a template reference's "ref<float>"
+ * (ir_reference_instance) or a host launcher's variant "splitk<float, 4>",
+ * each argument a type ir_type_text_ok accepts (without '<') or a template
+ * argument ir_template_arg_ok accepts. */
 bool ir_is_routine_name(const char *s);
 
 /* A C++ identifier as the frontend may record one: a C identifier or one

@@ -187,6 +187,18 @@ static json_t *jkernel(const kernel *k)
 	if (k->type_tag)
 		json_object_set_new(o, "type_key", json_pack("{s:s, s:s}", "param", k->tparams[k->type_tparam].name,
 		                                             "tag", k->type_tag));
+	/* Only where there are some: other IR reads and writes as before. */
+	if (k->alt_of) {
+		json_object_set_new(o, "alternative_of", json_pack("{s:s, s:o}", "name", k->alt_of, "loc",
+		                                                   jloc(k->alt_loc)));
+		json_object_set_new(o, "host_launcher", json_boolean(k->host_launcher));
+	}
+	if (k->nalts) {
+		json_t *as = json_array();
+		for (int i = 0; i < k->nalts; i++)
+			json_array_append_new(as, jkernel(&k->alts[i]));
+		json_object_set_new(o, "alternatives", as);
+	}
 	return o;
 }
 
@@ -727,8 +739,77 @@ static void rkernel(reader *r, const json_t *o)
 	}
 	if (k->ref_template && !k->type_tag && !r->errors)
 		bad(r, "a template reference (reference.template) belongs to a kernel with a type_key");
+	const json_t *alt = json_object_get(o, "alternative_of");
+	if (alt && !json_is_object(alt))
+		mistyped(r, "alternative_of");
+	if (alt && json_is_object(alt) && !r->errors) {
+		k->alt_of = str(r, alt, "name", false);
+		k->alt_loc = rloc(r, alt, "loc");
+		k->host_launcher = boolean(r, o, "host_launcher");
+		check_text(r, "alternative_of.name", k->alt_of, k->alt_of && ir_is_identifier(k->alt_of),
+		           "a C identifier");
+		if (!r->errors && k->host_launcher && k->is_global)
+			bad(r, "a host launcher is not __global__");
+		else if (!r->errors && (k->reference || k->nexterns))
+			bad(r, "an alternative has no reference or externs of its own (its primary's serve it)");
+	}
 	if (!r->errors)
 		r->errors += ir_check(r->m, k, r->d);
+}
+
+/* kernels[i].alternatives, read as kernels and then moved from the
+ * module's list into kernels[i].alts. */
+static void ralternatives(reader *r, const json_t *o, int i)
+{
+	const json_t *as = json_object_get(o, "alternatives");
+	if (!as)
+		return;
+	if (!json_is_array(as) || !json_array_size(as)) {
+		bad(r, "'alternatives' must be a non-empty array");
+		return;
+	}
+	const char *where = r->where;
+	int n = (int)json_array_size(as);
+	for (int j = 0; j < n && !r->errors; j++) {
+		r->where = arena_printf(&r->m->arena, "%s.alternatives[%d]", where, j);
+		const json_t *a = json_array_get(as, (size_t)j);
+		if (!json_is_object(a)) {
+			bad(r, "must be an object");
+			break;
+		}
+		rkernel(r, a);
+		if (r->errors)
+			break;
+		const kernel *p = &r->m->kernels[i], *alt = &r->m->kernels[r->m->nkernels - 1];
+		if (json_object_get(a, "alternatives"))
+			bad(r, "an alternative has no alternatives");
+		else if (!alt->alt_of || strcmp(alt->alt_of, p->name) != 0)
+			bad(r, arena_printf(&r->m->arena, "alternative_of must name '%s'", p->name));
+		else if (strcmp(alt->name, p->name) == 0 || (alt->type_tag == NULL) != (p->type_tag == NULL) ||
+		         (alt->type_tag && strcmp(alt->type_tag, p->type_tag) != 0))
+			bad(r, "an alternative has a name of its own and its primary's type_key");
+		else if (alt->host_launcher && !p->is_global)
+			bad(r, "a host launcher belongs to a __global__ kernel");
+		else if (!alt->host_launcher && alt->is_global != p->is_global)
+			bad(r, "an alternative is __global__ where its primary is");
+		else if (ir_kernel_nparams(alt) != ir_kernel_nparams(p) || alt->nparams != p->nparams)
+			bad(r, "an alternative takes its primary's parameters");
+		for (int q = 0; q < p->nparams && !r->errors; q++)
+			if (strcmp(alt->params[q].name, p->params[q].name) != 0 || alt->params[q].dtype != p->params[q].dtype ||
+			    alt->params[q].is_pointer != p->params[q].is_pointer)
+				bad(r, arena_printf(&r->m->arena, "parameter %d is not its primary's '%s'", q + 1, p->params[q].name));
+		for (int q = 0; q < j && !r->errors; q++)
+			if (strcmp(r->m->kernels[i + 1 + q].name, alt->name) == 0)
+				bad(r, arena_printf(&r->m->arena, "a second alternative '%s'", alt->name));
+	}
+	r->where = where;
+	if (r->errors)
+		return;
+	kernel *p = &r->m->kernels[i];
+	p->alts = arena_alloc(&r->m->arena, (size_t)n * sizeof *p->alts);
+	memcpy(p->alts, p + 1, (size_t)n * sizeof *p->alts);
+	p->nalts = n;
+	r->m->nkernels = i + 1;
 }
 
 aotc_module *ir_from_json(const char *text, size_t len, const char *path, diags *d)
@@ -794,6 +875,10 @@ aotc_module *ir_from_json(const char *text, size_t len, const char *path, diags 
 		snprintf(where, sizeof where, "kernels[%zu]", i);
 		r.where = where;
 		rkernel(&r, json_array_get(ks, i));
+		if (!r.errors && m->kernels[m->nkernels - 1].alt_of)
+			bad(&r, "an alternative is read inside its primary's 'alternatives'");
+		if (!r.errors)
+			ralternatives(&r, json_array_get(ks, i), m->nkernels - 1);
 		/* databases, dispatches and emitted files go by the id */
 		for (int j = 0; !r.errors && j + 1 < m->nkernels; j++)
 			if (strcmp(m->kernels[j].id, m->kernels[m->nkernels - 1].id) == 0)

@@ -135,9 +135,16 @@ static int cmd_configs(options *o, diags *d)
 			continue;
 		arena scratch;
 		arena_init(&scratch);
-		print_ctx ctx = {k, &scratch};
-		long n = ir_enumerate(k, print_config, &ctx);
-		printf("%s: %ld configuration%s\n", k->id, n, n == 1 ? "" : "s");
+		long n = 0;
+		for (int a = -1; a < k->nalts; a++) {
+			print_ctx ctx = {a < 0 ? k : &k->alts[a], &scratch};
+			n += ir_enumerate(ctx.k, print_config, &ctx);
+		}
+		if (k->nalts)
+			printf("%s: %ld configuration%s (%d function%s)\n", k->id, n, n == 1 ? "" : "s",
+			       k->nalts + 1, k->nalts ? "s" : "");
+		else
+			printf("%s: %ld configuration%s\n", k->id, n, n == 1 ? "" : "s");
 		arena_finish(&scratch);
 	}
 	ir_module_destroy(m);
@@ -368,15 +375,17 @@ static int dispatch_check(options *o, const aotc_module *m, const kernel *k, dia
 		shape_param_values(k, &ss, row, params);
 		for (int i = 0; i < dp.nvariants; i++) {
 			/* ... and the per-variant values, which launch_dims computes itself */
+			const kernel *f = dispatch_function(k, &dp.variants[i]);
 			int64_t own[k->nparams + 1];
 			memcpy(own, params, (size_t)k->nparams * sizeof *own);
-			eval_env le = {.tunables = dp.variants[i].values, .ntunables = k->ntunables,
+			eval_env le = {.tunables = dp.variants[i].values, .ntunables = f->ntunables,
 			               .params = own, .nparams = k->nparams};
 			int64_t dims[7];
 			int which;
-			bool ok = dp.variants[i].routine < 0 && /* a routine launches nothing */
-			          ir_variant_params(k, dp.variants[i].values, own) == EVAL_OK &&
-			          ir_launch_dims(&k->grid, &k->block, &k->smem, &le, dims, &which) == EVAL_OK &&
+			/* a routine, a host launcher launches nothing itself */
+			bool ok = dp.variants[i].routine < 0 && !f->host_launcher &&
+			          ir_variant_params(f, dp.variants[i].values, own) == EVAL_OK &&
+			          ir_launch_dims(&f->grid, &f->block, &f->smem, &le, dims, &which) == EVAL_OK &&
 			          ir_dims_launchable(dims);
 			printf("dims %d", i);
 			for (int j = 0; j < k->nparams; j++)

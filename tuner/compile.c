@@ -160,6 +160,13 @@ int pool_add_extern(pool *p, const extern_fn *e, int nparams)
 	return add_job(p, e->name, e, false, nparams);
 }
 
+int pool_add_routine(pool *p, const char *instance, int nparams)
+{
+	/* called like an extern: the job's ext only tells the kind */
+	static const extern_fn routine = {.name = "(host launcher)"};
+	return add_job(p, instance, &routine, false, nparams);
+}
+
 int pool_add_host_fn(pool *p, const char *fn, int nparams)
 {
 	return add_job(p, fn, NULL, true, nparams);

@@ -55,6 +55,9 @@ int pool_add(pool *p, const char *instance);
 /* The job for extern routine e, called with nparams arguments (added unless
  * there; e is borrowed); its index. Before pool_start. */
 int pool_add_extern(pool *p, const extern_fn *e, int nparams);
+/* A host launcher's instance ("splitk<4>"), called like an AOTC_EXTERN
+ * routine with nparams arguments (the kernel's and the stream). */
+int pool_add_routine(pool *p, const char *instance, int nparams);
 /* The job for host function fn (a __global__ kernel's host reference),
  * called with nparams arguments on host memory (added unless there); its
  * index. Before pool_start. */

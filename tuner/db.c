@@ -142,11 +142,31 @@ int db_config(tune_db *db, const char *name, const int64_t *values)
 	c->name = xstrdup(name);
 	c->values = xmalloc((size_t)db->ntunables * sizeof *c->values + 1);
 	memcpy(c->values, values, (size_t)db->ntunables * sizeof *values);
+	c->nvalues = db->ntunables;
 	c->is_extern = false;
+	c->function = NULL;
 	db->config_map[slot] = db->nconfigs++;
 	if (2 * (size_t)db->nconfigs + 2 > db->config_map_cap)
 		rehash(db);
 	return db->nconfigs - 1;
+}
+
+int db_alt_config(tune_db *db, const char *name, const char *function, const int64_t *values,
+                  int nvalues)
+{
+	int c = db_find_config(db, name);
+	if (c >= 0)
+		return c;
+	int64_t *zeros = xcalloc((size_t)db->ntunables + 1, sizeof *zeros);
+	c = db_config(db, name, zeros);
+	free(zeros);
+	db_entry *e = &db->configs[c];
+	free(e->values);
+	e->values = xmalloc((size_t)nvalues * sizeof *e->values + 1);
+	memcpy(e->values, values, (size_t)nvalues * sizeof *values);
+	e->nvalues = nvalues;
+	e->function = xstrdup(function);
+	return c;
 }
 
 int db_extern(tune_db *db, const char *name)
@@ -253,7 +273,9 @@ static json_t *jmeas(const tune_db *db, const measurement *m, bool self_containe
 		json_object_set_new(o, "config", json_string(c->name));
 		if (c->is_extern)
 			json_object_set_new(o, "extern", json_true());
-		json_object_set_new(o, "values", c->is_extern ? json_array() : jints(c->values, db->ntunables));
+		if (c->function)
+			json_object_set_new(o, "function", json_string(c->function));
+		json_object_set_new(o, "values", c->is_extern ? json_array() : jints(c->values, c->nvalues));
 		json_object_set_new(o, "shape", jints(db->shapes + (size_t)m->shape * db->nshape_args,
 		                                      db->nshape_args));
 	} else {
@@ -396,6 +418,39 @@ static bool read_meas(reader *r, const json_t *o, measurement *m)
 	return true;
 }
 
+static bool same_function(const char *a, const char *b)
+{
+	return a == b || (a && b && strcmp(a, b) == 0);
+}
+
+/* A configuration's "function" (document entry or journal line): NULL
+ * when absent; else the alternative's name, its values (any number, up to
+ * DB_MAX_VALUES) in vals and *nv. *ok false after bad(). */
+static const char *read_function(reader *r, const json_t *o, const char *name, int64_t *vals, int *nv,
+                                 bool *ok)
+{
+	*ok = true;
+	const json_t *f = json_object_get(o, "function");
+	if (!f)
+		return NULL;
+	strbuf sb;
+	strbuf_init(&sb);
+	put_plain(&sb, name);
+	const json_t *v = json_object_get(o, "values");
+	const char *fn = json_string_value(f);
+	if (!fn || !ir_is_identifier(fn))
+		bad(r, "config '%s': \"function\" must be a C identifier (an alternative's name)", sb.data);
+	else if (json_object_get(o, "extern"))
+		bad(r, "config '%s' is an alternative's variant and an extern", sb.data);
+	else if (!json_is_array(v) || json_array_size(v) > DB_MAX_VALUES)
+		bad(r, "config '%s': \"values\" must be an array of at most %d integers", sb.data, DB_MAX_VALUES);
+	else if (read_ints(r, v, vals, (int)json_array_size(v)))
+		*nv = (int)json_array_size(v);
+	strbuf_finish(&sb);
+	*ok = !r->failed;
+	return *ok ? fn : NULL;
+}
+
 /* A configuration's "extern" (document entry or journal line): 0 when
  * absent or false, 1 when true (an AOTC_EXTERN routine: its name a C
  * identifier, its values []), -1 after bad(). */
@@ -514,6 +569,7 @@ static int load_document(tune_db *db, bool *not_db, diags *d)
 		goto done;
 	}
 	int64_t *row = xmalloc((size_t)(db->ntunables + db->nshape_args + 1) * sizeof *row);
+	int64_t alt_row[DB_MAX_VALUES];
 	/* Each configuration, shape and cell once: a repeat is a damaged or
 	 * hand-merged file, and which copy holds would be an accident. */
 	for (size_t i = 0; i < json_array_size(configs) && !r.failed; i++) {
@@ -525,13 +581,18 @@ static int load_document(tune_db *db, bool *not_db, diags *d)
 		}
 		int seen = db_find_config(db, name);
 		int ext = seen >= 0 ? 0 : read_extern(&r, c, name);
+		int nv = 0;
+		bool fok = true;
+		const char *fn = seen >= 0 || ext ? NULL : read_function(&r, c, name, alt_row, &nv, &fok);
 		if (seen >= 0) {
 			char *what = cell_name(db, seen, -1);
 			bad(&r, "configs[%zu] repeats %s", i, what);
 			free(what);
 		} else if (ext > 0) {
 			db_extern(db, name);
-		} else if (ext == 0 && read_ints(&r, json_object_get(c, "values"), row, db->ntunables)) {
+		} else if (fn) {
+			db_alt_config(db, name, fn, alt_row, nv);
+		} else if (ext == 0 && fok && read_ints(&r, json_object_get(c, "values"), row, db->ntunables)) {
 			db_config(db, name, row);
 		}
 	}
@@ -610,6 +671,7 @@ static int replay_journal(tune_db *db, const char *hash, strbuf *keep, bool *dro
 	ssize_t n;
 	int count = 0;
 	int64_t *row = xmalloc((size_t)(db->ntunables + db->nshape_args + 1) * sizeof *row);
+	int64_t alt_row[DB_MAX_VALUES];
 	while (!r.failed && (n = getline(&line, &cap, f)) > 0) {
 		r.line++;
 		bool complete = line[n - 1] == '\n';
@@ -626,7 +688,9 @@ static int replay_journal(tune_db *db, const char *hash, strbuf *keep, bool *dro
 		const json_t *jh = json_object_get(o, "source_hash");
 		const char *name = json_string_value(json_object_get(o, "config"));
 		measurement m;
-		int ext;
+		int ext, nv = 0;
+		bool fok = true;
+		const char *fn = NULL;
 		if (jh && !(json_is_string(jh) && db_hash_valid(json_string_value(jh)))) {
 			bad(&r, "source_hash is not %d lowercase hex digits", AOTC_HASH_LEN);
 		} else if (!jh || strcmp(json_string_value(jh), hash) != 0) {
@@ -637,14 +701,19 @@ static int replay_journal(tune_db *db, const char *hash, strbuf *keep, bool *dro
 			bad(&r, "journal entry without a config");
 		} else if ((ext = read_extern(&r, o, name)) < 0) {
 			/* diagnosed */
-		} else if (!ext && !read_ints(&r, json_object_get(o, "values"), row, db->ntunables)) {
+		} else if (!ext && ((fn = read_function(&r, o, name, alt_row, &nv, &fok)), !fok)) {
+			/* diagnosed */
+		} else if (!ext && !fn && !read_ints(&r, json_object_get(o, "values"), row, db->ntunables)) {
 			bad(&r, "journal entry without a config");
 		} else if (db_find_config(db, name) >= 0 &&
 		           db->configs[db_find_config(db, name)].is_extern != (ext > 0)) {
 			bad(&r, "config %d is %san extern here and not in the document",
 			    db_find_config(db, name), ext ? "" : "not ");
+		} else if (db_find_config(db, name) >= 0 &&
+		           !same_function(db->configs[db_find_config(db, name)].function, fn)) {
+			bad(&r, "config %d is of another function here than in the document", db_find_config(db, name));
 		} else {
-			int c = ext ? db_extern(db, name) : db_config(db, name, row);
+			int c = ext ? db_extern(db, name) : fn ? db_alt_config(db, name, fn, alt_row, nv) : db_config(db, name, row);
 			if (read_ints(&r, json_object_get(o, "shape"), row, db->nshape_args)) {
 				int s = db_shape(db, row);
 				if (read_meas(&r, o, &m)) {
@@ -686,6 +755,7 @@ static void clear_contents(tune_db *db)
 		free_meas(&db->meas[i]);
 	for (int i = 0; i < db->nconfigs; i++) {
 		free(db->configs[i].name);
+		free(db->configs[i].function);
 		free(db->configs[i].values);
 	}
 	db->nmeas = db->nconfigs = db->nshapes = 0;
@@ -1021,7 +1091,9 @@ int db_merge(tune_db *db, const tune_db *from)
 	for (int i = 0; i < from->nmeas; i++) {
 		const measurement *m = &from->meas[i];
 		const db_entry *fc = &from->configs[m->config];
-		int c = fc->is_extern ? db_extern(db, fc->name) : db_config(db, fc->name, fc->values);
+		int c = fc->is_extern  ? db_extern(db, fc->name)
+		        : fc->function ? db_alt_config(db, fc->name, fc->function, fc->values, fc->nvalues)
+		                       : db_config(db, fc->name, fc->values);
 		int s = db_shape(db, from->shapes + (size_t)m->shape * from->nshape_args);
 		if (db_get(db, c, s))
 			continue;
@@ -1046,6 +1118,9 @@ int db_save(tune_db *db)
 	for (int i = 0; i < db->nconfigs; i++)
 		json_array_append_new(configs, db->configs[i].is_extern
 			? json_pack("{s:s, s:b, s:[]}", "name", db->configs[i].name, "extern", 1, "values")
+			: db->configs[i].function
+			? json_pack("{s:s, s:s, s:o}", "name", db->configs[i].name, "function", db->configs[i].function,
+			            "values", jints(db->configs[i].values, db->configs[i].nvalues))
 			: json_pack("{s:s, s:o}", "name", db->configs[i].name,
 			            "values", jints(db->configs[i].values, db->ntunables)));
 	json_t *shapes = json_array();

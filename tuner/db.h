@@ -52,9 +52,17 @@ typedef struct measurement {
 
 typedef struct db_entry {
 	char *name;            /* "sgemm<64, 128, 8, 8, 4>"; an extern's: "sgemm_cublas" */
-	int64_t *values;       /* ntunables (an extern's: zeros; the file has []) */
+	int64_t *values;       /* nvalues (an extern's: zeros; the file has []) */
+	int nvalues;           /* ntunables, or the alternative's own count */
 	bool is_extern;        /* an AOTC_EXTERN routine: a C identifier, no tunables */
+	/* A variant of an alternative of the kernel (AOTC_ALTERNATIVE): the
+	 * function's name, its values in its own tunables' order; NULL for the
+	 * kernel's own variants and externs. */
+	char *function;
 } db_entry;
+
+/* The most tunables a configuration of an alternative may have in a file. */
+#define DB_MAX_VALUES 256
 
 typedef struct tune_db {
 	char *path, *journal_path;
@@ -120,6 +128,10 @@ void db_close(tune_db *db); /* accepts NULL; does not save; releases the lock */
 bool db_hash_valid(const char *h);
 
 int db_config(tune_db *db, const char *name, const int64_t *values); /* find or add */
+/* A variant of alternative function (its nvalues tunable values): found or
+ * added. */
+int db_alt_config(tune_db *db, const char *name, const char *function, const int64_t *values,
+                  int nvalues);
 /* The AOTC_EXTERN routine name (a C identifier) as a configuration: found
  * or added, and marked is_extern. */
 int db_extern(tune_db *db, const char *name);

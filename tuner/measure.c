@@ -265,17 +265,19 @@ static void from_reply(const json_t *r, measurement *m)
 	m->time_ms = m->status == MS_OK ? median(m->samples, (size_t)m->nsamples) : NAN;
 }
 
-bool measurer_run(measurer *ms, const job *j, json_t *ldims, const int64_t *values,
-                  int ntunables, double best, measurement *mm, strbuf *why)
+bool measurer_run(measurer *ms, const job *j, json_t *ldims, const kernel *fn,
+                  const int64_t *values, double best, measurement *mm, strbuf *why)
 {
 	json_t *jv = json_array();
-	for (int i = 0; values && i < ntunables; i++)
+	for (int i = 0; fn && i < fn->ntunables; i++)
 		json_array_append_new(jv, json_integer(values[i]));
 	json_t *req = json_pack("{s:s, s:s, s:s, s:o, s:o, s:o}", "op", "measure", "blob", j->path,
 	                        "symbol", j->symbol, "launch", ldims, "values", jv, "best_ms",
 	                        isfinite(best) ? json_real(best) : json_null());
-	if (!values)
+	if (!fn || fn->host_launcher)
 		json_object_set_new(req, "extern", json_true());
+	if (fn && fn->alt_of)
+		json_object_set_new(req, "function", json_string(fn->name));
 	double timeout = measure_timeout_ms();
 	if (isfinite(best))
 		timeout += best * MAX_SAMPLES * 20;

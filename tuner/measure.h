@@ -51,9 +51,10 @@ typedef enum { SHAPE_OK, SHAPE_REFERENCE_FAILED, SHAPE_REFUSED, SHAPE_WORKER_LOS
 shape_result measurer_shape(measurer *ms, const int64_t *row, int nargs, json_t *ref,
                             strbuf *why);
 
-/* Measures compiled variant j (launch ldims, taken; tunable values, or
- * NULL for an AOTC_EXTERN routine, whose buffers are sized as the
- * reference's) at the current shape into *mm (status, samples, note),
+/* Measures compiled variant j of function fn (the kernel or an
+ * alternative; launch ldims, taken; fn's tunable values), or of an
+ * AOTC_EXTERN routine (fn and values NULL: its buffers are sized as the
+ * reference's), at the current shape into *mm (status, samples, note),
  * given the best time there so far (screening; INFINITY if none). False
  * when the worker died and cannot be restarted (why).
  *
@@ -62,8 +63,8 @@ shape_result measurer_shape(measurer *ms, const int64_t *row, int nargs, json_t 
  * before it, it is run again in a fresh one and that run's outcome is
  * recorded. ms->refused tells a `resources` that is the memory limit
  * (which holds for this shape only) from one of the launch. */
-bool measurer_run(measurer *ms, const job *j, json_t *ldims, const int64_t *values,
-                  int ntunables, double best, measurement *mm, strbuf *why);
+bool measurer_run(measurer *ms, const job *j, json_t *ldims, const kernel *fn,
+                  const int64_t *values, double best, measurement *mm, strbuf *why);
 
 /* Evaluates a launch (AOTC_GRID, AOTC_BLOCK, AOTC_SMEM of the kernel or of
  * the reference) for these tunable values (NULL for the reference) and

@@ -74,12 +74,16 @@ int tune_simulate(const kernel *k, const tune_db *db, const tune_options *o, con
 	int nc = db->nconfigs, ns = db->nshapes;
 	for (int s = 0; s < ns; s++)
 		shape_set_add(&ss, db->shapes + (size_t)s * ss.nargs);
-	int64_t *values = xmalloc((size_t)nc * k->ntunables * sizeof *values + 1);
+	int64_t *values = xcalloc((size_t)nc * k->ntunables + 1, sizeof *values);
 	const char **names = xmalloc((size_t)nc * sizeof *names + 1);
+	/* Externs and alternatives' variants are outside the search, as in a tune. */
+	bool *always = xcalloc((size_t)nc + 1, sizeof *always);
 	for (int c = 0; c < nc; c++) {
-		memcpy(values + (size_t)c * k->ntunables, db->configs[c].values,
-		       (size_t)k->ntunables * sizeof *values);
-		names[c] = db->configs[c].name;
+		const db_entry *e = &db->configs[c];
+		always[c] = e->is_extern || e->function;
+		if (!always[c])
+			memcpy(values + (size_t)c * k->ntunables, e->values, (size_t)k->ntunables * sizeof *values);
+		names[c] = e->name;
 	}
 	json_t *sm = json_object_get(db->hardware, "sm_count");
 	cost_features feat;
@@ -102,7 +106,7 @@ int tune_simulate(const kernel *k, const tune_db *db, const tune_options *o, con
 	schedule sc;
 	schedule_params sp = {
 		.kind = o->search, .nconfigs = nc, .nshapes = ns, .ntunables = k->ntunables,
-		.values = values, .names = names, .shard = 1, .nshards = 1,
+		.values = values, .names = names, .always = always, .shard = 1, .nshards = 1,
 		.budgeted = o->budget_s > 0, .seed = o->seed, .features = &feat, .rows = ss.values,
 	};
 	schedule_init(&sc, &sp);
@@ -150,6 +154,7 @@ int tune_simulate(const kernel *k, const tune_db *db, const tune_options *o, con
 	free(oracle);
 	free(values);
 	free(names);
+	free(always);
 	shape_set_finish(&ss);
 	return rc;
 }

@@ -27,16 +27,23 @@
 
 /* ---- Configurations ---------------------------------------------------- */
 
-/* The enumerated configurations, then (from nvariants on) the kernel's
- * AOTC_EXTERN routines in annotation order: named as the routine, their
- * value rows zeros (they have no tunables), always measured. */
+/* The enumerated configurations of the kernel, then of each of its
+ * AOTC_ALTERNATIVEs (in the order the IR holds them), then (from
+ * nvariants on) the kernel's AOTC_EXTERN routines in annotation order:
+ * named as the routine, their value rows zeros (they have no tunables),
+ * always measured. An alternative's variants are always measured too: the
+ * model search ranks configurations by the kernel's tunables, which they
+ * do not have. */
 typedef struct configs {
 	const kernel *k;
+	const kernel *cur;   /* the function add_config enumerates */
 	arena a;
-	int64_t *values;     /* n rows of k->ntunables */
+	int64_t *values;     /* n rows of nt, a function's own values first */
+	int nt;              /* the most tunables of the kernel and its alternatives */
 	char **names;
+	const kernel **fn;   /* per config: the function it is a variant of; NULL: an extern */
 	int *job;            /* compile job per config */
-	bool *always;        /* per config: an extern, outside the search */
+	bool *always;        /* per config: an extern or an alternative's, outside the search */
 	int n, nvariants;
 	size_t cap;
 } configs;
@@ -44,15 +51,45 @@ typedef struct configs {
 static bool add_config(void *ctx, const int64_t *values)
 {
 	configs *c = ctx;
-	int nt = c->k->ntunables;
+	int nt = c->nt, own = c->cur ? c->cur->ntunables : 0;
 	if ((size_t)c->n == c->cap) {
 		c->cap = c->cap ? c->cap * 2 : 64;
-		c->values = xrealloc(c->values, c->cap * (size_t)nt * sizeof *values);
+		c->values = xrealloc(c->values, c->cap * (size_t)(nt + 1) * sizeof *values);
 		c->names = xrealloc(c->names, c->cap * sizeof *c->names);
+		c->fn = xrealloc(c->fn, c->cap * sizeof *c->fn);
 	}
-	memcpy(c->values + (size_t)c->n * nt, values, (size_t)nt * sizeof *values);
-	c->names[c->n++] = ir_variant_name(&c->a, c->k, values);
+	int64_t *row = c->values + (size_t)c->n * nt;
+	memset(row, 0, (size_t)nt * sizeof *row);
+	memcpy(row, values, (size_t)own * sizeof *values);
+	c->fn[c->n] = c->cur;
+	c->names[c->n++] = c->cur ? ir_variant_name(&c->a, c->cur, values) : NULL;
 	return true;
+}
+
+/* Every configuration of the kernel and of its alternatives, in order. */
+static void enumerate_configs(configs *c)
+{
+	const kernel *k = c->k;
+	c->nt = k->ntunables;
+	for (int a = 0; a < k->nalts; a++)
+		c->nt = k->alts[a].ntunables > c->nt ? k->alts[a].ntunables : c->nt;
+	for (int a = -1; a < k->nalts; a++) {
+		c->cur = a < 0 ? k : &k->alts[a];
+		ir_enumerate(c->cur, add_config, c);
+	}
+	c->cur = NULL;
+}
+
+static const int64_t *config_values(const configs *c, int i) { return c->values + (size_t)i * c->nt; }
+
+static void configs_finish(configs *c)
+{
+	free(c->values);
+	free(c->names);
+	free(c->fn);
+	free(c->job);
+	free(c->always);
+	arena_finish(&c->a);
 }
 
 /* The extern configuration i is, or NULL for a variant. */
@@ -80,9 +117,10 @@ static void add_externs(configs *c, const char *arch)
 	}
 	free(zeros);
 	c->always = xcalloc((size_t)c->n + 1, sizeof *c->always);
-	for (int i = c->nvariants; i < c->n; i++)
-		c->always[i] = true;
+	for (int i = 0; i < c->n; i++)
+		c->always[i] = i >= c->nvariants || c->fn[i] != k;
 }
+
 
 /* What an extern's caller takes: the kernel's parameters, and for a
  * __global__ kernel the stream. */
@@ -111,6 +149,18 @@ static char *instance_of(const char *name)
 	memcpy(s, name, n);
 	s[n] = 0;
 	return s;
+}
+
+/* A configuration's compile job: the instance of its function, or the
+ * caller of its routine (an extern, a host launcher's instance). */
+static int add_config_job(pool *p, const configs *c, int i, int nparams)
+{
+	if (config_extern(c, i))
+		return pool_add_extern(p, config_extern(c, i), nparams);
+	char *inst = instance_of(c->names[i]);
+	int j = c->fn[i]->host_launcher ? pool_add_routine(p, inst, nparams) : pool_add(p, inst);
+	free(inst);
+	return j;
 }
 
 /* ---- Progress ---------------------------------------------------------- */
@@ -253,11 +303,7 @@ static void run_finish(tune_run *r)
 	db_close(r->db);
 	free(r->dbc);
 	free(r->dbs);
-	free(r->cf.values);
-	free(r->cf.names);
-	free(r->cf.job);
-	free(r->cf.always);
-	arena_finish(&r->cf.a);
+	configs_finish(&r->cf);
 	shape_set_finish(&r->ss);
 	free(r->params);
 	free(r->params_ok);
@@ -284,7 +330,7 @@ static int enumerate_stage(tune_run *r)
 	if (!(r->o->shapes_file ? shapes_from_file(k, r->o->shapes_file, &r->ss, r->d)
 	                        : shapes_from_ir(k, &r->ss, r->o->seed, r->d)))
 		return 1;
-	ir_enumerate(k, add_config, &r->cf);
+	enumerate_configs(&r->cf);
 	if (r->cf.n == 0) {
 		diag_error(r->d, k->loc, "no configuration of '%s' satisfies its AOTC_REQUIREs", k->id);
 		return 1;
@@ -317,7 +363,7 @@ static void schedule_stage_init(tune_run *r, double sm_count)
 	cost_features_init(&r->feat, k, &r->ss, r->ss.nargs, k->ntunables, sm_count);
 	schedule_params sp = {
 		.kind = r->o->search, .nconfigs = r->cf.n, .nshapes = r->ss.count,
-		.ntunables = k->ntunables, .values = r->cf.values,
+		.ntunables = r->cf.nt, .values = r->cf.values,
 		.names = (const char *const *)r->cf.names, .always = r->cf.always,
 		.shard = r->o->shard, .nshards = r->o->nshards, .budgeted = r->o->budget_s > 0,
 		.seed = r->o->seed, .features = &r->feat, .rows = r->ss.values,
@@ -333,14 +379,16 @@ static void dump_configs(const tune_run *r)
 	for (int i = 0; i < sc->norder; i++) {
 		int c = sc->order[i];
 		json_t *v = json_array();
-		for (int t = 0; t < r->k->ntunables && !config_extern(&r->cf, c); t++)
-			json_array_append_new(v, json_integer(r->cf.values[(size_t)c * r->k->ntunables + t]));
+		for (int t = 0; !config_extern(&r->cf, c) && t < r->cf.fn[c]->ntunables; t++)
+			json_array_append_new(v, json_integer(config_values(&r->cf, c)[t]));
 		json_t *o = json_pack("{s:s, s:s, s:i, s:s, s:o, s:b, s:[i,i]}", "stage", "configs",
 		                      "kernel", r->k->id, "order", i, "name", r->cf.names[c],
 		                      "values", v, "sample", i < sc->nsample, "shard", sc->p.shard,
 		                      sc->p.nshards);
 		if (config_extern(&r->cf, c))
 			json_object_set_new(o, "extern", json_true());
+		else if (r->cf.fn[c] != r->k)
+			json_object_set_new(o, "function", json_string(r->cf.fn[c]->name));
 		char *line = json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER);
 		printf("%s\n", line);
 		free(line);
@@ -405,9 +453,10 @@ static int open_stage(tune_run *r, bool *no_device)
 	r->dbc = xcalloc((size_t)r->cf.n, sizeof *r->dbc);
 	r->dbs = xcalloc((size_t)r->ss.count, sizeof *r->dbs);
 	for (int c = 0; c < r->cf.n; c++)
-		r->dbc[c] = config_extern(&r->cf, c)
-		            ? db_extern(db, r->cf.names[c])
-		            : db_config(db, r->cf.names[c], r->cf.values + (size_t)c * k->ntunables);
+		r->dbc[c] = config_extern(&r->cf, c) ? db_extern(db, r->cf.names[c])
+		            : r->cf.fn[c] != k ? db_alt_config(db, r->cf.names[c], r->cf.fn[c]->name, config_values(&r->cf, c),
+		                                               r->cf.fn[c]->ntunables)
+		                               : db_config(db, r->cf.names[c], config_values(&r->cf, c));
 	for (int i = 0; i < r->ss.count; i++) {
 		r->dbs[i] = db_shape(db, shape_row(&r->ss, i));
 		/* A record file's counts replace older ones: the file accumulates. */
@@ -449,22 +498,28 @@ static int record_status(tune_run *r, int c, int s, meas_status st, const char *
  * (beyond the device's limits), decided without running anything. */
 static meas_status static_status(const tune_run *r, int c, int s, json_t **dims, strbuf *why)
 {
-	const kernel *k = r->k;
-	if (config_extern(&r->cf, c)) {
-		/* A routine handles any shape and launches its own work. */
-		*dims = json_pack("{s:[i,i,i], s:[i,i,i], s:i}", "grid", 1, 1, 1, "block", 1, 1, 1,
-		                  "smem", 0);
+	const kernel *k = r->cf.fn[c];
+	/* A routine handles any shape and launches its own work. */
+	json_t *none = json_pack("{s:[i,i,i], s:[i,i,i], s:i}", "grid", 1, 1, 1, "block", 1, 1, 1, "smem", 0);
+	if (!k) {
+		*dims = none;
 		return MS_OK;
 	}
-	const int64_t *values = r->cf.values + (size_t)c * k->ntunables;
+	const int64_t *values = config_values(&r->cf, c);
 	eval_status vst;
 	int bad = ir_first_invalid(k, values, shape_params(r, s), &vst);
 	*dims = NULL;
 	if (bad >= 0) {
+		json_decref(none);
 		strbuf_printf(why, "AOTC_VALID_IF(%s) %s", k->valid_ifs[bad].text,
 		              vst != EVAL_OK ? eval_status_name(vst) : "is false");
 		return MS_INVALID;
 	}
+	if (k->host_launcher) {
+		*dims = none;
+		return MS_OK;
+	}
+	json_decref(none);
 	return launch_dims(k, &k->grid, &k->block, &k->smem, values, shape_params(r, s), r->ms.device,
 	                   dims, why);
 }
@@ -613,13 +668,7 @@ static int compile_stage(tune_run *r)
 			open = sc->state[schedule_cell(sc, c, s)] == CELL_PENDING;
 		if (!open)
 			continue;
-		if (config_extern(&r->cf, c)) {
-			r->cf.job[c] = pool_add_extern(&r->p, config_extern(&r->cf, c), extern_nparams(k));
-			continue;
-		}
-		char *inst = instance_of(r->cf.names[c]);
-		r->cf.job[c] = pool_add(&r->p, inst);
-		free(inst);
+		r->cf.job[c] = add_config_job(&r->p, &r->cf, c, extern_nparams(k));
 	}
 	long cores = sysconf(_SC_NPROCESSORS_ONLN);
 	/* The model search measures a small part of a large space: it
@@ -802,9 +851,8 @@ static int measure_cell(tune_run *r, int c, int s)
 	if (mm.status != MS_OK) {
 		json_decref(dims);
 		mm.note = xstrdup(why.data);
-	} else if (!measurer_run(&r->ms, j, dims,
-	                         config_extern(&r->cf, c) ? NULL : r->cf.values + (size_t)c * k->ntunables,
-	                         k->ntunables, r->sc.best[s], &mm, &why)) {
+	} else if (!measurer_run(&r->ms, j, dims, r->cf.fn[c], r->cf.fn[c] ? config_values(&r->cf, c) : NULL,
+	                         r->sc.best[s], &mm, &why)) {
 		diag_plain_error(r->d, "the worker cannot be restarted: %s", why.data);
 		status = 3;
 	}
@@ -1091,7 +1139,7 @@ int tune_compile_only(const aotc_module *m, const kernel *k, const tune_options 
 	char *abs = NULL;
 	unsigned char *mine = NULL;
 	bool started = false;
-	ir_enumerate(k, add_config, &cf);
+	enumerate_configs(&cf);
 	if (cf.n == 0) {
 		diag_error(d, k->loc, "no configuration of '%s' satisfies its AOTC_REQUIREs", k->id);
 		status = 1;
@@ -1128,13 +1176,7 @@ int tune_compile_only(const aotc_module *m, const kernel *k, const tune_options 
 	for (int c = 0; c < cf.n; c++) {
 		if (!mine[c])
 			continue;
-		if (config_extern(&cf, c)) {
-			cf.job[c] = pool_add_extern(&p, config_extern(&cf, c), extern_nparams(k));
-			continue;
-		}
-		char *inst = instance_of(cf.names[c]);
-		cf.job[c] = pool_add(&p, inst);
-		free(inst);
+		cf.job[c] = add_config_job(&p, &cf, c, extern_nparams(k));
 	}
 	long cores = sysconf(_SC_NPROCESSORS_ONLN);
 	pool_start(&p, o->jobs > 0 ? o->jobs : (int)(cores > 0 ? cores : 1), false);
@@ -1193,11 +1235,7 @@ out:
 		free(p.cache_dir);
 	free(abs);
 	free((void *)req.libs);
-	free(cf.values);
-	free(cf.names);
-	free(cf.job);
-	free(cf.always);
+	configs_finish(&cf);
 	free(mine);
-	arena_finish(&cf.a);
 	return status;
 }

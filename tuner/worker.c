@@ -351,10 +351,13 @@ static rt_status check_footprint(wstate *w, const size_t *bytes)
 
 /* Sizes (and if needed allocates and fills) every buffer for the given
  * tunable values (NULL for the reference). */
-static rt_status ensure_buffers(wstate *w, const int64_t *values, const char **why)
+/* The buffers for a variant of function fk (the kernel or an alternative,
+ * whose copies of the kernel's AOTC_BUFFERs are over its own tunables) with
+ * these tunable values; NULL values: the reference's sizes. */
+static rt_status ensure_buffers(wstate *w, const kernel *fk, const int64_t *values, const char **why)
 {
 	const kernel *k = w->k;
-	eval_env env = {.tunables = values, .ntunables = values ? k->ntunables : 0,
+	eval_env env = {.tunables = values, .ntunables = values ? fk->ntunables : 0,
 	                .params = w->params, .nparams = k->nparams};
 	size_t *scalars = xcalloc((size_t)k->nbuffers + 1, sizeof *scalars);
 	size_t *bytes = xcalloc((size_t)k->nbuffers + 1, sizeof *bytes);
@@ -362,7 +365,7 @@ static rt_status ensure_buffers(wstate *w, const int64_t *values, const char **w
 	for (int i = 0; i < k->nbuffers; i++) {
 		const param *p = &k->params[w->bufs[i].b->param];
 		int64_t count;
-		eval_status st = expr_eval(w->bufs[i].b->count.e, &env, &count);
+		eval_status st = expr_eval(fk->buffers[i].count.e, &env, &count);
 		if (st != EVAL_OK || count < 0) {
 			*why = st == EVAL_UNBOUND ? "buffer size depends on tunables the reference does not have"
 			                          : "buffer size expression failed";
@@ -720,7 +723,7 @@ static json_t *do_shape(wstate *w, const json_t *req)
 	if (on_host ? !(entry = load_host_reference(w, blob, symbol, &rs))
 	            : !(f = load_blob(w, blob, symbol, &rs)))
 		return failure(w, rs);
-	if ((rs = ensure_buffers(w, NULL, &why)) != RT_OK)
+	if ((rs = ensure_buffers(w, w->k, NULL, &why)) != RT_OK)
 		return why ? status_reply("error", why) : failure(w, rs);
 	/* The reference runs on buffers no variant has touched (they are new
 	 * for each shape) and its outputs are kept apart, sealed where the
@@ -914,14 +917,19 @@ static json_t *do_measure(wstate *w, const json_t *req)
 	const char *blob = json_string_value(json_object_get(req, "blob"));
 	const char *symbol = json_string_value(json_object_get(req, "symbol"));
 	const json_t *jv = json_object_get(req, "values");
-	bool is_extern = json_is_true(json_object_get(req, "extern"));
+	/* A routine is called with the kernel's arguments and the stream: an
+	 * AOTC_EXTERN (no values, no function) or a host launcher. */
+	bool is_routine = json_is_true(json_object_get(req, "extern"));
+	const json_t *jfn = json_object_get(req, "function");
+	const kernel *fk = jfn ? ir_member(w->k, json_string_value(jfn) ? json_string_value(jfn) : "") : w->k;
+	bool is_extern = is_routine && !jfn;
 	rt_launch dims;
-	if (!blob || !symbol || !json_is_array(jv) ||
-	    (int)json_array_size(jv) != (is_extern ? 0 : w->k->ntunables) ||
+	if (!blob || !symbol || !json_is_array(jv) || !fk ||
+	    (int)json_array_size(jv) != (is_extern ? 0 : fk->ntunables) ||
 	    !parse_launch(json_object_get(req, "launch"), &dims))
 		return status_reply("error", "malformed measure request");
 	double began = now_ms();
-	int64_t *values = xcalloc((size_t)w->k->ntunables + 1, sizeof *values);
+	int64_t *values = xcalloc((size_t)fk->ntunables + 1, sizeof *values);
 	for (int i = 0; i < (int)json_array_size(jv); i++)
 		values[i] = json_integer_value(json_array_get(jv, (size_t)i));
 	const json_t *jbest = json_object_get(req, "best_ms");
@@ -937,8 +945,8 @@ static json_t *do_measure(wstate *w, const json_t *req)
 	double error, e, spent;
 	bool became_reference = false, ok = false;
 	/* Per-variant values: this variant's arguments (an extern has none). */
-	if (!is_extern && ir_has_per_variant(w->k)) {
-		if (ir_variant_params(w->k, values, w->params) != EVAL_OK) {
+	if (!is_extern && ir_has_per_variant(fk)) {
+		if (ir_variant_params(fk, values, w->params) != EVAL_OK) {
 			out = status_reply("invalid", "an AOTC_VALUE over tunables cannot be evaluated");
 			goto done;
 		}
@@ -948,7 +956,7 @@ static json_t *do_measure(wstate *w, const json_t *req)
 	if (!f)
 		goto fail;
 	/* An extern has no tunables: its buffers are the reference's. */
-	if ((rs = ensure_buffers(w, is_extern ? NULL : values, &why)) != RT_OK)
+	if ((rs = ensure_buffers(w, fk, is_extern ? NULL : values, &why)) != RT_OK)
 		goto fail;
 
 	/* The first checked launch, on input set 0. */

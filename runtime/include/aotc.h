@@ -19,6 +19,9 @@
  *   AOTC_EXTERN(fn [, lib, ...]) a library routine measured beside the variants;
  *                                libs are linked with it (cublas: -lcublas)
  *   AOTC_TOLERANCE(tol)          accepted relative error per output buffer
+ *   AOTC_TYPES(T, t1, t2, ...)   type parameter T is a dispatch key: one dispatch per type
+ *   AOTC_ALTERNATIVE(primary)    this function competes with kernel primary in its
+ *                                dispatch, with its own TUNE/REQUIRE/VALID_IF/GRID/BLOCK/SMEM
  *
  * When __AOTC__ is defined (the aotc frontend defines it) each macro becomes
  * __attribute__((annotate("aotc.<kind>:" "<arguments>"))); otherwise it
@@ -55,6 +58,7 @@
 #define AOTC_EXTERN(...)    AOTC__ANNOTATE("aotc.extern:", __VA_ARGS__)
 #define AOTC_TOLERANCE(...) AOTC__ANNOTATE("aotc.tolerance:", __VA_ARGS__)
 #define AOTC_TYPES(...)     AOTC__ANNOTATE("aotc.types:", __VA_ARGS__)
+#define AOTC_ALTERNATIVE(...) AOTC__ANNOTATE("aotc.alternative:", __VA_ARGS__)
 
 #else /* !__AOTC__ */
 
@@ -72,6 +76,7 @@
 #define AOTC_EXTERN(...)
 #define AOTC_TOLERANCE(...)
 #define AOTC_TYPES(...)
+#define AOTC_ALTERNATIVE(...)
 
 #endif /* __AOTC__ */
 
