@@ -1829,7 +1829,11 @@ static char *header(const ctx *c)
 	put_comment_text(&o.sb, k->name);
 	strbuf_puts(&o.sb, "<...>\"); NULL for an index out of range. */\n");
 	out_line(&o, "const char *%s_variant_name(int v);", c->prefix);
-	out_line(&o, "/* Tunable values in declaration order; NULL for an index out of range. */");
+	if (c->any_alt)
+		out_line(&o, "/* Tunable values of the variant's function (its name starts variant_name's) in\n"
+		             " * its declaration order; NULL for an index out of range. */");
+	else
+		out_line(&o, "/* Tunable values in declaration order; NULL for an index out of range. */");
 	out_line(&o, "const int64_t *%s_variant_params(int v);", c->prefix);
 	out_line(&o, "/* Whether variant v may run on the shape (what select() asks of each; the");
 	out_line(&o, " * launcher asks it of a variant AOTC_VARIANT forces). */");
@@ -1848,7 +1852,10 @@ static char *header(const ctx *c)
 		out_line(&o, " * cannot be evaluated (overflow, division by zero, out of range) or exceed");
 		out_line(&o, " * what a CUDA device launches (grid.y, grid.z > 65535, grid.x >= 2^31,");
 		out_line(&o, " * more than 1024 threads or 1024 x 1024 x 64 per block); select() never");
-		out_line(&o, " * returns such a variant. */");
+		out_line(&o, c->any_launcher ? " * returns such a variant. -1 too for a host launcher's variant, which"
+		                               : " * returns such a variant. */");
+		if (c->any_launcher)
+			out_line(&o, " * launches its own work. */");
 		strbuf_printf(&o.sb, "int %s_launch_dims(int v, ", c->prefix);
 		int_params(&o, k, false);
 		strbuf_puts(&o.sb, ", uint32_t grid[3], uint32_t block[3], uint32_t *smem);\n");

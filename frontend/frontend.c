@@ -1562,6 +1562,16 @@ static int add_alternative(walk *w, fn *f, const fn *pf, int pi, bool launcher)
 			errors += ir_annotate(m, a, pf->annots[i].kind, pf->annots[i].text, pf->annots[i].len,
 			                      pf->annots[i].loc, w->d);
 	errors += ir_check(m, a, w->d);
+	/* The dispatch computes a per-variant AOTC_VALUE for every function
+	 * alike: over tunables in each or in none. */
+	for (int i = 0; i < a->nparams && !errors; i++)
+		if (ir_param_per_variant(a, i) != ir_param_per_variant(&m->kernels[pi], i)) {
+			const value *v = &a->values[a->params[i].value];
+			diag_error(w->d, v->loc, "AOTC_VALUE of '%s' uses tunables in '%s' and none in '%s'; it must use them in every function of the dispatch or in none",
+			           a->params[i].name, ir_param_per_variant(a, i) ? a->name : p->name,
+			           ir_param_per_variant(a, i) ? p->name : a->name);
+			errors++;
+		}
 	if (w->d->errors > before)
 		diag_note(w->d, f->loc, "in alternative '%s' of '%s', which shares the primary's AOTC_BUFFER, AOTC_VALUE and AOTC_SHAPES",
 		          f->name, p->name);

@@ -66,15 +66,23 @@ static bool add_config(void *ctx, const int64_t *values)
 	return true;
 }
 
-/* Every configuration of the kernel and of its alternatives, in order. */
-static void enumerate_configs(configs *c)
+/* Every configuration of the kernel and of its alternatives, in order. A
+ * host launcher is a CUDA routine (it takes a cudaStream_t): for an AMD GPU
+ * it is left out, with a note. */
+static void enumerate_configs(configs *c, const char *arch)
 {
 	const kernel *k = c->k;
+	const arch_info *ai = arch_parse(arch);
 	c->nt = k->ntunables;
 	for (int a = 0; a < k->nalts; a++)
 		c->nt = k->alts[a].ntunables > c->nt ? k->alts[a].ntunables : c->nt;
 	for (int a = -1; a < k->nalts; a++) {
 		c->cur = a < 0 ? k : &k->alts[a];
+		if (c->cur->host_launcher && ai && ai->kind != ARCH_CUDA) {
+			fprintf(stderr, "aotc: note: %s: host launcher %s is a CUDA routine; not tuned for %s\n", k->id,
+			        c->cur->name, arch);
+			continue;
+		}
 		ir_enumerate(c->cur, add_config, c);
 	}
 	c->cur = NULL;
@@ -330,7 +338,7 @@ static int enumerate_stage(tune_run *r)
 	if (!(r->o->shapes_file ? shapes_from_file(k, r->o->shapes_file, &r->ss, r->d)
 	                        : shapes_from_ir(k, &r->ss, r->o->seed, r->d)))
 		return 1;
-	enumerate_configs(&r->cf);
+	enumerate_configs(&r->cf, r->o->arch);
 	if (r->cf.n == 0) {
 		diag_error(r->d, k->loc, "no configuration of '%s' satisfies its AOTC_REQUIREs", k->id);
 		return 1;
@@ -1139,7 +1147,7 @@ int tune_compile_only(const aotc_module *m, const kernel *k, const tune_options 
 	char *abs = NULL;
 	unsigned char *mine = NULL;
 	bool started = false;
-	enumerate_configs(&cf);
+	enumerate_configs(&cf, o->arch);
 	if (cf.n == 0) {
 		diag_error(d, k->loc, "no configuration of '%s' satisfies its AOTC_REQUIREs", k->id);
 		status = 1;

@@ -1,0 +1,328 @@
+#!/bin/sh
+# AOTC_ALTERNATIVE (docs/annotations.md): functions that compete in one dispatch.
+#   host: tests/families/rowsum_alt.cpp tuned for real (a planted answer:
+#   rowsum wins on small shapes, rowsum_setup on large ones; rowsum_twopass,
+#   two passes through scratch, is measured and verified on every shape),
+#   emitted and called from C and C++; a second compile is byte-identical;
+#   configs, report, the IR as JSON and hostile IR.
+#   CUDA: tests/families/rowsum_alt.cu (a kernel, an alternative kernel and
+#   a host launcher of two kernels) compiles for sm90 with --compile-only;
+#   from a made-up database (times from a formula, NOT measured) it emits,
+#   and the dispatch (gcc) and the launcher (nvcc) compile; the launcher
+#   launches each kernel with its own geometry and calls the host launcher;
+#   for gfx90a the host launcher is left out and the rest emits and builds
+#   with hipcc.
+#   Errors: each misuse told once, at its line, exit 1.
+# Usage: alternatives.sh AOTC REPO_ROOT
+aotc=$1
+root=$2
+case $aotc in /*) ;; *) aotc=$(pwd)/$aotc ;; esac
+case $root in /*) ;; *) root=$(pwd)/$root ;; esac
+tmp=$(mktemp -d)
+trap '[ -n "$KEEP" ] || rm -rf "$tmp"' EXIT
+export AOTC_CACHE_DIR="$tmp/cache"
+pass=0
+fail=0
+ok() { printf "PASS %s\n" "$1"; pass=$((pass + 1)); }
+bad() { printf "FAIL %s\n" "$1"; shift; for l in "$@"; do printf "%s\n" "$l" | sed "s/^/    /"; done; fail=$((fail + 1)); }
+try() {
+	name=$1
+	shift
+	if "$@" >"$tmp/log" 2>&1; then ok "$name"; else bad "$name" "$*" "$(tail -20 "$tmp/log")"; fi
+}
+src=$root/tests/families
+inc=$root/runtime/include
+
+# ---- host: tuned for real -------------------------------------------------
+cd "$tmp" || exit 1
+cp "$src/rowsum_alt.cpp" .
+if "$aotc" compile rowsum_alt.cpp --arch host --db db -o out >run1.log 2>&1; then
+	ok "host: aotc compile tunes the three functions into one database and emits one dispatch"
+else
+	bad "host: aotc compile" "$(tail -15 run1.log)"
+	echo "$pass passed, $fail failed"
+	exit 1
+fi
+if python3 - db/rowsum.host_*.json >dbcheck.log 2>&1 <<'END'
+import json, sys
+d = json.load(open(sys.argv[1]))
+fn = {c["name"]: c.get("function") for c in d["configs"]}
+want = {"rowsum<1>": None, "rowsum<4>": None, "rowsum_setup": "rowsum_setup",
+        "rowsum_twopass<2>": "rowsum_twopass", "rowsum_twopass<8>": "rowsum_twopass"}
+ok = fn == want
+names = [c["name"] for c in d["configs"]]
+two = [m for m in d["measurements"] if names[m["config"]].startswith("rowsum_twopass")]
+ok &= len(two) == 2 * len(d["shapes"]) and all(m["status"] == "ok" for m in two)
+print(fn, [m["status"] for m in two])
+sys.exit(not ok)
+END
+then
+	ok "host: the database holds every variant of the three functions, named by function; rowsum_twopass verified on every shape"
+else
+	bad "host: database" "$(cat dbcheck.log)"
+fi
+
+cat >sel.c <<'END'
+#include <stdio.h>
+#include <string.h>
+#include "_aot_rowsum_host.h"
+int main(void)
+{
+	/* rows, cols, the function the planted answer wants (measured shapes,
+	 * then ones between and beyond) */
+	static const struct { long long r, c; const char *want; } t[] = {
+		{16, 64, "rowsum<"}, {2048, 2048, "rowsum_setup"}, {8, 32, "rowsum<"},
+		{4096, 4096, "rowsum_setup"}, {16, 2048, "rowsum<"}, {3000, 1500, "rowsum_setup"},
+	};
+	int bad = 0;
+	for (int i = 0; i < 6; i++) {
+		int v = aot_rowsum_host_select(t[i].r, t[i].c);
+		const char *n = aot_rowsum_host_variant_name(v);
+		printf("%lld x %lld: %s\n", t[i].r, t[i].c, n ? n : "(none)");
+		bad += !n || strncmp(n, t[i].want, strlen(t[i].want)) != 0 ||
+		       (t[i].want[6] == '<' && !strchr(n, '<'));
+	}
+	return bad != 0;
+}
+END
+if gcc -std=c99 -Wall -Wextra -Werror -I out -o sel sel.c out/_aot_rowsum_host.c >log 2>&1 && ./sel >sel.out 2>&1; then
+	ok "host: the dispatch chooses rowsum on small shapes and rowsum_setup on large ones, unseen ones too"
+else
+	bad "host: per-shape choice among functions" "$(cat log sel.out 2>/dev/null | tail -8)"
+fi
+
+cat >run.cpp <<'END'
+#include <cmath>
+#include <cstdio>
+#include <vector>
+#include "_aot_rowsum_host.h"
+int main()
+{
+	static const int shapes[][2] = {{16, 64}, {2048, 2048}, {300, 700}};
+	int bad = 0;
+	for (auto &s : shapes) {
+		int rows = s[0], cols = s[1];
+		std::vector<float> in((size_t)rows * cols), out(rows, -1);
+		for (size_t i = 0; i < in.size(); i++)
+			in[i] = (float)(i % 7) - 3;
+		if (aot_rowsum_host_launch(out.data(), in.data(), rows, cols) != 0)
+			bad++;
+		for (int r = 0; r < rows; r++) {
+			double want = 0;
+			for (int c = 0; c < cols; c++)
+				want += in[(size_t)r * cols + c];
+			bad += std::fabs(out[r] - want) > 1e-3 * (1 + std::fabs(want));
+		}
+	}
+	std::printf("%d wrong\n", bad);
+	return bad != 0;
+}
+END
+if g++ -std=c++17 -O1 -I out -I "$inc" -I . -o run run.cpp out/_aot_rowsum_host.cpp out/_aot_rowsum_host.c >log 2>&1 &&
+	AOTC_LOG=1 ./run >run.out 2>run.err && grep -q "rowsum_setup" run.err && grep -q "rowsum<" run.err; then
+	ok "host: the launcher runs whichever function the dispatch chooses (AOTC_LOG shows both), results right"
+else
+	bad "host: launcher across functions" "$(cat log run.out run.err 2>/dev/null | tail -8)"
+fi
+
+"$aotc" compile rowsum_alt.cpp --arch host --db db -o out1 >run2.log 2>&1
+if [ $? -eq 0 ] && diff -r out out1 >/dev/null && grep -q '^0 measurements taken' run2.log; then
+	ok "host: a second compile measures nothing and emits byte-identical files"
+else
+	bad "host: second compile" "$(diff -r out out1 | head -5; tail -5 run2.log)"
+fi
+
+"$aotc" configs rowsum_alt.cpp >cfg 2>&1
+if grep -q "^rowsum: 5 configurations (3 functions)" cfg && grep -q "^rowsum_setup$" cfg &&
+	grep -q "^rowsum_twopass<8>$" cfg; then
+	ok "host: configs lists the variants of every function"
+else
+	bad "host: configs" "$(cat cfg)"
+fi
+if "$aotc" report db/rowsum.*.json >rep.out 2>&1 && grep -q "rowsum_setup" rep.out; then
+	ok "host: report names the alternatives' variants"
+else
+	bad "host: report" "$(head -12 rep.out)"
+fi
+"$aotc" parse rowsum_alt.cpp >ir.json 2>log && "$aotc" configs ir.json >cir 2>>log
+if [ $? -eq 0 ] && diff cfg cir >/dev/null && grep -q '"alternative_of"' ir.json; then
+	ok "host: the IR as JSON keeps the alternatives; configs from it agree"
+else
+	bad "host: IR JSON round trip" "$(tail -5 log; diff cfg cir | head -5)"
+fi
+if python3 - "$aotc" >irbad.log 2>&1 <<'END'
+import copy, json, subprocess, sys
+base = json.load(open("ir.json"))
+alts = lambda d: d["kernels"][0]["alternatives"]
+cases = [
+    ("a parameter of another type", lambda d: alts(d)[0]["params"][1].update(dtype="f64"),
+     "parameter 2 is not its primary's 'inp'"),
+    ("another primary", lambda d: alts(d)[0]["alternative_of"].update(name="other"),
+     "alternative_of must name 'rowsum'"),
+    ("an alternative at top level", lambda d: d["kernels"].append(alts(d)[0]),
+     "an alternative is read inside its primary's 'alternatives'"),
+    ("one alternative twice", lambda d: alts(d).append(copy.deepcopy(alts(d)[0])),
+     "a second alternative 'rowsum_setup'"),
+    ("a host launcher of a host kernel", lambda d: alts(d)[0].update(host_launcher=True),
+     "a host launcher belongs to a __global__ kernel"),
+    ("an empty list", lambda d: d["kernels"][0].update(alternatives=[]),
+     "'alternatives' must be a non-empty array"),
+]
+fails = 0
+for name, change, want in cases:
+    d = copy.deepcopy(base)
+    change(d)
+    json.dump(d, open("irbad.json", "w"))
+    r = subprocess.run([sys.argv[1], "configs", "irbad.json"], capture_output=True, text=True)
+    if r.returncode != 1 or want not in r.stderr:
+        fails += 1
+        print("%s: exit %d, %s" % (name, r.returncode, r.stderr[:300]))
+sys.exit(fails != 0)
+END
+then
+	ok "host: IR JSON with a parameter of another type, another primary, a stray or repeated alternative is refused"
+else
+	bad "host: hostile IR JSON" "$(cat irbad.log)"
+fi
+
+# ---- errors -----------------------------------------------------------------
+# bad_alt FILE MESSAGE AT: exit 1, MESSAGE once, at line:column AT
+bad_alt() {
+	"$aotc" configs "$1" >bad.out 2>bad.err
+	st=$?
+	n=$(grep -c "error: .*$2" bad.err)
+	if [ $st -eq 1 ] && [ "$n" -eq 1 ] && grep -q "^$1:$3: error: .*$2" bad.err; then
+		ok "error once, at line $3: $2"
+	else
+		bad "error: $2" "exit $st, $n errors" "$(head -8 bad.err)"
+	fi
+}
+# the first AOTC_ALTERNATIVE (rowsum_setup's, line 38) replaced
+first() { sed "0,/^AOTC_ALTERNATIVE(rowsum)\$/s//$1/" rowsum_alt.cpp >"$2"; }
+first "AOTC_ALTERNATIVE(rowsum_x)" e1.cpp
+bad_alt e1.cpp "AOTC_ALTERNATIVE: no function 'rowsum_x' in this file; did you mean 'rowsum'" "38:18"
+first "AOTC_ALTERNATIVE(rowsum) AOTC_BUFFER(out, rows, out)" e3.cpp
+bad_alt e3.cpp "AOTC_BUFFER on alternative 'rowsum_setup'" "38:38"
+first "AOTC_ALTERNATIVE(rowsum) AOTC_ALTERNATIVE(rowsum)" e4.cpp
+bad_alt e4.cpp "AOTC_ALTERNATIVE given twice" "38:43"
+first "AOTC_ALTERNATIVE(rowsum_setup)" e5.cpp
+bad_alt e5.cpp "'rowsum_setup' names itself" "38:18"
+# an alternative added at the end (line n + 2), wrong as told
+added() {
+	cp rowsum_alt.cpp "$2"
+	printf '\nAOTC_ALTERNATIVE(rowsum)\n%s\n' "$1" >>"$2"
+	echo "$(($(wc -l <rowsum_alt.cpp) + 2))"
+}
+at=$(added "void rowsum_o(float *o, const float *inp, int rows, int cols) { rowsum_ref(o, inp, rows, cols); }" e2.cpp)
+bad_alt e2.cpp "parameter 1 of 'rowsum_o' is 'o', of 'rowsum' 'out'" "$at:18"
+at=$(added "void rowsum_l(float *out, const float *inp, int rows, long cols) { rowsum_ref(out, inp, rows, (int)cols); }" e6.cpp)
+bad_alt e6.cpp "AOTC_ALTERNATIVE: parameter 4 ('cols') of 'rowsum_l' is 'long', 'rowsum' takes 'int'" "$at:18"
+at=$(added "void rowsum_3(float *out, const float *inp, int rows) { rowsum_ref(out, inp, rows, 1); }" e7.cpp)
+bad_alt e7.cpp "AOTC_ALTERNATIVE: 'rowsum_3' takes 3 parameters, 'rowsum' takes 4" "$at:18"
+
+# ---- CUDA: compile-only and emit from a made-up database ------------------------
+nvcc=/usr/local/cuda/bin/nvcc
+[ -x "$nvcc" ] || nvcc=$(command -v nvcc || true)
+if [ -z "$nvcc" ]; then
+	echo "no CUDA toolkit: CUDA part skipped"
+	echo "$pass passed, $fail failed"
+	[ "$fail" -eq 0 ]
+	exit
+fi
+cp "$src/rowsum_alt.cu" .
+"$aotc" tune rowsum_alt.cu --arch sm90 --compile-only -j 2 >tune.log 2>&1
+st=$?
+if [ $st -eq 0 ] && grep -q "^rowsum_kernel1: 7 of 7 configurations compiled for sm90.*reference compiled" tune.log; then
+	ok "cuda: the kernel, its alternative kernel and its host launcher compile for sm90 (7 variants)"
+else
+	bad "cuda: compile-only" "exit $st" "$(tail -6 tune.log)"
+fi
+# made_up ARCH BACKEND: a database of every configuration tune would
+# measure for ARCH, times from a formula (not measured) that make each
+# function best somewhere
+made_up() {
+	"$aotc" tune rowsum_alt.cu --arch "$1" --dump=configs >cfg_$1.jsonl 2>/dev/null
+	python3 - "$aotc" cfg_$1.jsonl "$1" "$2" >>log 2>&1 <<'END'
+import json, subprocess, sys
+aotc, cfgs, arch, backend = sys.argv[1:]
+ir = json.loads(subprocess.run([aotc, "parse", "rowsum_alt.cu"], capture_output=True, text=True, check=True).stdout)
+configs = [json.loads(l) for l in open(cfgs)]
+shapes = [[n, c] for n in (64, 1024, 16384) for c in (64, 1024, 8192)]
+fns = sorted({c.get("function", "rowsum_kernel1") for c in configs})
+ms = []
+for i, c in enumerate(configs):
+    f = fns.index(c.get("function", "rowsum_kernel1"))
+    for s, (n, cc) in enumerate(shapes):
+        best = {64: 0, 1024: 1, 8192: 2}[cc]  # made best here: by the row's length
+        t = round((0.01 + n * cc * 1e-9) * (1 + (f != best)) * (1 + 0.01 * i), 6)
+        ms.append({"config": i, "shape": s, "status": "ok", "time_ms": t, "samples": [t, t, t], "error": 0.0})
+entries = []
+for c in configs:
+    e = {"name": c["name"], "values": c["values"]}
+    if "function" in c:
+        e["function"] = c["function"]
+    entries.append(e)
+db = {"aotc_db": 1, "kernel": "rowsum_kernel1", "source": "rowsum_alt.cu", "source_hash": ir["source_hash"],
+      "hardware": {"id": backend + "_made_up_" + arch, "backend": backend,
+                   "name": "made up by alternatives.sh, not measured", "arch": arch, "sm_count": 132},
+      "method": {"note": "times from a formula, not measurements"},
+      "tunables": ["BLOCK"], "shape_args": ["N", "C"], "configs": entries, "shapes": shapes, "measurements": ms}
+json.dump(db, open("cdb/rowsum_kernel1.%s_made_up_%s.json" % (backend, arch), "w"), indent=1)
+END
+}
+mkdir -p cdb
+: >log
+made_up sm90 cuda
+if "$aotc" emit rowsum_alt.cu --arch sm90 --db cdb -o cout >>log 2>&1; then
+	ok "cuda: emit --arch sm90 from a database of the three functions"
+else
+	bad "cuda: emit --arch sm90" "$(tail -8 log)"
+fi
+lf=cout/_aot_rowsum_kernel1_cuda_sm90.cu
+if grep -q "rowsum_kernel2<[0-9]*><<<aot_grid, aot_block, aot_smem, aot_stream>>>" $lf &&
+	grep -q "rowsum_kernel1<<<aot_grid" $lf && grep -q "return rowsum_twopass<[0-9]*>(out, inp, N, C, aot_stream);" $lf &&
+	grep -q "static int aot_dims_rowsum_kernel2(" cout/_aot_rowsum_kernel1_cuda_sm90.c &&
+	! grep -q "aot_dims_rowsum_twopass" cout/_aot_rowsum_kernel1_cuda_sm90.c; then
+	ok "cuda: the launcher launches each kernel and calls the host launcher; the dispatch has each function's launch"
+else
+	bad "cuda: launcher per function" "$(grep -n "rowsum_" $lf | tail -12)"
+fi
+try "cuda: the dispatch compiles (gcc -std=c99 -Werror)" \
+	gcc -std=c99 -Wall -Wextra -Werror -pedantic -O2 -c -o cout/d.o cout/_aot_rowsum_kernel1_cuda_sm90.c
+try "cuda: the launcher compiles (nvcc -arch=sm_90)" \
+	"$nvcc" -std=c++17 -arch=sm_90 -I . -I cout -c -o cout/l.o $lf
+
+# ROCm: the host launcher is CUDA's; the kernels are emitted for gfx90a
+sed '/^template <int SPLIT>$/,$d; s/^#include <cuda_runtime.h>$//' rowsum_alt.cu >rowsum_alt_hip.cu
+cat >>rowsum_alt_hip.cu <<'END'
+void rowsum_ref(float *out, const float *inp, int N, int C)
+{
+    for (int r = 0; r < N; ++r) {
+        double s = 0;
+        for (int c = 0; c < C; ++c)
+            s += inp[(long)r * C + c];
+        out[r] = (float)s;
+    }
+}
+END
+"$aotc" tune rowsum_alt.cu --arch gfx90a --dump=configs >/dev/null 2>note.log
+if grep -q "note: rowsum_kernel1: host launcher rowsum_twopass is a CUDA routine; not tuned for gfx90a" note.log; then
+	ok "rocm: tune leaves the host launcher out for gfx90a, with a note"
+else
+	bad "rocm: host launcher for gfx90a" "$(tail -3 note.log)"
+fi
+cp rowsum_alt_hip.cu rowsum_alt.cu
+made_up gfx90a rocm
+hipcc=$(command -v hipcc || true)
+if "$aotc" emit rowsum_alt.cu --arch gfx90a --db cdb -o hout >>log 2>&1 &&
+	grep -q "rowsum_kernel2<[0-9]*><<<" hout/_aot_rowsum_kernel1_rocm_gfx90a.hip; then
+	ok "rocm: emit --arch gfx90a launches the alternative kernel"
+	if [ -n "$hipcc" ]; then
+		try "rocm: the launcher compiles (hipcc --offload-arch=gfx90a)" \
+			"$hipcc" -std=c++17 --offload-arch=gfx90a -x hip -I . -I hout -c -o hout/l.o hout/_aot_rowsum_kernel1_rocm_gfx90a.hip
+	fi
+else
+	bad "rocm: emit --arch gfx90a" "$(tail -8 log)"
+fi
+echo "$pass passed, $fail failed"
+[ "$fail" -eq 0 ]
