@@ -87,9 +87,14 @@ static void cost_row(void *ctx, const int64_t *row, const int *vars, int nvars, 
 {
 	const row_ctx *c = ctx;
 	const int64_t *tv[nvars + 1];
-	for (int i = 0; i < nvars; i++)
-		tv[i] = c->db->configs[vars[i]].values;
-	cost_features_row(&c->cf, row, tv, nvars, out);
+	const kernel *fns[nvars + 1];
+	for (int i = 0; i < nvars; i++) {
+		const db_entry *e = &c->db->configs[vars[i]];
+		tv[i] = e->values;
+		/* a function the kernel lacks never reaches here: not dispatchable */
+		fns[i] = c->k && e->function ? ir_member(c->k, e->function) : NULL;
+	}
+	cost_features_row(&c->cf, row, tv, fns, nvars, out);
 }
 
 void hmatrix_from_db_finish(hmatrix *m)

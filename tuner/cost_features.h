@@ -29,6 +29,9 @@ typedef struct cost_features {
 	double sm_count;       /* the device's multiprocessors (1 if unknown) */
 	const expr *cdivs[COST_MAX_CDIVS];
 	int ncdivs;
+	/* With AOTC_ALTERNATIVEs, the last feature is which function a
+	 * configuration is of (0 the kernel, a + 1 its alternative a). */
+	bool fn_col;
 	int count;             /* features per pair */
 } cost_features;
 
@@ -36,10 +39,14 @@ typedef struct cost_features {
 void cost_features_init(cost_features *f, const kernel *k, const shape_set *ss, int nargs,
                         int ntunables, double sm_count);
 
-/* The features of n configurations (tunable values tv[i]) at one shape
- * row, into out[i * f->count ..]. Safe to call from several threads. */
+/* The features of n configurations (tunable values tv[i], of function
+ * fns[i]: the kernel or one of its alternatives; fns or fns[i] NULL: the
+ * kernel) at one shape row, into out[i * f->count ..]. An alternative's
+ * tunables fill the first of the tunable columns (the rest 0), its launch
+ * gives blocks and threads, and the kernel's grid's paddings do not apply
+ * to it. Safe to call from several threads. */
 void cost_features_row(const cost_features *f, const int64_t *row, const int64_t *const *tv,
-                       int n, double *out);
+                       const kernel *const *fns, int n, double *out);
 
 /* Whether feature i belongs in a per-variant model linear in log time: the
  * logs of the sizes, blocks, waves and paddings, not the alignment, the

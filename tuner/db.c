@@ -162,7 +162,9 @@ int db_alt_config(tune_db *db, const char *name, const char *function, const int
 	free(zeros);
 	db_entry *e = &db->configs[c];
 	free(e->values);
-	e->values = xmalloc((size_t)nvalues * sizeof *e->values + 1);
+	/* at least ntunables, zeros after its own: readers of the kernel's
+	 * columns never read past it */
+	e->values = xcalloc((size_t)(nvalues > db->ntunables ? nvalues : db->ntunables) + 1, sizeof *e->values);
 	memcpy(e->values, values, (size_t)nvalues * sizeof *values);
 	e->nvalues = nvalues;
 	e->function = xstrdup(function);

@@ -52,7 +52,7 @@ typedef struct measurement {
 
 typedef struct db_entry {
 	char *name;            /* "sgemm<64, 128, 8, 8, 4>"; an extern's: "sgemm_cublas" */
-	int64_t *values;       /* nvalues (an extern's: zeros; the file has []) */
+	int64_t *values;       /* nvalues, zeros after them up to ntunables (an extern's: zeros; the file has []) */
 	int nvalues;           /* ntunables, or the alternative's own count */
 	bool is_extern;        /* an AOTC_EXTERN routine: a C identifier, no tunables */
 	/* A variant of an alternative of the kernel (AOTC_ALTERNATIVE): the

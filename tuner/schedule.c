@@ -353,7 +353,7 @@ static void features_of(const schedule *sc, int s, const int *cs, int n, double 
 		const int64_t *tv[n + 1];
 		for (int i = 0; i < n; i++)
 			tv[i] = p->values + (size_t)cs[i] * p->ntunables;
-		cost_features_row(p->features, p->rows + (size_t)s * p->features->nargs, tv, n, out);
+		cost_features_row(p->features, p->rows + (size_t)s * p->features->nargs, tv, NULL, n, out);
 		return;
 	}
 	/* Without the IR: the tunables' ranks and the shape's index. */

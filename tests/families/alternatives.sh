@@ -291,6 +291,17 @@ try "cuda: the dispatch compiles (gcc -std=c99 -Werror)" \
 	gcc -std=c99 -Wall -Wextra -Werror -pedantic -O2 -c -o cout/d.o cout/_aot_rowsum_kernel1_cuda_sm90.c
 try "cuda: the launcher compiles (nvcc -arch=sm_90)" \
 	"$nvcc" -std=c++17 -arch=sm_90 -I . -I cout -c -o cout/l.o $lf
+# aotc link: sm80 from the same made-up database relabelled
+sed 's/"sm90"/"sm80"/; s/cuda_made_up_sm90/cuda_made_up_sm80/' cdb/rowsum_kernel1.cuda_made_up_sm90.json \
+	>cdb/rowsum_kernel1.cuda_made_up_sm80.json
+if "$aotc" emit rowsum_alt.cu --arch sm80 --db cdb -o c80 >>log 2>&1 && mkdir -p lout &&
+	"$aotc" link cout c80 -o lout/aot_rowsum.c >>log 2>&1; then
+	try "cuda: aotc link of sm80 and sm90 with alternatives compiles (nvcc, sm_80 and sm_90)" \
+		"$nvcc" -std=c++17 -gencode arch=compute_80,code=sm_80 -gencode arch=compute_90,code=sm_90 \
+		-I . -I lout -I cout -I c80 -c -o lout/l.o lout/aot_rowsum.cu
+else
+	bad "cuda: link with alternatives" "$(tail -5 log)"
+fi
 
 # ROCm: the host launcher is CUDA's; the kernels are emitted for gfx90a
 sed '/^template <int SPLIT>$/,$d; s/^#include <cuda_runtime.h>$//' rowsum_alt.cu >rowsum_alt_hip.cu
