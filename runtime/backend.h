@@ -19,7 +19,8 @@
 typedef enum rt_status {
 	RT_OK,
 	RT_ERR_COMPILE,   /* the variant does not compile */
-	RT_ERR_RESOURCES, /* cannot launch: too many threads, registers, shared memory */
+	RT_ERR_RESOURCES, /* cannot launch (too many threads, registers, shared memory), or
+	                     cannot be built for them (ptxas: static shared memory) */
 	RT_ERR_FAULT,     /* the kernel faulted (illegal address, trap); the device
 	                     context is unusable: the worker must exit */
 	RT_ERR_ENV,       /* no compiler, a broken driver, a bad setting */
@@ -60,6 +61,11 @@ typedef struct rt_device_info {
 	char driver_version[32];   /* "13.0" / "580.159.04" as the driver reports */
 	char runtime_version[32];  /* "13.0" */
 } rt_device_info;
+
+/* The most instantiations one compiler run takes (rt_ops.batch_limit):
+ * enough to share the file's cost, few enough that a batch with one
+ * failing variant is split quickly and every compile thread has some. */
+#define RT_BATCH_MAX 16
 
 /* What to compile: one instantiation of a kernel. */
 typedef struct rt_compile_request {
@@ -227,6 +233,15 @@ typedef struct rt_ops {
 	const char *(*compiler_for)(const rt_compile_request *file, strbuf *note, strbuf *err);
 	/* Compiles one instantiation. On RT_ERR_COMPILE err holds the log. */
 	rt_status (*compile)(const rt_compile_request *req, rt_blob *out, strbuf *err);
+	/* Batches (optional; NULL: none): the most instantiations of one file
+	 * its compiler takes in one run for this request's compiler (1: it
+	 * compiles one at a time), and that run: instances[0..n) into one
+	 * binary (out; out->symbol unused) holding them all, symbols[i] the
+	 * symbol of instances[i] (malloc'd). A failure is the whole batch's,
+	 * with the log: the caller splits the batch to find which fail. */
+	int (*batch_limit)(const rt_compile_request *file);
+	rt_status (*compile_batch)(const rt_compile_request *req, const char *const *instances, int n,
+	                           rt_blob *out, char **symbols, strbuf *err);
 
 	/* ---- Device side: one thread, in the worker ---- */
 

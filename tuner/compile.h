@@ -1,14 +1,20 @@
 /* The compile stage: a pool of threads that compiles each instantiation
  * once, through an on-disk cache (AOTC_CACHE_DIR, else
  * $XDG_CACHE_HOME/aotc, else ~/.cache/aotc) keyed by everything the bytes
- * depend on. Jobs run in the order they were added, except that a job
- * someone waits for is taken next. An on-demand pool (the model search,
+ * depend on, which keeps failures too (a variant that does not compile is
+ * not compiled again). Jobs run in the order they were added, except that a
+ * job someone waits for is taken next. An on-demand pool (the model search,
  * which measures a small part of a large space) compiles only the jobs
- * asked for with pool_want or pool_wait. */
+ * asked for with pool_want or pool_wait. Where the backend batches (nvcc,
+ * hipcc: rt_ops.batch_limit), a thread takes several pending instances at
+ * once, as many as share the pending work out among the threads, and
+ * compiles them in one compiler run; a batch that fails is split until the
+ * failing variants are alone. */
 #ifndef AOTC_COMPILE_H
 #define AOTC_COMPILE_H
 
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 
 #include "backend.h"
@@ -45,6 +51,8 @@ typedef struct pool {
 	const char *source_hash;
 	double busy_s;
 	double started_at, finished_at; /* first job taken, last job done */
+	int batch_max;            /* instances per compiler run (pool_start; AOTC_COMPILE_BATCH) */
+	atomic_int batches, splits; /* compiler runs of several instances; failing ones split */
 } pool;
 
 /* The compile cache's directory, malloc'd. */
@@ -62,13 +70,18 @@ int pool_add_routine(pool *p, const char *instance, int nparams);
  * called with nparams arguments on host memory (added unless there); its
  * index. Before pool_start. */
 int pool_add_host_fn(pool *p, const char *fn, int nparams);
+/* Compiles job j now, in this thread, before pool_start: the reference,
+ * which every measurement needs and whose failure (the file itself does
+ * not compile) ends the work before any variant is compiled. Its status. */
+rt_status pool_first(pool *p, int j);
 void pool_start(pool *p, int nthreads, bool on_demand);
 /* Asks for job j (on demand: to be compiled in the order asked). */
 void pool_want(pool *p, int j);
 /* Waits for job j (taking it next if nobody has). */
 const job *pool_wait(pool *p, int j);
 int pool_done(pool *p);
-/* Stops handing out jobs, joins the threads and frees the pool. */
+/* Stops handing out jobs, joins the threads and frees the pool (started
+ * or not). */
 void pool_finish(pool *p);
 
 #endif

@@ -678,12 +678,20 @@ static int compile_stage(tune_run *r)
 			continue;
 		r->cf.job[c] = add_config_job(&r->p, &r->cf, c, extern_nparams(k));
 	}
+	r->pool_started = true; /* run_finish frees it, started or not */
+	/* The reference first, alone: if the file does not compile, nothing
+	 * else is compiled. */
+	if (r->ref_job >= 0 && pool_first(&r->p, r->ref_job) != RT_OK) {
+		const job *j = &r->p.jobs[r->ref_job];
+		diag_error(r->d, k->reference_loc, "the reference '%s' does not compile (no variant was compiled):\n%s",
+		           k->reference, j->log ? j->log : rt_status_name(j->rs));
+		return j->rs == RT_ERR_ENV ? 3 : 1;
+	}
 	long cores = sysconf(_SC_NPROCESSORS_ONLN);
 	/* The model search measures a small part of a large space: it
 	 * compiles what each round asks for, a round ahead of measuring. */
 	pool_start(&r->p, r->o->jobs > 0 ? r->o->jobs : (int)(cores > 0 ? cores : 1),
 	           sc->kind == SEARCH_MODEL && r->o->dump != TUNE_DUMP_COMPILE);
-	r->pool_started = true;
 	if (r->p.njobs == 0)
 		measurer_stop(&r->ms); /* nothing left to measure */
 	if (!r->o->quiet) {
@@ -851,7 +859,8 @@ static int measure_cell(tune_run *r, int c, int s)
 	if (mm.status == MS_OK) {
 		j = pool_wait(&r->p, r->cf.job[c]);
 		if (j->rs != RT_OK) {
-			mm.status = MS_COMPILE_ERROR;
+			/* ptxas refusing the static shared memory: resources */
+			mm.status = j->rs == RT_ERR_RESOURCES ? MS_RESOURCES : MS_COMPILE_ERROR;
 			strbuf_puts(&why, j->log ? j->log : rt_status_name(j->rs));
 		}
 	}
@@ -1186,30 +1195,30 @@ int tune_compile_only(const aotc_module *m, const kernel *k, const tune_options 
 			continue;
 		cf.job[c] = add_config_job(&p, &cf, c, extern_nparams(k));
 	}
+	started = true; /* pool_finish frees it, started or not */
+	if (!o->quiet)
+		fprintf(stderr, "aotc: compiling %s for %s with %s: %d configurations%s%s\n", k->id, o->arch,
+		        req.compiler, nvar, k->reference ? " and the reference" : "", next ? ", the externs" : "");
+	/* The reference first, alone: if the file does not compile (a
+	 * file-level error, an architecture the toolkit lacks), one
+	 * diagnostic and nothing else compiled. */
+	if (ref_job >= 0 && pool_first(&p, ref_job) != RT_OK) {
+		const job *j = &p.jobs[ref_job];
+		diag_error(d, k->reference_loc, "the reference '%s' does not compile (no variant was compiled):\n%s",
+		           k->reference, j->log ? j->log : rt_status_name(j->rs));
+		status = j->rs == RT_ERR_ENV ? 3 : 1;
+		goto out;
+	}
 	long cores = sysconf(_SC_NPROCESSORS_ONLN);
 	pool_start(&p, o->jobs > 0 ? o->jobs : (int)(cores > 0 ? cores : 1), false);
-	started = true;
-	if (!o->quiet)
-		fprintf(stderr, "aotc: compiling %s for %s with %s: %d configurations%s%s on %d thread%s\n",
-		        k->id, o->arch, req.compiler, nvar, k->reference ? " and the reference" : "",
-		        next ? ", the externs" : "", p.nthreads, p.nthreads == 1 ? "" : "s");
-	bool ref_ok = true;
-	if (ref_job >= 0) {
-		const job *j = pool_wait(&p, ref_job);
-		ref_ok = j->rs == RT_OK;
-		if (!ref_ok) {
-			diag_error(d, k->reference_loc, "the reference '%s' does not compile:\n%s",
-			           k->reference, j->log ? j->log : rt_status_name(j->rs));
-			status = 1;
-		}
-	}
-	int ok = 0, cached = 0, ext_ok = 0;
+	int ok = 0, cached = 0, ext_ok = 0, resources = 0;
 	bool env = false;
 	for (int c = 0; c < cf.n; c++) {
 		if (!mine[c])
 			continue;
 		const job *j = pool_wait(&p, cf.job[c]);
 		cached += j->cached;
+		resources += j->rs == RT_ERR_RESOURCES;
 		if (j->rs == RT_OK) {
 			if (config_extern(&cf, c))
 				ext_ok++;
@@ -1226,12 +1235,20 @@ int tune_compile_only(const aotc_module *m, const kernel *k, const tune_options 
 	double wall = p.finished_at - p.started_at;
 	printf("%s: %d of %d configurations compiled for %s with %s (%d from cache) in %.1f s on %d thread%s; reference %s",
 	       k->id, ok, nvar, o->arch, req.compiler, cached, wall, p.nthreads, p.nthreads == 1 ? "" : "s",
-	       !k->reference ? "none" : ref_ok ? "compiled" : "failed");
+	       !k->reference ? "none" : "compiled");
+
 	if (next)
 		printf("; externs: %d of %d compiled", ext_ok, next);
 	if (o->nshards > 1)
 		printf("; shard %d/%d of %d configurations", o->shard, o->nshards, cf.n);
 	putchar('\n');
+	fflush(stdout);
+	if (!o->quiet && p.batches)
+		fprintf(stderr, "aotc: %d compiler run%s of several variants (up to %d a run; %d split to find a failing one)\n",
+		        (int)p.batches, p.batches == 1 ? "" : "s", p.batch_max, (int)p.splits);
+	if (!o->quiet && resources)
+		fprintf(stderr, "aotc: %d variant%s beyond the static shared memory limit (resources, not compiled again)\n",
+		        resources, resources == 1 ? "" : "s");
 	if (status == 0 && ok == 0 && nvar > 0) {
 		diag_plain_error(d, "no configuration of '%s' compiles", k->id);
 		status = env ? 3 : 4;

@@ -73,10 +73,19 @@ rt_status cuda_compile(const rt_compile_request *req, rt_blob *out, strbuf *err)
 	return cuda_nvrtc_compile(req, out, err);
 }
 
+/* nvcc runs are long (the host compiler, the whole file): batch them.
+ * NVRTC, in process, compiles one at a time. */
+static int cuda_batch_limit(const rt_compile_request *file)
+{
+	return file->compiler && strncmp(file->compiler, "nvcc", 4) == 0 ? RT_BATCH_MAX : 1;
+}
+
 const rt_ops rt_cuda_ops = {
 	.name = "cuda",
 	.compiler_for = cuda_compiler_for,
 	.compile = cuda_compile,
+	.batch_limit = cuda_batch_limit,
+	.compile_batch = cuda_nvcc_compile_batch,
 	.open = cuda_open,
 	.close = cuda_close,
 	.describe = cuda_describe,

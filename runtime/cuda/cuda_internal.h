@@ -38,6 +38,12 @@ const char *cuda_nvcc_id(strbuf *err);     /* "nvcc 13.0"; err may be NULL */
 bool cuda_nvrtc_takes(const rt_compile_request *file, strbuf *log);
 rt_status cuda_nvrtc_compile(const rt_compile_request *req, rt_blob *out, strbuf *err);
 rt_status cuda_nvcc_compile(const rt_compile_request *req, rt_blob *out, strbuf *err);
+rt_status cuda_nvcc_compile_batch(const rt_compile_request *req, const char *const *instances, int n,
+                                  rt_blob *out, char **symbols, strbuf *err);
+/* A compile log ptxas ended by refusing a kernel's static shared memory
+ * ("uses too much shared data (0x10100 bytes, 0xc000 max)"): true, with
+ * log rewritten to say so in bytes (the variant is then `resources`). */
+bool cuda_resource_error(strbuf *log);
 const char *cuda_compiler_for(const rt_compile_request *file, strbuf *note, strbuf *err);
 rt_status cuda_compile(const rt_compile_request *req, rt_blob *out, strbuf *err);
 

@@ -1,11 +1,11 @@
 /* The CUDA backend's second compiler: nvcc, for kernel files NVRTC cannot
  * take (host headers such as <cstdio>, host functions, main()). nvcc -cubin
  * preprocesses with the host compiler, so it compiles the file exactly as
- * the user's own build does. One variant is one nvcc run on a generated
- * file that includes the kernel and takes the instance's address (which
- * instantiates it, as NVRTC's name expressions do); the instance's mangled
- * name is then found among the CUBIN's function symbols by demangling them.
- * Called from many tuner threads at once. */
+ * the user's own build does. One nvcc run compiles a batch of variants: a
+ * generated file that includes the kernel and takes each instance's
+ * address (which instantiates it, as NVRTC's name expressions do); each
+ * instance's mangled name is then found among the CUBIN's function symbols
+ * by demangling them. Called from many tuner threads at once. */
 #include "cuda_internal.h"
 
 #include <ctype.h>
@@ -147,9 +147,14 @@ static const char extern_caller[] =
 	"}\n";
 
 
+static rt_status nvcc_instances(const rt_compile_request *req, const char *const *instances, int n,
+                                rt_blob *out, char **symbols, strbuf *err);
+
 rt_status cuda_nvcc_compile(const rt_compile_request *req, rt_blob *out, strbuf *err)
 {
 	memset(out, 0, sizeof *out);
+	if (!req->extern_fn)
+		return nvcc_instances(req, &req->instance, 1, out, &out->symbol, err);
 	if (!cuda_nvcc_id(err))
 		return RT_ERR_ENV;
 	int major, minor;
@@ -171,12 +176,10 @@ rt_status cuda_nvcc_compile(const rt_compile_request *req, rt_blob *out, strbuf 
 		strbuf_puts(err, "AOTC_EXTERN: a routine or library name that is not a C identifier");
 		return RT_ERR_COMPILE;
 	}
-	/* Taking the address instantiates the template for the device, as
-	 * NVRTC's name expression does. */
 	strbuf gen;
 	strbuf_init(&gen);
 	strbuf_printf(&gen, "#include \"%s\"\n", req->source_path);
-	if (req->extern_fn && req->on_host) {
+	if (req->on_host) {
 		/* A host reference: the same shared object, called on host
 		 * memory by the worker itself (rt_host_entry). */
 		strbuf_puts(&gen, rt_cpp_arg);
@@ -185,7 +188,7 @@ rt_status cuda_nvcc_compile(const rt_compile_request *req, rt_blob *out, strbuf 
 		strbuf_printf(&what, "AOTC_REFERENCE(%s)", req->extern_fn);
 		rt_cpp_host_entry(&gen, req->extern_fn, req->extern_nparams, what.data);
 		strbuf_finish(&what);
-	} else if (req->extern_fn)
+	} else {
 		strbuf_printf(&gen, "%s%s"
 		              "extern \"C\" int " CUDA_EXTERN_ENTRY "(void **a, void *stream, const char **name,\n"
 		              "                                 const char **text)\n"
@@ -195,9 +198,7 @@ rt_status cuda_nvcc_compile(const rt_compile_request *req, rt_blob *out, strbuf 
 		              "\t*text = cudaGetErrorString(e);\n"
 		              "\treturn static_cast<int>(e);\n"
 		              "}\n", rt_cpp_arg, extern_caller, req->extern_nparams, req->extern_fn);
-	else
-		strbuf_printf(&gen, "[[maybe_unused]] static auto *const aotc_instance_ = &%s;\n",
-		              req->instance);
+	}
 
 	/* nvcc -cubin -arch=sm_90 -std=c++17 -I... -D... variant.cu -o
 	 * variant.cubin; an extern's caller or a host reference: nvcc -shared -Xcompiler -fPIC
@@ -249,14 +250,79 @@ rt_status cuda_nvcc_compile(const rt_compile_request *req, rt_blob *out, strbuf 
 	strbuf_finish(&gen);
 	if (st != RT_OK)
 		return st;
-	char *symbol = req->extern_fn ? xstrdup(req->on_host ? RT_HOST_ENTRY : CUDA_EXTERN_ENTRY)
-	                              : elf_find_kernel(bin, size, req->instance, "nvcc", err);
-	if (!symbol) {
-		free(bin);
-		return RT_ERR_COMPILE;
-	}
 	out->data = bin;
 	out->size = size;
-	out->symbol = symbol;
+	out->symbol = xstrdup(req->on_host ? RT_HOST_ENTRY : CUDA_EXTERN_ENTRY);
 	return RT_OK;
+}
+
+bool cuda_resource_error(strbuf *log)
+{
+	const char *at = log->data ? strstr(log->data, "uses too much shared data (") : NULL;
+	unsigned long used, max;
+	if (!at || sscanf(at, "uses too much shared data (%lx bytes, %lx max)", &used, &max) != 2)
+		return false;
+	strbuf msg;
+	strbuf_init(&msg);
+	strbuf_printf(&msg, "%lu bytes of static shared memory, the limit is %lu (ptxas: %.*s)", used, max,
+	              (int)strcspn(at, "\n"), at);
+	strbuf_finish(log);
+	*log = msg;
+	return true;
+}
+
+/* instances[0..n) of the file in one nvcc -cubin run: taking each address
+ * instantiates it, as NVRTC's name expressions do; each symbol is then
+ * found among the CUBIN's by demangling. */
+static rt_status nvcc_instances(const rt_compile_request *req, const char *const *instances, int n,
+                                rt_blob *out, char **symbols, strbuf *err)
+{
+	int major, minor;
+	char arch[16];
+	if (!cuda_nvcc_id(err))
+		return RT_ERR_ENV;
+	if (!cuda_parse_arch(req->arch, &major, &minor, arch, sizeof arch)) {
+		strbuf_printf(err, "not a CUDA architecture: '%s' (expected e.g. sm90)", req->arch);
+		return RT_ERR_ENV;
+	}
+	if (strpbrk(req->source_path, "\"\n")) {
+		strbuf_printf(err, "%s: cannot #include a path with '\"' or a newline", req->source_path);
+		return RT_ERR_COMPILE;
+	}
+	strbuf gen, archopt;
+	strbuf_init(&gen);
+	strbuf_init(&archopt);
+	strbuf_printf(&gen, "#include \"%s\"\n", req->source_path);
+	for (int i = 0; i < n; i++)
+		strbuf_printf(&gen, "[[maybe_unused]] static auto *const aotc_instance_%d = &%s;\n", i, instances[i]);
+	/* nvcc -cubin -arch=sm_90 -std=c++17 -I... -D... variant.cu -o variant.cubin */
+	strbuf_printf(&archopt, "-arch=%s", arch);
+	const char *pre[] = {nvcc.path, "-cubin", archopt.data, "-std=c++17"};
+	void *bin;
+	size_t size;
+	rt_status st = rt_run_compiler("aotc-nvcc", pre, (int)COUNTOF(pre), req, "variant.cu", gen.data, NULL, 0,
+	                               "variant.cubin", &bin, &size, err);
+	strbuf_finish(&archopt);
+	strbuf_finish(&gen);
+	if (st == RT_ERR_COMPILE && cuda_resource_error(err))
+		return RT_ERR_RESOURCES;
+	if (st != RT_OK)
+		return st;
+	for (int i = 0; i < n; i++)
+		if (!(symbols[i] = elf_find_kernel(bin, size, instances[i], "nvcc", err))) {
+			while (i-- > 0)
+				free(symbols[i]);
+			free(bin);
+			return RT_ERR_COMPILE;
+		}
+	out->data = bin;
+	out->size = size;
+	return RT_OK;
+}
+
+rt_status cuda_nvcc_compile_batch(const rt_compile_request *req, const char *const *instances, int n,
+                                  rt_blob *out, char **symbols, strbuf *err)
+{
+	memset(out, 0, sizeof *out);
+	return nvcc_instances(req, instances, n, out, symbols, err);
 }

@@ -298,6 +298,8 @@ rt_status cuda_nvrtc_compile(const rt_compile_request *req, rt_blob *out, strbuf
 		} else {
 			strbuf_puts(err, log[0] ? log : nv.GetErrorString(r));
 			st = r == NVRTC_ERROR_COMPILATION ? RT_ERR_COMPILE : RT_ERR_OTHER;
+			if (st == RT_ERR_COMPILE && cuda_resource_error(err))
+				st = RT_ERR_RESOURCES;
 		}
 		free(log);
 		goto out;

@@ -215,6 +215,9 @@ static rt_status host_reference(const rt_compile_request *req, const arch_info *
 	return st;
 }
 
+static rt_status hip_instances(const rt_compile_request *req, const arch_info *ai, const char *const *instances,
+                               int n, rt_blob *out, char **symbols, strbuf *err);
+
 static rt_status hip_compile(const rt_compile_request *req, rt_blob *out, strbuf *err)
 {
 	memset(out, 0, sizeof *out);
@@ -235,14 +238,21 @@ static rt_status hip_compile(const rt_compile_request *req, rt_blob *out, strbuf
 	}
 	if (req->extern_fn)
 		return host_reference(req, ai, out, err);
-	/* The kernel file is CUDA as people write it: the HIP runtime header
-	 * first gives it __global__, threadIdx, float4 and the rest. Taking
-	 * the address instantiates the template for the device. */
+	return hip_instances(req, ai, &req->instance, 1, out, &out->symbol, err);
+}
+
+/* instances[0..n) of the file in one hipcc --genco run. The kernel file is
+ * CUDA as people write it: the HIP runtime header first gives it
+ * __global__, threadIdx, float4 and the rest. Taking each address
+ * instantiates it for the device. */
+static rt_status hip_instances(const rt_compile_request *req, const arch_info *ai, const char *const *instances,
+                               int n, rt_blob *out, char **symbols, strbuf *err)
+{
 	strbuf gen;
 	strbuf_init(&gen);
-	strbuf_printf(&gen, "#include <hip/hip_runtime.h>\n#include \"%s\"\n"
-	              "[[maybe_unused]] static auto *const aotc_instance_ = &%s;\n",
-	              req->source_path, req->instance);
+	strbuf_printf(&gen, "#include <hip/hip_runtime.h>\n#include \"%s\"\n", req->source_path);
+	for (int i = 0; i < n; i++)
+		strbuf_printf(&gen, "[[maybe_unused]] static auto *const aotc_instance_%d = &%s;\n", i, instances[i]);
 	/* hipcc --genco --offload-arch=gfx90a -O3 -std=c++17 -I... -D...
 	 * variant.hip -o variant.co */
 	strbuf offload;
@@ -260,15 +270,43 @@ static rt_status hip_compile(const rt_compile_request *req, rt_blob *out, strbuf
 	size_t cosize = 0;
 	unsigned char *co = code_object(raw, size, ai->name, &cosize, err);
 	free(raw);
-	char *symbol = co ? elf_find_kernel(co, cosize, req->instance, "hipcc", err) : NULL;
-	if (!symbol) {
-		free(co);
+	for (int i = 0; co && i < n; i++)
+		if (!(symbols[i] = elf_find_kernel(co, cosize, instances[i], "hipcc", err))) {
+			while (i-- > 0)
+				free(symbols[i]);
+			free(co);
+			co = NULL;
+		}
+	if (!co)
 		return RT_ERR_COMPILE;
-	}
 	out->data = co;
 	out->size = cosize;
-	out->symbol = symbol;
 	return RT_OK;
+}
+
+static rt_status hip_compile_batch(const rt_compile_request *req, const char *const *instances, int n,
+                                   rt_blob *out, char **symbols, strbuf *err)
+{
+	memset(out, 0, sizeof *out);
+	if (!hip_compiler_for(req, NULL, err))
+		return RT_ERR_ENV;
+	const arch_info *ai = arch_parse(req->arch);
+	if (!ai || ai->kind != ARCH_ROCM) {
+		strbuf_printf(err, "not a ROCm architecture: '%s' (expected e.g. gfx90a)", req->arch);
+		return RT_ERR_ENV;
+	}
+	if (strpbrk(req->source_path, "\"\n")) {
+		strbuf_printf(err, "%s: cannot #include a path with '\"' or a newline", req->source_path);
+		return RT_ERR_COMPILE;
+	}
+	return hip_instances(req, ai, instances, n, out, symbols, err);
+}
+
+/* hipcc runs are long (about a second a variant): batch them. */
+static int hip_batch_limit(const rt_compile_request *file)
+{
+	(void)file;
+	return RT_BATCH_MAX;
 }
 
 /* The compile side here, the device side in device.c. */
@@ -276,6 +314,8 @@ const rt_ops rt_hip_ops = {
 	.name = "hip",
 	.compiler_for = hip_compiler_for,
 	.compile = hip_compile,
+	.batch_limit = hip_batch_limit,
+	.compile_batch = hip_compile_batch,
 	.open = hip_open,
 	.close = hip_close,
 	.describe = hip_describe,

@@ -57,6 +57,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 				shapes_from_ir(k, &s, 1, &d);
 			visit_ctx c = {k, m, &s, 0};
 			ir_enumerate(k, visit, &c);
+			/* alternatives take the kernel's shapes and parameters */
+			for (int a = 0; a < k->nalts; a++) {
+				visit_ctx ca = {&k->alts[a], m, &s, 0};
+				ir_enumerate(&k->alts[a], visit, &ca);
+			}
 			shape_set_finish(&s);
 		}
 		char *json = ir_to_json(m);

@@ -35,7 +35,8 @@ has "compile-only: its log shown" "TILE 128 cannot unroll 3"
 has "compile-only: the reference compiled" "reference compiled"
 
 "$aotc" tune "$here/compile_only.cu" --arch sm90 --compile-only -j 2 >"$tmp/log" 2>&1
-has "compile-only: a rerun takes the cache" "(3 from cache)"
+has "compile-only: a rerun takes the cache, the failure too" "(4 from cache)"
+has "compile-only: the remembered failure is still told, with its log" "TILE 128 cannot unroll 3"
 
 # --shard I/N: the split tune --shard measures; the parts add up to the whole.
 AOTC_CACHE_DIR="$tmp/shards" "$aotc" tune "$here/compile_only.cu" --arch sm90 --compile-only --shard 1/2 >"$tmp/log" 2>&1
@@ -49,11 +50,32 @@ else
 	bad "compile-only --shard: the parts" "1/2: '$a', 2/2: '$b'" "$(cat "$tmp/log")"
 fi
 AOTC_CACHE_DIR="$tmp/shards" "$aotc" tune "$here/compile_only.cu" --arch sm90 --compile-only >"$tmp/log" 2>&1
-has "compile-only --shard: the whole run then finds every part in the cache" "(3 from cache)"
+has "compile-only --shard: the whole run then finds every part in the cache" "(4 from cache)"
+
+# Batches (nvcc, one thread): the four variants in one compiler run; the run
+# holding the failing one is split until it is alone, and the others compile.
+AOTC_CUDA_COMPILER=nvcc AOTC_CACHE_DIR="$tmp/nvcc" "$aotc" tune "$here/compile_only.cu" --arch sm90 --compile-only -j 1 \
+	>"$tmp/log" 2>&1
+has "nvcc, batched: 3 of 4 compile, the failing one found" "^scale: 3 of 4 configurations compiled for sm90 with nvcc"
+has "nvcc, batched: the failing variant's own log" "TILE 128 cannot unroll 3"
+has "nvcc, batched: runs of several variants, split to find the failing one" "compiler runs\{0,1\} of several variants (up to 16 a run; [1-9][0-9]* split"
+
+# ptxas refusing a tile of static shared memory: resources, remembered
+AOTC_CACHE_DIR="$tmp/smem" "$aotc" tune "$here/static_smem.cu" --arch sm90 --compile-only -j 2 >"$tmp/log" 2>&1
+has "static shared memory beyond the limit: resources" "stage<256>: resources"
+has "static shared memory: the amount and the limit" "65536 bytes of static shared memory, the limit is 49152"
+AOTC_CACHE_DIR="$tmp/smem" "$aotc" tune "$here/static_smem.cu" --arch sm90 --compile-only -j 2 >"$tmp/log" 2>&1
+has "static shared memory: a rerun takes the failure from the cache" "(3 from cache)"
+has "static shared memory: still resources" "stage<256>: resources"
 
 "$aotc" tune "$here/compile_only.cu" --arch sm90 --compile-only -DBREAK_REFERENCE -j 2 >"$tmp/log" 2>&1
 check "compile-only: a reference that does not compile exits 1" $? 1
 has "compile-only: the reference's error at AOTC_REFERENCE" "compile_only.cu:[0-9]*:[0-9]*: error: the reference 'scale_ref' does not compile"
+if ! grep -q "configurations compiled" "$tmp/log"; then
+	ok "compile-only: with the reference failing, nothing else is compiled"
+else
+	bad "compile-only: work after the reference failed" "$(tail -4 "$tmp/log")"
+fi
 
 "$aotc" tune "$here/compile_only.cu" --arch sm90 --compile-only -DBREAK_ALL -j 2 >"$tmp/log" 2>&1
 check "compile-only: no variant compiles: exit 4" $? 4
