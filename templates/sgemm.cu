@@ -296,3 +296,101 @@ __global__ void sgemm_naive(int M, int N, int K, float alpha, const float *A,
     if (beta != 0.0f) out += beta * C[(size_t)row * N + col];
     C[(size_t)row * N + col] = out;
 }
+
+// Split-K (AOTC_ALTERNATIVE of sgemm): for deep, thin products (512 x 512 x
+// 8192) the tiled kernel has too few tiles of C to fill the GPU, and each
+// walks all of K alone. sgemm_splitk cuts K into SPLIT slices: one launch
+// computes each slice's partial product of every TILE x TILE tile of C
+// (SPLIT times the blocks) into scratch, a second sums the slices into C
+// with alpha and beta. A tuned host launcher: host code (two launches,
+// scratch from cudaMallocAsync on the stream), so, like the cuBLAS routine,
+// NVRTC does not see it and nvcc builds it; CUDA only.
+#if !defined(__CUDACC_RTC__) && !defined(__HIP_PLATFORM_AMD__)
+namespace sgemm_detail {
+
+// W[z] = A[:, z-th K slice] * B[z-th K slice, :]; TILE x TILE of it a block,
+// 4 x 4 a thread, K in steps of 16 through shared memory.
+template <int TILE>
+__global__ void __launch_bounds__(TILE * TILE / 16)
+splitk_partial(int M, int N, int K, int kchunk, const float *__restrict__ A, const float *__restrict__ B,
+               float *__restrict__ W)
+{
+    constexpr int BK = 16, T = TILE / 4, THREADS = T * T;
+    __shared__ float As[BK][TILE + 1];   // As[k][m], padded against bank conflicts
+    __shared__ float Bs[BK][TILE];       // Bs[k][n]
+    const int tid = threadIdx.x, tr = tid / T, tc = tid % T;
+    const int m0 = blockIdx.y * TILE, n0 = blockIdx.x * TILE;
+    const int kbeg = blockIdx.z * kchunk, kend = min(K, kbeg + kchunk);
+    float acc[4][4] = {};
+    for (int k0 = kbeg; k0 < kend; k0 += BK) {
+        for (int u = tid; u < TILE * BK; u += THREADS) {
+            const int m = u / BK, k = u % BK;   // along K: coalesced rows of A
+            As[k][m] = m0 + m < M && k0 + k < kend ? A[(size_t)(m0 + m) * K + k0 + k] : 0.0f;
+            const int kk = u / TILE, n = u % TILE;
+            Bs[kk][n] = k0 + kk < kend && n0 + n < N ? B[(size_t)(k0 + kk) * N + n0 + n] : 0.0f;
+        }
+        __syncthreads();
+#pragma unroll
+        for (int k = 0; k < BK; ++k) {
+            float a[4], b[4];
+#pragma unroll
+            for (int i = 0; i < 4; ++i) {
+                a[i] = As[k][tr * 4 + i];
+                b[i] = Bs[k][tc * 4 + i];
+            }
+#pragma unroll
+            for (int i = 0; i < 4; ++i)
+#pragma unroll
+                for (int j = 0; j < 4; ++j) acc[i][j] += a[i] * b[j];
+        }
+        __syncthreads();
+    }
+    float *w = W + (size_t)blockIdx.z * M * N;
+#pragma unroll
+    for (int i = 0; i < 4; ++i)
+#pragma unroll
+        for (int j = 0; j < 4; ++j) {
+            const int row = m0 + tr * 4 + i, col = n0 + tc * 4 + j;
+            if (row < M && col < N) w[(size_t)row * N + col] = acc[i][j];
+        }
+}
+
+// C = alpha * (W[0] + ... + W[split - 1]) + beta * C, the slices in order.
+__global__ void splitk_reduce(int M, int N, int split, float alpha, const float *__restrict__ W, float beta,
+                              float *__restrict__ C)
+{
+    const size_t total = (size_t)M * N;
+    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < total; i += (size_t)gridDim.x * blockDim.x) {
+        float s = 0.0f;
+        for (int z = 0; z < split; ++z) s += W[z * total + i];
+        float out = alpha * s;
+        if (beta != 0.0f) out += beta * C[i];
+        C[i] = out;
+    }
+}
+
+} // namespace sgemm_detail
+
+template <int SPLIT, int TILE>
+AOTC_ALTERNATIVE(sgemm)
+AOTC_TUNE(SPLIT, 2, 4, 8, 16)
+AOTC_TUNE(TILE, 32, 64)
+AOTC_VALID_IF(K >= 64 * SPLIT)
+cudaError_t sgemm_splitk(int M, int N, int K, float alpha, const float *A, const float *B, float beta, float *C,
+                         cudaStream_t stream)
+{
+    using namespace sgemm_detail;
+    float *w = nullptr;
+    cudaError_t e = cudaMallocAsync(&w, sizeof(float) * SPLIT * (size_t)M * N, stream);
+    if (e != cudaSuccess)
+        return e;
+    const int kchunk = (K + SPLIT - 1) / SPLIT;
+    const dim3 grid((N + TILE - 1) / TILE, (M + TILE - 1) / TILE, SPLIT);
+    splitk_partial<TILE><<<grid, TILE * TILE / 16, 0, stream>>>(M, N, K, kchunk, A, B, w);
+    const size_t total = (size_t)M * N, blocks = (total + 255) / 256;
+    splitk_reduce<<<blocks < 4096 ? (unsigned)blocks : 4096u, 256, 0, stream>>>(M, N, SPLIT, alpha, w, beta, C);
+    e = cudaGetLastError();
+    const cudaError_t f = cudaFreeAsync(w, stream);
+    return e != cudaSuccess ? e : f;
+}
+#endif

@@ -47,6 +47,13 @@ I(32, 32, 32, 2, 4, 1)
 I(256, 128, 16, 8, 8, 4)
 I(64, 256, 32, 8, 8, 1)
 END
+cat >>"$tmp/inst_sgemm.cu" <<END
+// the split-K host launcher (AOTC_ALTERNATIVE), which NVRTC never sees
+#define S(SPLIT, TILE) template cudaError_t sgemm_splitk<SPLIT, TILE>( \\
+    int, int, int, float, const float *, const float *, float, float *, cudaStream_t);
+S(2, 32)
+S(16, 64)
+END
 check inst_sgemm "$tmp/inst_sgemm.cu"
 
 cat >"$tmp/inst_softmax.cu" <<END

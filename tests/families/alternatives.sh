@@ -303,6 +303,19 @@ else
 	bad "cuda: link with alternatives" "$(tail -5 log)"
 fi
 
+# templates/sgemm.cu's split-K host launcher: its 8 variants (and the
+# template's, its lists cut to one value each) compile for sm90
+sed -e 's/^AOTC_TUNE(BM, .*/AOTC_TUNE(BM, 64)/; s/^AOTC_TUNE(BN, .*/AOTC_TUNE(BN, 64)/; s/^AOTC_TUNE(BK, .*/AOTC_TUNE(BK, 8)/' \
+	-e 's/^AOTC_TUNE(TM, .*/AOTC_TUNE(TM, 4)/; s/^AOTC_TUNE(TN, .*/AOTC_TUNE(TN, 4)/' "$root/templates/sgemm.cu" >sgemm_cut.cu
+"$aotc" tune sgemm_cut.cu --arch sm90 --compile-only -j 2 >sk.log 2>&1
+st=$?
+if [ $st -eq 0 ] && grep -q "^sgemm: 9 of 9 configurations compiled for sm90.*reference compiled; externs: 1 of 1 compiled" sk.log &&
+	[ "$("$aotc" configs sgemm_cut.cu | grep -c '^sgemm_splitk<')" -eq 8 ]; then
+	ok "cuda: templates/sgemm.cu's split-K host launcher (8 variants) compiles for sm90 with --compile-only"
+else
+	bad "cuda: sgemm split-K compile-only" "exit $st" "$(tail -6 sk.log)"
+fi
+
 # ROCm: the host launcher is CUDA's; the kernels are emitted for gfx90a
 sed '/^template <int SPLIT>$/,$d; s/^#include <cuda_runtime.h>$//' rowsum_alt.cu >rowsum_alt_hip.cu
 cat >>rowsum_alt_hip.cu <<'END'
