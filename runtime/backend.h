@@ -238,7 +238,8 @@ typedef struct rt_ops {
 	 * compiles one at a time), and that run: instances[0..n) into one
 	 * binary (out; out->symbol unused) holding them all, symbols[i] the
 	 * symbol of instances[i] (malloc'd). A failure is the whole batch's,
-	 * with the log: the caller splits the batch to find which fail. */
+	 * with the log: the caller splits the batch to find which fail. With
+	 * n == 0 the run compiles the file alone (pool_probe). */
 	int (*batch_limit)(const rt_compile_request *file);
 	rt_status (*compile_batch)(const rt_compile_request *req, const char *const *instances, int n,
 	                           rt_blob *out, char **symbols, strbuf *err);

@@ -365,6 +365,22 @@ int pool_add_host_fn(pool *p, const char *fn, int nparams)
 	return add_job(p, fn, NULL, true, nparams);
 }
 
+rt_status pool_probe(pool *p, char **log)
+{
+	*log = NULL;
+	if (!p->ops->compile_batch || !p->ops->batch_limit || p->ops->batch_limit(&p->req) <= 1)
+		return RT_OK;
+	rt_blob blob = {0};
+	strbuf err;
+	strbuf_init(&err);
+	rt_status st = p->ops->compile_batch(&p->req, NULL, 0, &blob, NULL, &err);
+	if (st != RT_OK)
+		*log = xstrdup(err.data);
+	rt_blob_finish(&blob);
+	strbuf_finish(&err);
+	return st;
+}
+
 rt_status pool_first(pool *p, int j)
 {
 	job *jb = &p->jobs[j];

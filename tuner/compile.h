@@ -74,6 +74,12 @@ int pool_add_host_fn(pool *p, const char *fn, int nparams);
  * which every measurement needs and whose failure (the file itself does
  * not compile) ends the work before any variant is compiled. Its status. */
 rt_status pool_first(pool *p, int j);
+/* Where the backend batches and there is no reference to compile first:
+ * the file alone, with no instance, in one compiler run before pool_start.
+ * A failure there (a syntax error, a header that does not compile) is the
+ * file's, and every variant would repeat it: its status, *log the
+ * compiler's (malloc'd). RT_OK where there is nothing to probe. */
+rt_status pool_probe(pool *p, char **log);
 void pool_start(pool *p, int nthreads, bool on_demand);
 /* Asks for job j (on demand: to be compiled in the order asked). */
 void pool_want(pool *p, int j);

@@ -687,6 +687,16 @@ static int compile_stage(tune_run *r)
 		           k->reference, j->log ? j->log : rt_status_name(j->rs));
 		return j->rs == RT_ERR_ENV ? 3 : 1;
 	}
+	if (r->ref_job < 0 && r->p.njobs > 0) {
+		char *log;
+		rt_status st = pool_probe(&r->p, &log);
+		if (st != RT_OK) {
+			diag_error(r->d, k->loc, "%s does not compile (no variant was compiled):\n%s", r->m->file,
+			           log ? log : rt_status_name(st));
+			free(log);
+			return st == RT_ERR_ENV ? 3 : 1;
+		}
+	}
 	long cores = sysconf(_SC_NPROCESSORS_ONLN);
 	/* The model search measures a small part of a large space: it
 	 * compiles what each round asks for, a round ahead of measuring. */
@@ -1208,6 +1218,17 @@ int tune_compile_only(const aotc_module *m, const kernel *k, const tune_options 
 		           k->reference, j->log ? j->log : rt_status_name(j->rs));
 		status = j->rs == RT_ERR_ENV ? 3 : 1;
 		goto out;
+	}
+	if (ref_job < 0) {
+		char *log;
+		rt_status st = pool_probe(&p, &log);
+		if (st != RT_OK) {
+			diag_error(d, k->loc, "%s does not compile (no variant was compiled):\n%s", m->file,
+			           log ? log : rt_status_name(st));
+			free(log);
+			status = st == RT_ERR_ENV ? 3 : 1;
+			goto out;
+		}
 	}
 	long cores = sysconf(_SC_NPROCESSORS_ONLN);
 	pool_start(&p, o->jobs > 0 ? o->jobs : (int)(cores > 0 ? cores : 1), false);

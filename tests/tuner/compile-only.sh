@@ -77,6 +77,21 @@ else
 	bad "compile-only: work after the reference failed" "$(tail -4 "$tmp/log")"
 fi
 
+# Without a reference, a file nvcc cannot compile at all (a header only
+# nvcc looks for): one diagnostic from the file alone, no variant compiled.
+{ printf '#ifdef __NVCC__\n#include "no_such_header.h"\n#endif\n'
+  sed '/^AOTC_REFERENCE/d; /^AOTC_GRID(cdiv(n, 256))$/d; /^AOTC_BLOCK(256)$/d' "$here/compile_only.cu"; } >"$tmp/broken.cu"
+AOTC_CUDA_COMPILER=nvcc AOTC_CACHE_DIR="$tmp/broken" "$aotc" tune "$tmp/broken.cu" --arch sm90 --compile-only -j 2 \
+	>"$tmp/log" 2>&1
+check "a file that does not compile, no reference: exit 1" $? 1
+has "a file that does not compile: told once, with the compiler's error" "broken.cu does not compile (no variant was compiled)"
+n=$(ls "$tmp/broken" 2>/dev/null | wc -l)
+if [ "$n" -eq 0 ] && [ "$(grep -c ': error: ' "$tmp/log")" -eq 1 ]; then
+	ok "a file that does not compile: nothing else compiled (empty cache)"
+else
+	bad "a file that does not compile: work after the error" "$n cache files" "$(tail -4 "$tmp/log")"
+fi
+
 "$aotc" tune "$here/compile_only.cu" --arch sm90 --compile-only -DBREAK_ALL -j 2 >"$tmp/log" 2>&1
 check "compile-only: no variant compiles: exit 4" $? 4
 has "compile-only: 0 of 4" "^scale: 0 of 4 configurations compiled"
