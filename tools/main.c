@@ -140,11 +140,7 @@ static int cmd_configs(options *o, diags *d)
 			print_ctx ctx = {a < 0 ? k : &k->alts[a], &scratch};
 			n += ir_enumerate(ctx.k, print_config, &ctx);
 		}
-		if (k->nalts)
-			printf("%s: %ld configuration%s (%d function%s)\n", k->id, n, n == 1 ? "" : "s",
-			       k->nalts + 1, k->nalts ? "s" : "");
-		else
-			printf("%s: %ld configuration%s\n", k->id, n, n == 1 ? "" : "s");
+		printf("%s: %ld configuration%s\n", k->id, n, n == 1 ? "" : "s");
 		arena_finish(&scratch);
 	}
 	ir_module_destroy(m);
