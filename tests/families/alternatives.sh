@@ -291,6 +291,55 @@ try "cuda: the dispatch compiles (gcc -std=c99 -Werror)" \
 	gcc -std=c99 -Wall -Wextra -Werror -pedantic -O2 -c -o cout/d.o cout/_aot_rowsum_kernel1_cuda_sm90.c
 try "cuda: the launcher compiles (nvcc -arch=sm_90)" \
 	"$nvcc" -std=c++17 -arch=sm_90 -I . -I cout -c -o cout/l.o $lf
+# The compiled dispatch agrees with aotc's own (as emit-agree.sh checks
+# kernels without alternatives): select() on every database shape and 2000
+# random ones, launch_dims() per variant with each function's own geometry
+# (-1 for the host launcher's), as `aotc __dispatch-check` prints them.
+"$aotc" __dispatch-check rowsum_alt.cu --arch sm90 --db cdb >want 2>>log
+cat >agree.c <<'END'
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "_aot_rowsum_kernel1_cuda_sm90.h"
+int main(void)
+{
+	char buf[4096];
+	while (fgets(buf, sizeof buf, stdin)) {
+		int64_t a[2];
+		char *p = buf, *end;
+		int v = 0, dims = !strncmp(p, "dims ", 5);
+		p += dims ? 5 : 7;
+		if (dims) {
+			v = (int)strtol(p, &end, 10);
+			p = end;
+		}
+		for (int i = 0; i < 2; i++) {
+			a[i] = strtoll(p, &end, 10);
+			p = end;
+		}
+		if (!dims) {
+			printf("select %" PRId64 " %" PRId64 " -> %d\n", a[0], a[1], aot_rowsum_kernel1_cuda_sm90_select(a[0], a[1]));
+			continue;
+		}
+		uint32_t g[3], b[3], smem;
+		printf("dims %d %" PRId64 " %" PRId64, v, a[0], a[1]);
+		if (aot_rowsum_kernel1_cuda_sm90_launch_dims(v, a[0], a[1], g, b, &smem) == 0)
+			printf(" -> %u %u %u %u %u %u %u\n", g[0], g[1], g[2], b[0], b[1], b[2], smem);
+		else
+			printf(" -> -1\n");
+	}
+	return 0;
+}
+END
+if gcc -std=c99 -Wall -Wextra -Werror -I cout -o agree agree.c cout/_aot_rowsum_kernel1_cuda_sm90.c >>log 2>&1 &&
+	./agree <want >got && [ "$(grep -c '^select ' want)" -ge 2000 ] && cmp -s want got &&
+	grep -q '^dims [0-9]* 64 64 -> -1$' want && grep -q '^dims [0-9]* 64 64 -> 1 1 1 [0-9]' want; then
+	ok "cuda: the compiled dispatch agrees with aotc's on $(grep -c '^select ' want) shapes and every function's launch"
+else
+	bad "cuda: dispatch with alternatives agrees" "$(diff want got | head -6; tail -3 log)"
+fi
+
 # aotc link: sm80 from the same made-up database relabelled
 sed 's/"sm90"/"sm80"/; s/cuda_made_up_sm90/cuda_made_up_sm80/' cdb/rowsum_kernel1.cuda_made_up_sm90.json \
 	>cdb/rowsum_kernel1.cuda_made_up_sm80.json
