@@ -2,11 +2,12 @@
 # Compile speed of files with host code (docs/PERFORMANCE.md, "Compiling
 # files with host code"): for each template, a copy with host code added (a
 # <cstdio> include and a main(), as sample files have), which NVRTC cannot
-# take, so nvcc compiles it; beside it the template itself, guarded as
-# shipped, through NVRTC. `aotc tune --compile-only` of the same shard of
-# variants, cold caches, on THREADS threads: NVRTC on the guarded file,
-# nvcc one variant a run (AOTC_COMPILE_BATCH=1, as before batching) and
-# nvcc in batches. Then hipcc on the template, one a run and in batches.
+# take whole; beside it the template itself, guarded as shipped, through
+# NVRTC. `aotc tune --compile-only` of the same shard of variants, cold
+# caches, on THREADS threads: NVRTC on the guarded file; the host-code copy
+# as aotc now takes it (NVRTC, its host code set aside); nvcc forced, one
+# variant a run (AOTC_COMPILE_BATCH=1, as before batching) and in batches.
+# Then hipcc on the template, one a run and in batches.
 # Usage: bench/compile-batch.sh [AOTC] [THREADS]   (default build/aotc 2)
 set -e
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -35,8 +36,9 @@ for t in softmax:1/4 sgemm:1/16; do
 		>"$tmp/${name}_host.cu"
 	echo "$name, shard $shard, sm90, $threads threads:"
 	run "NVRTC, the template" "$tmp/$name.cu" sm90 "$shard" AOTC_CUDA_COMPILER=nvrtc
-	run "nvcc, host code, one a run" "$tmp/${name}_host.cu" sm90 "$shard" AOTC_COMPILE_BATCH=1
-	run "nvcc, host code, batched" "$tmp/${name}_host.cu" sm90 "$shard"
+	run "NVRTC, host code set aside" "$tmp/${name}_host.cu" sm90 "$shard"
+	run "nvcc, host code, one a run" "$tmp/${name}_host.cu" sm90 "$shard" AOTC_CUDA_COMPILER=nvcc AOTC_COMPILE_BATCH=1
+	run "nvcc, host code, batched" "$tmp/${name}_host.cu" sm90 "$shard" AOTC_CUDA_COMPILER=nvcc
 done
 if command -v hipcc >/dev/null 2>&1; then
 	echo "softmax, shard 1/4, gfx90a, $threads threads:"

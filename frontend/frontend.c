@@ -1029,6 +1029,27 @@ static void mark_used(walk *w)
 		clang_visitChildren(w->pending[--w->npending], visit_used, w);
 }
 
+/* The host functions the main file defines (neither __global__ nor
+ * __device__), as byte ranges in source order: what a compiler of device
+ * code only cannot take and never needs (aotc_module.host_code). */
+static void find_host_code(walk *w)
+{
+	for (int i = 0; i < w->nfns; i++) {
+		const fn *f = &w->fns[i];
+		span sp;
+		if (!f->in_main || f->is_global || f->is_device || !clang_isCursorDefinition(f->cursor) ||
+		    !span_of(f->cursor, &sp) || !clang_File_isEqual(sp.file, w->main_file))
+			continue;
+		aotc_module *m = w->m;
+		if (m->nhost_code && m->host_code[m->nhost_code - 1][1] > sp.begin)
+			continue; /* not in order: a range of the file told twice */
+		uint32_t range[2] = {sp.begin, sp.end};
+		arena_grow(&m->arena, (void **)&m->host_code, &m->host_code_cap, (size_t)m->nhost_code + 1,
+		           sizeof *m->host_code);
+		memcpy(m->host_code[m->nhost_code++], range, sizeof range);
+	}
+}
+
 /* ---- Building kernels --------------------------------------------------- */
 
 static aotc_dtype dtype_of(CXType t)
@@ -1986,6 +2007,8 @@ static aotc_module *parse_here(const char *path, const frontend_options *opt, js
 	w.main_file = clang_getFile(w.tu, path);
 	clang_visitChildren(clang_getTranslationUnitCursor(w.tu), visit_top, &w);
 	mark_used(&w);
+	if (!host)
+		find_host_code(&w);
 	if (report_clang_diagnostics(&w, opt->verbose) > 0) {
 		if (!host && !real_headers && includes_system_headers(&w))
 			diag_note(d, (aotc_loc){m->file, 0, 0},

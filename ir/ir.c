@@ -340,6 +340,24 @@ int ir_find_tparam(const kernel *k, const char *name)
 	return -1;
 }
 
+char *ir_device_source(const aotc_module *m, const char *text, size_t len)
+{
+	char *out = xmalloc(len + 1);
+	memcpy(out, text, len);
+	out[len] = 0;
+	for (int i = 0; i < m->nhost_code; i++) {
+		uint32_t b = m->host_code[i][0], e = m->host_code[i][1];
+		if (b > e || e > len) {
+			free(out);
+			return NULL;
+		}
+		for (uint32_t j = b; j < e; j++)
+			if (out[j] != '\n')
+				out[j] = ' ';
+	}
+	return out;
+}
+
 const kernel *ir_member(const kernel *k, const char *name)
 {
 	if (!name || strcmp(name, k->name) == 0)

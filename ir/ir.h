@@ -267,11 +267,24 @@ typedef struct aotc_module {
 	source_const *consts;  /* recorded constants, in order of first use */
 	int nconsts;
 	size_t consts_cap;
+	/* The host functions the file defines (byte ranges [begin, end) of
+	 * their definitions in the file, in order): a compiler of device code
+	 * only (NVRTC) can take the file with them blanked out, where it
+	 * cannot take it whole (ir_device_source). */
+	uint32_t (*host_code)[2];
+	int nhost_code;
+	size_t host_code_cap;
 	const_source source;   /* find == NULL: none; not part of the IR */
 } aotc_module;
 
 aotc_module *ir_module_create(const char *file);
 void ir_module_destroy(aotc_module *m);      /* accepts NULL */
+
+/* The text of the file (len bytes) with m's host code blanked out: each
+ * byte of a host function's definition a space, its newlines kept (so
+ * lines and columns stay). malloc'd; NULL when a range lies outside the
+ * text (the file changed since it was parsed). */
+char *ir_device_source(const aotc_module *m, const char *text, size_t len);
 
 /* Appends a zeroed kernel (all indices -1 where that means "none"). */
 kernel *ir_add_kernel(aotc_module *m, const char *name, aotc_loc loc);

@@ -221,6 +221,14 @@ char *ir_to_json(const aotc_module *m)
 		}
 		json_object_set_new(root, "constants", cs);
 	}
+	/* Only where there is some: other IR reads and writes as before. */
+	if (m->nhost_code) {
+		json_t *hc = json_array();
+		for (int i = 0; i < m->nhost_code; i++)
+			json_array_append_new(hc, json_pack("[I, I]", (json_int_t)m->host_code[i][0],
+			                                    (json_int_t)m->host_code[i][1]));
+		json_object_set_new(root, "host_code", hc);
+	}
 	json_object_set_new(root, "kernels", ks);
 	char *s = json_dumps(root, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(17));
 	json_decref(root);
@@ -870,6 +878,26 @@ aotc_module *ir_from_json(const char *text, size_t len, const char *path, diags 
 			bad(&r, "unknown constant kind");
 		if (!r.errors)
 			ARENA_PUSH(&m->arena, m->consts, m->nconsts, m->consts_cap, k);
+	}
+	const json_t *hc = json_object_get(root, "host_code");
+	if (hc && !json_is_array(hc)) {
+		r.where = "";
+		mistyped(&r, "host_code");
+	}
+	for (size_t i = 0; hc && i < json_array_size(hc) && !r.errors; i++) {
+		const json_t *e = json_array_get(hc, i);
+		json_int_t b = json_integer_value(json_array_get(e, 0)), n = json_integer_value(json_array_get(e, 1));
+		r.where = "host_code";
+		if (!json_is_array(e) || json_array_size(e) != 2 || !json_is_integer(json_array_get(e, 0)) ||
+		    !json_is_integer(json_array_get(e, 1)) || b < 0 || b > n || n > UINT32_MAX ||
+		    (m->nhost_code && (json_int_t)m->host_code[m->nhost_code - 1][1] > b)) {
+			bad(&r, "host_code must be ordered [begin, end] byte ranges");
+			break;
+		}
+		uint32_t range[2] = {(uint32_t)b, (uint32_t)n};
+		arena_grow(&m->arena, (void **)&m->host_code, &m->host_code_cap, (size_t)m->nhost_code + 1,
+		           sizeof *m->host_code);
+		memcpy(m->host_code[m->nhost_code++], range, sizeof range);
 	}
 	for (size_t i = 0; i < json_array_size(ks) && !r.errors; i++) {
 		snprintf(where, sizeof where, "kernels[%zu]", i);

@@ -77,6 +77,11 @@ typedef struct rt_compile_request {
 	const char *const *defines;
 	int ndefines;
 	const char *compiler;      /* what compiler_for() chose for this file */
+	/* The kernel file with its host functions blanked out (lines kept;
+	 * ir_device_source), for a compiler of device code only: where NVRTC
+	 * cannot take the file itself, it may take this one, with empty
+	 * stand-ins for the host-only standard headers. NULL: none. */
+	const char *device_source;
 	/* An AOTC_EXTERN routine instead of an instantiation (instance is then
 	 * unused): the backend builds a caller taking the same void **args as
 	 * launch() (host: fn(args...); CUDA: fn(args..., stream), returning

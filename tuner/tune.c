@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -228,11 +229,39 @@ static const char **module_libs(const aotc_module *m, int *n)
 	return libs;
 }
 
+/* m's file with its host code blanked out (ir_device_source), written
+ * once into the compile cache under a name of its contents: the
+ * request's device_source (malloc'd), or NULL when the file has no host
+ * code or cannot be read as it was parsed. */
+static char *device_source_file(const aotc_module *m, const char *path)
+{
+	size_t len;
+	char *text = m->nhost_code ? read_file(path, &len) : NULL;
+	char *dev = text ? ir_device_source(m, text, len) : NULL;
+	char *file = NULL, *dir = dev ? cache_dir() : NULL;
+	if (dir && mkdir_p(dir) == 0) {
+		char h[33];
+		hash_hex(dev, len, h);
+		strbuf sb;
+		strbuf_init(&sb);
+		strbuf_printf(&sb, "%s/device-%s.cu", dir, h);
+		struct stat st;
+		if (stat(sb.data, &st) == 0 || write_file_atomic(sb.data, dev, len) == 0)
+			file = sb.data;
+		else
+			strbuf_finish(&sb);
+	}
+	free(dir);
+	free(dev);
+	free(text);
+	return file;
+}
+
 /* The compile request for m's file with the compiler the backend chooses
  * for it (saying why when that is worth saying), linking the libraries of
- * every AOTC_EXTERN of the file (the caller frees req->libs). *abs gets the
- * file's absolute path, which the request borrows. False when no compiler
- * can take the file (diagnosed). */
+ * every AOTC_EXTERN of the file (the caller frees req->libs and
+ * req->device_source). *abs gets the file's absolute path, which the
+ * request borrows. False when no compiler can take the file (diagnosed). */
 static bool choose_compiler(const rt_ops *ops, const aotc_module *m, const tune_options *o,
                             rt_compile_request *req, char **abs, diags *d)
 {
@@ -243,6 +272,7 @@ static bool choose_compiler(const rt_ops *ops, const aotc_module *m, const tune_
 		.defines = o->defines, .ndefines = o->ndefines,
 	};
 	req->libs = module_libs(m, &req->nlibs);
+	req->device_source = device_source_file(m, req->source_path);
 	strbuf note, why;
 	strbuf_init(&note);
 	strbuf_init(&why);
@@ -308,6 +338,7 @@ static void run_finish(tune_run *r)
 	schedule_finish(&r->sc);
 	free(r->abs);
 	free((void *)r->req.libs);
+	free((void *)r->req.device_source);
 	db_close(r->db);
 	free(r->dbc);
 	free(r->dbs);
@@ -1281,6 +1312,7 @@ out:
 		free(p.cache_dir);
 	free(abs);
 	free((void *)req.libs);
+	free((void *)req.device_source);
 	configs_finish(&cf);
 	free(mine);
 	return status;

@@ -40,12 +40,31 @@ const char *cuda_compiler_for(const rt_compile_request *file, strbuf *note, strb
 	const char *nvrtc = cuda_nvrtc_id(err);
 	if (force && !strcmp(force, "nvrtc"))
 		return nvrtc;
-	strbuf log;
+	strbuf log, aside_log;
 	strbuf_init(&log);
-	if (nvrtc && cuda_nvrtc_takes(file, &log)) {
+	strbuf_init(&aside_log);
+	if (nvrtc && cuda_nvrtc_takes(file, false, &log)) {
 		strbuf_finish(&log);
+		strbuf_finish(&aside_log);
 		return nvrtc;
 	}
+	/* The device code alone: the file's host functions blanked out and
+	 * the host-only headers empty. In process and without a host
+	 * compiler, still NVRTC's speed (docs/cli.md, "Which compiler"). */
+	if (nvrtc && file->device_source && cuda_nvrtc_takes(file, true, &aside_log)) {
+		static char id[64]; /* compiler_for runs once per tune */
+		strbuf_finish(&aside_log);
+		const char *why = strstr(log.data, "error");
+		size_t n = why ? strcspn(why, "\n") : 0;
+		strbuf_printf(note, "%s cannot compile %s", nvrtc, file->source_path);
+		if (n)
+			strbuf_printf(note, " (%.*s)", (int)n, why);
+		strbuf_printf(note, "; compiling its device code with %s, its host code set aside", nvrtc);
+		strbuf_finish(&log);
+		snprintf(id, sizeof id, "%s%s", nvrtc, CUDA_ASIDE);
+		return id;
+	}
+	strbuf_finish(&aside_log);
 	const char *nvcc = cuda_nvcc_id(NULL);
 	if (!nvcc) {
 		/* Compile errors come from NVRTC then, variant by variant. */

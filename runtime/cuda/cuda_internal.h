@@ -35,7 +35,11 @@ const char *cuda_nvrtc_id(strbuf *err);    /* "nvrtc 13.0"; NULL: err says why *
 const char *cuda_nvcc_id(strbuf *err);     /* "nvcc 13.0"; err may be NULL */
 /* Whether NVRTC compiles the kernel file itself (no instance): false with
  * its log when the file has host headers or host code NVRTC rejects. */
-bool cuda_nvrtc_takes(const rt_compile_request *file, strbuf *log);
+bool cuda_nvrtc_takes(const rt_compile_request *file, bool aside, strbuf *log);
+/* The suffix of the compiler's identity when NVRTC compiles the file's
+ * device_source (its host code set aside), and whether compiler has it. */
+#define CUDA_ASIDE ", host code set aside"
+bool cuda_nvrtc_aside(const char *compiler);
 rt_status cuda_nvrtc_compile(const rt_compile_request *req, rt_blob *out, strbuf *err);
 rt_status cuda_nvcc_compile(const rt_compile_request *req, rt_blob *out, strbuf *err);
 rt_status cuda_nvcc_compile_batch(const rt_compile_request *req, const char *const *instances, int n,

@@ -214,20 +214,38 @@ static void free_opts(char **opts, size_t n)
 	free(opts);
 }
 
-bool cuda_nvrtc_takes(const rt_compile_request *file, strbuf *log)
+/* In memory for every program: aotc.h; and with the host code set aside
+ * (cuda_nvrtc_aside), empty stand-ins for the headers only host code
+ * needs, which NVRTC does not have. */
+static const char *const stub_names[] = {
+	"aotc.h", "cstdio", "stdio.h", "cstdlib", "stdlib.h", "cstring", "string.h", "iostream",
+	"fstream", "sstream", "iomanip", "vector", "string", "map", "memory", "chrono", "ctime",
+	"time.h", "random", "omp.h", "cuda_runtime.h", "cuda_runtime_api.h", "unistd.h", "sys/time.h",
+};
+
+static int program_headers(bool aside, const char **contents)
+{
+	for (size_t i = 0; i < COUNTOF(stub_names); i++)
+		contents[i] = i == 0 ? nv_header : "";
+	return aside ? (int)COUNTOF(stub_names) : 1;
+}
+
+bool cuda_nvrtc_aside(const char *compiler) { return compiler && strstr(compiler, CUDA_ASIDE) != NULL; }
+
+bool cuda_nvrtc_takes(const rt_compile_request *file, bool aside, strbuf *log)
 {
 	pthread_once(&nv_once, nv_load);
 	int major, minor;
 	char arch[16];
 	if (!nv_ok || !cuda_parse_arch(file->arch, &major, &minor, arch, sizeof arch))
 		return false;
-	char *source = format("#include \"%s\"\n", file->source_path);
+	char *source = format("#include \"%s\"\n", aside ? file->device_source : file->source_path);
 	size_t nopts;
 	char **opts = nvrtc_options(file, arch, &nopts);
-	const char *header_names[] = {"aotc.h"};
-	const char *headers[] = {nv_header};
+	const char *headers[COUNTOF(stub_names)];
+	int nheaders = program_headers(aside, headers);
 	nvrtcProgram prog = NULL;
-	bool ok = nv.CreateProgram(&prog, source, "aotc_file.cu", 1, headers, header_names) ==
+	bool ok = nv.CreateProgram(&prog, source, "aotc_file.cu", nheaders, headers, stub_names) ==
 	          NVRTC_SUCCESS;
 	if (ok) {
 		nvrtcResult r = nv.CompileProgram(prog, (int)nopts, (const char *const *)opts);
@@ -263,7 +281,8 @@ rt_status cuda_nvrtc_compile(const rt_compile_request *req, rt_blob *out, strbuf
 
 	/* The kernel file is included rather than passed as the program so
 	 * that its own quoted includes and diagnostics keep its real path. */
-	char *source = format("#include \"%s\"\n", req->source_path);
+	bool aside = cuda_nvrtc_aside(req->compiler) && req->device_source;
+	char *source = format("#include \"%s\"\n", aside ? req->device_source : req->source_path);
 	size_t nopts;
 	char **opts = nvrtc_options(req, arch, &nopts);
 	/* A template instance is named by address: "&sgemm<64, 64, 8, 4, 4, 4>". */
@@ -272,9 +291,9 @@ rt_status cuda_nvrtc_compile(const rt_compile_request *req, rt_blob *out, strbuf
 
 	rt_status st = RT_OK;
 	nvrtcProgram prog = NULL;
-	const char *header_names[] = {"aotc.h"};
-	const char *headers[] = {nv_header};
-	nvrtcResult r = nv.CreateProgram(&prog, source, "aotc_variant.cu", 1, headers, header_names);
+	const char *headers[COUNTOF(stub_names)];
+	int nheaders = program_headers(aside, headers);
+	nvrtcResult r = nv.CreateProgram(&prog, source, "aotc_variant.cu", nheaders, headers, stub_names);
 	if (r != NVRTC_SUCCESS) {
 		strbuf_printf(err, "nvrtcCreateProgram: %s", nv.GetErrorString(r));
 		st = RT_ERR_OTHER;

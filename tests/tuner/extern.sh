@@ -122,8 +122,12 @@ sed 's/AOTC_EXTERN(copy_wrong, m)/AOTC_EXTERN(copy_wrong, aotc_no_such_lib)/' \
 "$aotc" tune "$tmp/nolib.cpp" --arch host --compile-only -I "$here" >"$tmp/log" 2>&1
 check "missing library: compile-only fails on the reference (exit 1)" $? 1
 has "missing library: the linker names it" "cannot find -laotc_no_such_lib"
-has "missing library: no variant links" "^copy: 0 of 2 configurations compiled"
-has "missing library: no extern links" "; externs: 0 of 2 compiled$"
+# every variant would fail the same way: none is compiled after the reference
+if ! grep -q "configurations compiled" "$tmp/log" && grep -q "does not compile (no variant was compiled)" "$tmp/log"; then
+	ok "missing library: nothing is compiled after the reference fails"
+else
+	bad "missing library: work after the reference failed" "$(tail -4 "$tmp/log")"
+fi
 
 # --- a database's extern entries are checked ---------------------------------
 for case in "name:copy memcpy" "values:[1]" "flag:\"yes\""; do
