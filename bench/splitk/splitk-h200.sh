@@ -1,0 +1,27 @@
+#!/bin/bash
+# sgemm_splitk (templates/sgemm.cu's split-K host launcher) measured on the
+# H200 beside the committed database, in one device call from the repository
+# root with the Debian build carried along (carry: ["build/aotc"]): the
+# committed database is copied and tuned again on its 100 training shapes,
+# so only the 8 split-K variants are measured (800 cells; the 34,100 others
+# are reused), then reported. The committed database is not changed.
+# Output: $OUT/splitk-h200.txt and the database with the split-K cells.
+set -uo pipefail
+OUT=${OUT:-out}
+mkdir -p "$OUT"
+OUT=$(cd "$OUT" && pwd)
+exec > >(tee -a "$OUT/splitk-h200.txt") 2>&1
+. tools/device-libs.sh
+export AOTC_CACHE_DIR=/tmp/aotc-cache
+db=/tmp/splitk-db
+rm -rf "$db"
+mkdir -p "$db"
+cp templates/sgemm.cuda_NVIDIA_H200_13.0.json "$db/"
+nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
+build/aotc --version | head -1 || exit 2
+echo "== tune (only the split-K cells are new)"
+time build/aotc tune templates/sgemm.cu --arch sm90 --db "$db" --shapes templates/sgemm.shapes.json -j 16 2>&1 |
+	grep -v '^aotc: compiled' | tail -40
+cp "$db"/sgemm.*.json "$OUT/"
+echo "== report"
+build/aotc report "$db"/sgemm.cuda_*.json --max-variants 16 2>&1 | head -60
