@@ -1039,16 +1039,19 @@ static void valid_body(out *b, dctx *x, bool has_variants, bool *used, bool *err
 }
 
 /* Writes "static int NAME(int aot_v, arguments) { body }", declaring what
- * the body reads: the tunables of x->f, aot_g/aot_b/aot_s, aot_e. */
-static void valid_wrap(out *o, dctx *x, const char *name, const out *b, const bool *used, bool err,
-                       bool launch_vars)
+ * the body reads: the tunables of tk (NULL: none), aot_g/aot_b/aot_s, aot_e. */
+static void valid_wrap(out *o, dctx *x, const char *name, const out *b, const kernel *tk, const bool *used,
+                       bool err, bool launch_vars)
 {
-	const kernel *k = x->f;
+	const kernel *k = x->c->k; /* every function takes its parameters */
 	strbuf_printf(&o->sb, "static int %s(int aot_v", name);
 	args(&o->sb, k, false, true);
 	strbuf_puts(&o->sb, ")\n{\n");
 	o->indent = 1;
-	tunable_locals(o, k, used, b->sb.data);
+	if (tk)
+		tunable_locals(o, tk, used, b->sb.data);
+	else if (!strstr(b->sb.data, "aot_v"))
+		out_line(o, "(void)aot_v;");
 	if (launch_vars)
 		out_line(o, "uint32_t aot_g[3], aot_b[3], aot_s;");
 	if (err)
@@ -1073,7 +1076,7 @@ static void valid_function(out *o, dctx *x)
 	valid_body(&b, x, x->c->any_kernel, used, &err, &launch_vars);
 	strbuf_puts(&o->sb, "/* Whether variant aot_v may run on the shape (select() asks it of each variant\n"
 	                    " * of the leaf's order in turn). */\n");
-	valid_wrap(o, x, "aot_valid", &b, used, err, launch_vars);
+	valid_wrap(o, x, "aot_valid", &b, k, used, err, launch_vars);
 	strbuf_finish(&b.sb);
 }
 
@@ -1090,7 +1093,7 @@ static void valid_function_of(out *o, dctx *x)
 	              k->host_launcher ? "host launcher " : "", k->name);
 	char name[300];
 	snprintf(name, sizeof name, "aot_valid%s", x->sfx);
-	valid_wrap(o, x, name, &b, used, err, launch_vars);
+	valid_wrap(o, x, name, &b, k, used, err, launch_vars);
 	strbuf_finish(&b.sb);
 }
 
@@ -1462,10 +1465,7 @@ static void per_function(out *o, dctx *x)
 	out_line(&b, "}");
 	strbuf_puts(&o->sb, "/* Whether variant aot_v may run on the shape (select() asks it of each variant\n"
 	                    " * of the leaf's order in turn): its learnt terms, then its function's checks. */\n");
-	bool used[1] = {false};
-	x->f = &(kernel){.name = k->name, .params = k->params, .nparams = k->nparams, .type_tparam = -1};
-	valid_wrap(o, x, "aot_valid", &b, used, false, false);
-	x->f = k;
+	valid_wrap(o, x, "aot_valid", &b, NULL, NULL, false, false);
 	strbuf_finish(&b.sb);
 	strbuf_finish(&call);
 	free(sfx);
