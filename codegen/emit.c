@@ -1364,6 +1364,33 @@ static void function_table(out *o, const ctx *c)
 	strbuf_puts(&o->sb, c->any_ext ? "; a library routine's are 0 */\n" : " */\n");
 }
 
+/* "switch (aot_fn[aot_v]) { case i: return NAME_i(aot_v, <arguments>REST);
+ * ... default: return DFLT; }", one level deeper than o, for the functions
+ * i that take marks (sfx: their suffixes). */
+static void route(out *o, const kernel *k, const char *name, char (*sfx)[120], const bool *take,
+                  const char *rest, int dflt)
+{
+	strbuf call;
+	strbuf_init(&call);
+	o->indent++;
+	out_line(o, "switch (aot_fn[aot_v]) {");
+	for (int i = 0; i <= k->nalts; i++) {
+		if (!take[i])
+			continue;
+		call.len = 0;
+		call.data[0] = 0;
+		strbuf_printf(&call, "%s%s(aot_v", name, sfx[i]);
+		args(&call, k, false, false);
+		out_line(o, "case %d:", i);
+		out_line(o, "\treturn %s%s);", call.data, rest);
+	}
+	out_line(o, "default:");
+	out_line(o, "\treturn %d;", dflt);
+	out_line(o, "}");
+	o->indent--;
+	strbuf_finish(&call);
+}
+
 /* With alternatives: aot_values, aot_dims and aot_valid for the variants of
  * each function that has some (suffixed with its name), and the three by
  * those names that pass variant aot_v on to its function's. */
@@ -1398,33 +1425,21 @@ static void per_function(out *o, dctx *x)
 	x->sfx = "";
 	tunable_ranges(x);
 
-	strbuf call;
-	strbuf_init(&call);
 	if (x->need_values) {
 		strbuf_puts(&o->sb, "/* The AOTC_VALUEs over tunables of variant aot_v, by its function's. */\n");
 		strbuf_puts(&o->sb, "static int aot_values(int aot_v");
 		args(&o->sb, k, false, true);
+		strbuf rest;
+		strbuf_init(&rest);
 		for (int i = 0; i < k->nparams; i++)
-			if (ir_param_per_variant(k, i))
+			if (ir_param_per_variant(k, i)) {
 				strbuf_printf(&o->sb, ", int64_t *aot_%s", k->params[i].name);
+				strbuf_printf(&rest, ", aot_%s", k->params[i].name);
+			}
 		strbuf_puts(&o->sb, ")\n{\n");
-		out_line(o, "\tswitch (aot_fn[aot_v]) {");
-		for (int i = 0; i <= k->nalts; i++) {
-			if (!has[i])
-				continue;
-			call.len = 0;
-			strbuf_printf(&call, "aot_values%s(aot_v", sfx[i]);
-			args(&call, k, false, false);
-			for (int p = 0; p < k->nparams; p++)
-				if (ir_param_per_variant(k, p))
-					strbuf_printf(&call, ", aot_%s", k->params[p].name);
-			out_line(o, "\tcase %d:", i);
-			out_line(o, "\t\treturn %s);", call.data);
-		}
-		out_line(o, "\tdefault:");
-		out_line(o, "\t\treturn 1;");
-		out_line(o, "\t}");
+		route(o, k, "aot_values", sfx, has, rest.data, 1);
 		out_raw(o, "}\n\n");
+		strbuf_finish(&rest);
 	}
 	if (device && c->any_kernel) {
 		strbuf_puts(&o->sb, "/* The launch of variant aot_v, by its function's: 1 for a library routine or a\n"
@@ -1432,42 +1447,22 @@ static void per_function(out *o, dctx *x)
 		strbuf_puts(&o->sb, "static int aot_dims(int aot_v");
 		args(&o->sb, k, false, true);
 		strbuf_puts(&o->sb, ", uint32_t aot_grid[3], uint32_t aot_block[3], uint32_t *aot_smem)\n{\n");
-		out_line(o, "\tswitch (aot_fn[aot_v]) {");
-		for (int i = 0; i <= k->nalts; i++) {
-			if (!has[i] || function_at(k, i)->host_launcher)
-				continue;
-			call.len = 0;
-			strbuf_printf(&call, "aot_dims%s(aot_v", sfx[i]);
-			args(&call, k, false, false);
-			out_line(o, "\tcase %d:", i);
-			out_line(o, "\t\treturn %s, aot_grid, aot_block, aot_smem);", call.data);
-		}
-		out_line(o, "\tdefault:");
-		out_line(o, "\t\treturn 1;");
-		out_line(o, "\t}");
+		bool *launches = xcalloc((size_t)k->nalts + 1, sizeof *launches);
+		for (int i = 0; i <= k->nalts; i++)
+			launches[i] = has[i] && !function_at(k, i)->host_launcher;
+		route(o, k, "aot_dims", sfx, launches, ", aot_grid, aot_block, aot_smem", 1);
 		out_raw(o, "}\n\n");
+		free(launches);
 	}
 	out b = {.indent = 1};
 	strbuf_init(&b.sb);
 	valid_terms(&b, x);
-	out_line(&b, "switch (aot_fn[aot_v]) {");
-	for (int i = 0; i <= k->nalts; i++) {
-		if (!has[i])
-			continue;
-		call.len = 0;
-		strbuf_printf(&call, "aot_valid%s(aot_v", sfx[i]);
-		args(&call, k, false, false);
-		out_line(&b, "case %d:", i);
-		out_line(&b, "\treturn %s);", call.data);
-	}
-	out_line(&b, "default:");
-	out_line(&b, "\treturn 0;");
-	out_line(&b, "}");
+	b.indent = 0;
+	route(&b, k, "aot_valid", sfx, has, "", 0);
 	strbuf_puts(&o->sb, "/* Whether variant aot_v may run on the shape (select() asks it of each variant\n"
 	                    " * of the leaf's order in turn): its learnt terms, then its function's checks. */\n");
 	valid_wrap(o, x, "aot_valid", &b, NULL, NULL, false, false);
 	strbuf_finish(&b.sb);
-	strbuf_finish(&call);
 	free(sfx);
 	free(has);
 }

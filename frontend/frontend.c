@@ -704,6 +704,15 @@ static bool same_tokens(const char *raw, size_t len, const char *str)
 	return same;
 }
 
+/* "AOTC_VALID_IF" for the annotation kind "valid_if". */
+static const char *macro_name(arena *a, const char *kind)
+{
+	char *s = arena_printf(a, "AOTC_%s", kind);
+	for (char *p = s; *p; p++)
+		*p = (char)toupper((unsigned char)*p);
+	return s;
+}
+
 static void add_annotation(walk *w, fn *f, CXCursor attr)
 {
 	CXString s = clang_getCursorSpelling(attr);
@@ -720,10 +729,7 @@ static void add_annotation(walk *w, fn *f, CXCursor attr)
 	CXFile file;
 	a.loc = loc_of(w, clang_getCursorLocation(attr), &offset, &file);
 
-	char macro[64];
-	snprintf(macro, sizeof macro, "AOTC_%s", a.kind);
-	for (char *p = macro; *p; p++)
-		*p = (char)toupper((unsigned char)*p);
+	const char *macro = macro_name(&w->m->arena, a.kind);
 	/* The preprocessor's text of the arguments (macros in them expanded)
 	 * decides; the source text is used when it holds the same tokens, so
 	 * that positions point into the argument. */
@@ -1040,13 +1046,7 @@ static void find_host_code(walk *w)
 		if (!f->in_main || f->is_global || f->is_device || !clang_isCursorDefinition(f->cursor) ||
 		    !span_of(f->cursor, &sp) || !clang_File_isEqual(sp.file, w->main_file))
 			continue;
-		aotc_module *m = w->m;
-		if (m->nhost_code && m->host_code[m->nhost_code - 1][1] > sp.begin)
-			continue; /* not in order: a range of the file told twice */
-		uint32_t range[2] = {sp.begin, sp.end};
-		arena_grow(&m->arena, (void **)&m->host_code, &m->host_code_cap, (size_t)m->nhost_code + 1,
-		           sizeof *m->host_code);
-		memcpy(m->host_code[m->nhost_code++], range, sizeof range);
+		ir_add_host_code(w->m, sp.begin, sp.end); /* one out of order: a range told twice, left */
 	}
 }
 
@@ -1471,14 +1471,6 @@ static bool alternative_own(const char *kind)
 static bool shared_with_alternatives(const char *kind)
 {
 	return !strcmp(kind, "buffer") || !strcmp(kind, "value") || !strcmp(kind, "shapes");
-}
-
-static const char *macro_name(arena *a, const char *kind)
-{
-	char *s = arena_printf(a, "AOTC_%s", kind);
-	for (char *p = s; *p; p++)
-		*p = (char)toupper((unsigned char)*p);
-	return s;
 }
 
 /* Checks alternative f against its primary's declaration pf (kernel k):

@@ -358,6 +358,17 @@ char *ir_device_source(const aotc_module *m, const char *text, size_t len)
 	return out;
 }
 
+bool ir_add_host_code(aotc_module *m, uint32_t begin, uint32_t end)
+{
+	if (begin > end || (m->nhost_code && m->host_code[m->nhost_code - 1][1] > begin))
+		return false;
+	arena_grow(&m->arena, (void **)&m->host_code, &m->host_code_cap, (size_t)m->nhost_code + 1,
+	           sizeof *m->host_code);
+	m->host_code[m->nhost_code][0] = begin;
+	m->host_code[m->nhost_code++][1] = end;
+	return true;
+}
+
 const kernel *ir_member(const kernel *k, const char *name)
 {
 	if (!name || strcmp(name, k->name) == 0)

@@ -286,6 +286,10 @@ void ir_module_destroy(aotc_module *m);      /* accepts NULL */
  * text (the file changed since it was parsed). */
 char *ir_device_source(const aotc_module *m, const char *text, size_t len);
 
+/* Appends [begin, end) to m->host_code; false (nothing added) unless
+ * begin <= end and it starts where or after the last one ends. */
+bool ir_add_host_code(aotc_module *m, uint32_t begin, uint32_t end);
+
 /* Appends a zeroed kernel (all indices -1 where that means "none"). */
 kernel *ir_add_kernel(aotc_module *m, const char *name, aotc_loc loc);
 

@@ -889,15 +889,11 @@ aotc_module *ir_from_json(const char *text, size_t len, const char *path, diags 
 		json_int_t b = json_integer_value(json_array_get(e, 0)), n = json_integer_value(json_array_get(e, 1));
 		r.where = "host_code";
 		if (!json_is_array(e) || json_array_size(e) != 2 || !json_is_integer(json_array_get(e, 0)) ||
-		    !json_is_integer(json_array_get(e, 1)) || b < 0 || b > n || n > UINT32_MAX ||
-		    (m->nhost_code && (json_int_t)m->host_code[m->nhost_code - 1][1] > b)) {
+		    !json_is_integer(json_array_get(e, 1)) || b < 0 || n > UINT32_MAX ||
+		    !ir_add_host_code(m, (uint32_t)b, (uint32_t)n)) {
 			bad(&r, "host_code must be ordered [begin, end] byte ranges");
 			break;
 		}
-		uint32_t range[2] = {(uint32_t)b, (uint32_t)n};
-		arena_grow(&m->arena, (void **)&m->host_code, &m->host_code_cap, (size_t)m->nhost_code + 1,
-		           sizeof *m->host_code);
-		memcpy(m->host_code[m->nhost_code++], range, sizeof range);
 	}
 	for (size_t i = 0; i < json_array_size(ks) && !r.errors; i++) {
 		snprintf(where, sizeof where, "kernels[%zu]", i);

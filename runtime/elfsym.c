@@ -141,3 +141,17 @@ char *elf_find_kernel(const unsigned char *elf, size_t size, const char *instanc
 	strbuf_finish(&got);
 	return found;
 }
+
+bool elf_find_kernels(const unsigned char *elf, size_t size, const char *const *instances, int n,
+                      const char *compiler, char **symbols, strbuf *err)
+{
+	for (int i = 0; i < n; i++)
+		if (!(symbols[i] = elf_find_kernel(elf, size, instances[i], compiler, err))) {
+			while (i-- > 0) {
+				free(symbols[i]);
+				symbols[i] = NULL;
+			}
+			return false;
+		}
+	return true;
+}

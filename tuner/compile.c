@@ -174,7 +174,7 @@ static void compile_one(pool *p, job *j, const char *key)
  * failing variant costs the others nothing but the runs that find it. */
 static void compile_group(pool *p, job **js, char (*keys)[33], int n)
 {
-	if (n == 1 || !p->ops->compile_batch) {
+	if (n <= 1 || !plain(js[0]) || !p->ops->compile_batch) {
 		for (int i = 0; i < n; i++)
 			compile_one(p, js[i], keys[i]);
 		return;
@@ -223,32 +223,22 @@ static void compile_group(pool *p, job **js, char (*keys)[33], int n)
 	free(inst);
 }
 
-/* Jobs js[0..n): what the cache has, then the rest compiled (together
- * where they are plain instances). */
+/* Jobs js[0..n) (at most RT_BATCH_MAX, from take_batch: plain instances,
+ * or one job): what the cache has, then the rest compiled together. */
 static void run_jobs(pool *p, job **js, int n)
 {
-	char (*keys)[33] = xcalloc((size_t)n + 1, sizeof *keys);
-	job **todo = xcalloc((size_t)n + 1, sizeof *todo);
-	char (*todo_keys)[33] = xcalloc((size_t)n + 1, sizeof *todo_keys);
+	job *todo[RT_BATCH_MAX];
+	char keys[RT_BATCH_MAX][33];
 	int m = 0;
 	for (int i = 0; i < n; i++) {
 		double t0 = monotonic_s();
-		cache_key(p, js[i], keys[i]);
-		if (cache_lookup(p, js[i], keys[i])) {
+		cache_key(p, js[i], keys[m]);
+		if (cache_lookup(p, js[i], keys[m]))
 			js[i]->seconds = monotonic_s() - t0;
-			continue;
-		}
-		memcpy(todo_keys[m], keys[i], sizeof keys[i]);
-		todo[m++] = js[i];
+		else
+			todo[m++] = js[i];
 	}
-	if (m > 0 && plain(todo[0]))
-		compile_group(p, todo, todo_keys, m);
-	else
-		for (int i = 0; i < m; i++)
-			compile_one(p, todo[i], todo_keys[i]);
-	free(keys);
-	free(todo);
-	free(todo_keys);
+	compile_group(p, todo, keys, m);
 }
 
 /* After job j is taken: more pending plain instances to compile with it in

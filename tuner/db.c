@@ -130,19 +130,22 @@ int db_find_config(const tune_db *db, const char *name)
 	return db->config_map[config_slot(db, name)];
 }
 
-int db_config(tune_db *db, const char *name, const int64_t *values)
+/* The configuration name, found or added with nvalues values (none: NULL),
+ * stored zero-padded to at least ntunables, so that readers of the kernel's
+ * columns never read past an alternative's or a routine's. */
+static int entry(tune_db *db, const char *name, const int64_t *values, int nvalues)
 {
 	size_t slot = config_slot(db, name);
 	if (db->config_map[slot] >= 0)
 		return db->config_map[slot];
-	if (db->nconfigs == db->configs_cap) {
+	if (db->nconfigs == db->configs_cap)
 		grow_cells(db, db->configs_cap * 2, db->shapes_cap);
-	}
 	db_entry *c = &db->configs[db->nconfigs];
 	c->name = xstrdup(name);
-	c->values = xmalloc((size_t)db->ntunables * sizeof *c->values + 1);
-	memcpy(c->values, values, (size_t)db->ntunables * sizeof *values);
-	c->nvalues = db->ntunables;
+	c->values = xcalloc((size_t)(nvalues > db->ntunables ? nvalues : db->ntunables) + 1, sizeof *c->values);
+	if (nvalues)
+		memcpy(c->values, values, (size_t)nvalues * sizeof *values);
+	c->nvalues = nvalues;
 	c->is_extern = false;
 	c->function = NULL;
 	db->config_map[slot] = db->nconfigs++;
@@ -151,32 +154,25 @@ int db_config(tune_db *db, const char *name, const int64_t *values)
 	return db->nconfigs - 1;
 }
 
+int db_config(tune_db *db, const char *name, const int64_t *values)
+{
+	return entry(db, name, values, db->ntunables);
+}
+
 int db_alt_config(tune_db *db, const char *name, const char *function, const int64_t *values,
                   int nvalues)
 {
-	int c = db_find_config(db, name);
-	if (c >= 0)
-		return c;
-	int64_t *zeros = xcalloc((size_t)db->ntunables + 1, sizeof *zeros);
-	c = db_config(db, name, zeros);
-	free(zeros);
-	db_entry *e = &db->configs[c];
-	free(e->values);
-	/* at least ntunables, zeros after its own: readers of the kernel's
-	 * columns never read past it */
-	e->values = xcalloc((size_t)(nvalues > db->ntunables ? nvalues : db->ntunables) + 1, sizeof *e->values);
-	memcpy(e->values, values, (size_t)nvalues * sizeof *values);
-	e->nvalues = nvalues;
-	e->function = xstrdup(function);
+	int n = db->nconfigs, c = entry(db, name, values, nvalues);
+	if (c == n)
+		db->configs[c].function = xstrdup(function);
 	return c;
 }
 
 int db_extern(tune_db *db, const char *name)
 {
-	int64_t *zeros = xcalloc((size_t)db->ntunables + 1, sizeof *zeros);
-	int c = db_config(db, name, zeros);
-	free(zeros);
+	int c = entry(db, name, NULL, 0);
 	db->configs[c].is_extern = true;
+	db->configs[c].nvalues = db->ntunables; /* zeros, as the kernel's */
 	return c;
 }
 

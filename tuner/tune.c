@@ -172,6 +172,28 @@ static int add_config_job(pool *p, const configs *c, int i, int nparams)
 	return j;
 }
 
+/* Before the pool starts: the reference compiled alone (ref_job), or
+ * without one the file alone where the backend batches (pool_probe). 0,
+ * or the exit status after one diagnostic: the file does not compile, and
+ * nothing else is compiled (1; 3 for an environment error). */
+static int compile_file_first(pool *p, const aotc_module *m, const kernel *k, int ref_job, diags *d)
+{
+	char *log = NULL;
+	rt_status st = ref_job >= 0 ? pool_first(p, ref_job) : pool_probe(p, &log);
+	if (st == RT_OK)
+		return 0;
+	if (ref_job >= 0) {
+		const job *j = &p->jobs[ref_job];
+		diag_error(d, k->reference_loc, "the reference '%s' does not compile (no variant was compiled):\n%s",
+		           k->reference, j->log ? j->log : rt_status_name(st));
+	} else {
+		diag_error(d, k->loc, "%s does not compile (no variant was compiled):\n%s", m->file,
+		           log ? log : rt_status_name(st));
+	}
+	free(log);
+	return st == RT_ERR_ENV ? 3 : 1;
+}
+
 /* ---- Progress ---------------------------------------------------------- */
 
 typedef struct progress {
@@ -712,22 +734,9 @@ static int compile_stage(tune_run *r)
 	r->pool_started = true; /* run_finish frees it, started or not */
 	/* The reference first, alone: if the file does not compile, nothing
 	 * else is compiled. */
-	if (r->ref_job >= 0 && pool_first(&r->p, r->ref_job) != RT_OK) {
-		const job *j = &r->p.jobs[r->ref_job];
-		diag_error(r->d, k->reference_loc, "the reference '%s' does not compile (no variant was compiled):\n%s",
-		           k->reference, j->log ? j->log : rt_status_name(j->rs));
-		return j->rs == RT_ERR_ENV ? 3 : 1;
-	}
-	if (r->ref_job < 0 && r->p.njobs > 0) {
-		char *log;
-		rt_status st = pool_probe(&r->p, &log);
-		if (st != RT_OK) {
-			diag_error(r->d, k->loc, "%s does not compile (no variant was compiled):\n%s", r->m->file,
-			           log ? log : rt_status_name(st));
-			free(log);
-			return st == RT_ERR_ENV ? 3 : 1;
-		}
-	}
+	int status = r->p.njobs > 0 ? compile_file_first(&r->p, r->m, k, r->ref_job, r->d) : 0;
+	if (status)
+		return status;
 	long cores = sysconf(_SC_NPROCESSORS_ONLN);
 	/* The model search measures a small part of a large space: it
 	 * compiles what each round asks for, a round ahead of measuring. */
@@ -1243,24 +1252,8 @@ int tune_compile_only(const aotc_module *m, const kernel *k, const tune_options 
 	/* The reference first, alone: if the file does not compile (a
 	 * file-level error, an architecture the toolkit lacks), one
 	 * diagnostic and nothing else compiled. */
-	if (ref_job >= 0 && pool_first(&p, ref_job) != RT_OK) {
-		const job *j = &p.jobs[ref_job];
-		diag_error(d, k->reference_loc, "the reference '%s' does not compile (no variant was compiled):\n%s",
-		           k->reference, j->log ? j->log : rt_status_name(j->rs));
-		status = j->rs == RT_ERR_ENV ? 3 : 1;
+	if ((status = compile_file_first(&p, m, k, ref_job, d)) != 0)
 		goto out;
-	}
-	if (ref_job < 0) {
-		char *log;
-		rt_status st = pool_probe(&p, &log);
-		if (st != RT_OK) {
-			diag_error(d, k->loc, "%s does not compile (no variant was compiled):\n%s", m->file,
-			           log ? log : rt_status_name(st));
-			free(log);
-			status = st == RT_ERR_ENV ? 3 : 1;
-			goto out;
-		}
-	}
 	long cores = sysconf(_SC_NPROCESSORS_ONLN);
 	pool_start(&p, o->jobs > 0 ? o->jobs : (int)(cores > 0 ? cores : 1), false);
 	int ok = 0, cached = 0, ext_ok = 0, resources = 0;

@@ -147,30 +147,36 @@ static const char extern_caller[] =
 	"}\n";
 
 
-static rt_status nvcc_instances(const rt_compile_request *req, const char *const *instances, int n,
-                                rt_blob *out, char **symbols, strbuf *err);
-
-rt_status cuda_nvcc_compile(const rt_compile_request *req, rt_blob *out, strbuf *err)
+/* What every nvcc run needs: nvcc, a CUDA architecture (its compilers'
+ * spelling into arch), a source path an #include can name. */
+static rt_status nvcc_request_ok(const rt_compile_request *req, char arch[16], strbuf *err)
 {
-	memset(out, 0, sizeof *out);
-	if (!req->extern_fn)
-		return nvcc_instances(req, &req->instance, 1, out, &out->symbol, err);
+	int major, minor;
 	if (!cuda_nvcc_id(err))
 		return RT_ERR_ENV;
-	int major, minor;
-	char arch[16];
-	if (!cuda_parse_arch(req->arch, &major, &minor, arch, sizeof arch)) {
+	if (!cuda_parse_arch(req->arch, &major, &minor, arch, 16)) {
 		strbuf_printf(err, "not a CUDA architecture: '%s' (expected e.g. sm90)", req->arch);
 		return RT_ERR_ENV;
 	}
 	if (strpbrk(req->source_path, "\"\n")) {
-		strbuf_printf(err, "%s: cannot #include a path with '\"' or a newline",
-		              req->source_path);
+		strbuf_printf(err, "%s: cannot #include a path with '\"' or a newline", req->source_path);
 		return RT_ERR_COMPILE;
 	}
+	return RT_OK;
+}
+
+rt_status cuda_nvcc_compile(const rt_compile_request *req, rt_blob *out, strbuf *err)
+{
+	if (!req->extern_fn)
+		return cuda_nvcc_compile_batch(req, &req->instance, 1, out, &out->symbol, err);
+	memset(out, 0, sizeof *out);
+	char arch[16];
+	rt_status st = nvcc_request_ok(req, arch, err);
+	if (st != RT_OK)
+		return st;
 	/* Names pasted into the generated file and the command line. */
-	bool names_ok = !req->extern_fn || ir_is_routine_name(req->extern_fn);
-	for (int i = 0; req->extern_fn && i < req->nlibs; i++)
+	bool names_ok = ir_is_routine_name(req->extern_fn);
+	for (int i = 0; i < req->nlibs; i++)
 		names_ok &= ir_is_identifier(req->libs[i]);
 	if (!names_ok) {
 		strbuf_puts(err, "AOTC_EXTERN: a routine or library name that is not a C identifier");
@@ -200,36 +206,27 @@ rt_status cuda_nvcc_compile(const rt_compile_request *req, rt_blob *out, strbuf 
 		              "}\n", rt_cpp_arg, extern_caller, req->extern_nparams, req->extern_fn);
 	}
 
-	/* nvcc -cubin -arch=sm_90 -std=c++17 -I... -D... variant.cu -o
-	 * variant.cubin; an extern's caller or a host reference: nvcc -shared -Xcompiler -fPIC
-	 * -cudart shared ... -l<lib>... -o variant.so, run where it is built,
-	 * so with the toolkit's libraries on its rpath. */
+	/* An extern's caller or a host reference: nvcc -shared -Xcompiler -fPIC
+	 * -cudart shared -arch=sm_90 -std=c++17 ... -l<lib>... -o variant.so, run
+	 * where it is built, so with the toolkit's libraries on its rpath. */
 	strbuf archopt;
 	strbuf_init(&archopt);
 	strbuf_printf(&archopt, "-arch=%s", arch);
-	const char *pre[10];
-	int npre = 0;
-	pre[npre++] = nvcc.path;
-	if (req->extern_fn) {
-		const char *shared[] = {"-shared", "-Xcompiler", "-fPIC", "-cudart", "shared"};
-		for (size_t i = 0; i < COUNTOF(shared); i++)
-			pre[npre++] = shared[i];
-	} else {
-		pre[npre++] = "-cubin";
-	}
+	const char *pre[10] = {nvcc.path, "-shared", "-Xcompiler", "-fPIC", "-cudart", "shared"};
+	int npre = 6;
 	pre[npre++] = archopt.data;
 	pre[npre++] = "-std=c++17";
 	if (req->on_host)
 		pre[npre++] = "-O3"; /* host code the worker runs on every shape */
 	char **post = xcalloc((size_t)req->nlibs + 3, sizeof *post);
 	int npost = 0;
-	for (int i = 0; req->extern_fn && i < req->nlibs; i++) {
+	for (int i = 0; i < req->nlibs; i++) {
 		strbuf l;
 		strbuf_init(&l);
 		strbuf_printf(&l, "-l%s", req->libs[i]);
 		post[npost++] = l.data;
 	}
-	char *libdir = req->extern_fn ? toolkit_lib_dir() : NULL;
+	char *libdir = toolkit_lib_dir();
 	if (libdir) {
 		post[npost++] = xstrdup("-Xlinker");
 		strbuf r;
@@ -240,9 +237,8 @@ rt_status cuda_nvcc_compile(const rt_compile_request *req, rt_blob *out, strbuf 
 	}
 	void *bin;
 	size_t size;
-	rt_status st = rt_run_compiler("aotc-nvcc", pre, npre, req, "variant.cu", gen.data,
-	                               (const char *const *)post, npost,
-	                               req->extern_fn ? "variant.so" : "variant.cubin", &bin, &size, err);
+	st = rt_run_compiler("aotc-nvcc", pre, npre, req, "variant.cu", gen.data, (const char *const *)post, npost,
+	                     "variant.so", &bin, &size, err);
 	for (int i = 0; i < npost; i++)
 		free(post[i]);
 	free(post);
@@ -274,21 +270,14 @@ bool cuda_resource_error(strbuf *log)
 /* instances[0..n) of the file in one nvcc -cubin run: taking each address
  * instantiates it, as NVRTC's name expressions do; each symbol is then
  * found among the CUBIN's by demangling. */
-static rt_status nvcc_instances(const rt_compile_request *req, const char *const *instances, int n,
-                                rt_blob *out, char **symbols, strbuf *err)
+rt_status cuda_nvcc_compile_batch(const rt_compile_request *req, const char *const *instances, int n,
+                                  rt_blob *out, char **symbols, strbuf *err)
 {
-	int major, minor;
+	memset(out, 0, sizeof *out);
 	char arch[16];
-	if (!cuda_nvcc_id(err))
-		return RT_ERR_ENV;
-	if (!cuda_parse_arch(req->arch, &major, &minor, arch, sizeof arch)) {
-		strbuf_printf(err, "not a CUDA architecture: '%s' (expected e.g. sm90)", req->arch);
-		return RT_ERR_ENV;
-	}
-	if (strpbrk(req->source_path, "\"\n")) {
-		strbuf_printf(err, "%s: cannot #include a path with '\"' or a newline", req->source_path);
-		return RT_ERR_COMPILE;
-	}
+	rt_status st = nvcc_request_ok(req, arch, err);
+	if (st != RT_OK)
+		return st;
 	strbuf gen, archopt;
 	strbuf_init(&gen);
 	strbuf_init(&archopt);
@@ -300,29 +289,19 @@ static rt_status nvcc_instances(const rt_compile_request *req, const char *const
 	const char *pre[] = {nvcc.path, "-cubin", archopt.data, "-std=c++17"};
 	void *bin;
 	size_t size;
-	rt_status st = rt_run_compiler("aotc-nvcc", pre, (int)COUNTOF(pre), req, "variant.cu", gen.data, NULL, 0,
-	                               "variant.cubin", &bin, &size, err);
+	st = rt_run_compiler("aotc-nvcc", pre, (int)COUNTOF(pre), req, "variant.cu", gen.data, NULL, 0,
+	                     "variant.cubin", &bin, &size, err);
 	strbuf_finish(&archopt);
 	strbuf_finish(&gen);
 	if (st == RT_ERR_COMPILE && cuda_resource_error(err))
 		return RT_ERR_RESOURCES;
 	if (st != RT_OK)
 		return st;
-	for (int i = 0; i < n; i++)
-		if (!(symbols[i] = elf_find_kernel(bin, size, instances[i], "nvcc", err))) {
-			while (i-- > 0)
-				free(symbols[i]);
-			free(bin);
-			return RT_ERR_COMPILE;
-		}
+	if (!elf_find_kernels(bin, size, instances, n, "nvcc", symbols, err)) {
+		free(bin);
+		return RT_ERR_COMPILE;
+	}
 	out->data = bin;
 	out->size = size;
 	return RT_OK;
-}
-
-rt_status cuda_nvcc_compile_batch(const rt_compile_request *req, const char *const *instances, int n,
-                                  rt_blob *out, char **symbols, strbuf *err)
-{
-	memset(out, 0, sizeof *out);
-	return nvcc_instances(req, instances, n, out, symbols, err);
 }

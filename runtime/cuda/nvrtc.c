@@ -214,10 +214,11 @@ static void free_opts(char **opts, size_t n)
 	free(opts);
 }
 
-/* In memory for every program: aotc.h; and with the host code set aside
- * (cuda_nvrtc_aside), empty stand-ins for the headers only host code
- * needs, which NVRTC does not have. */
-static const char *const stub_names[] = {
+/* The headers every program gets in memory: aotc.h; and with the host code
+ * set aside (cuda_nvrtc_aside), the headers only host code includes, which
+ * NVRTC does not have, empty: the code that used them is blanked out, and
+ * device code that needs one fails here and goes to nvcc. */
+static const char *const header_names[] = {
 	"aotc.h", "cstdio", "stdio.h", "cstdlib", "stdlib.h", "cstring", "string.h", "iostream",
 	"fstream", "sstream", "iomanip", "vector", "string", "map", "memory", "chrono", "ctime",
 	"time.h", "random", "omp.h", "cuda_runtime.h", "cuda_runtime_api.h", "unistd.h", "sys/time.h",
@@ -225,9 +226,9 @@ static const char *const stub_names[] = {
 
 static int program_headers(bool aside, const char **contents)
 {
-	for (size_t i = 0; i < COUNTOF(stub_names); i++)
+	for (size_t i = 0; i < COUNTOF(header_names); i++)
 		contents[i] = i == 0 ? nv_header : "";
-	return aside ? (int)COUNTOF(stub_names) : 1;
+	return aside ? (int)COUNTOF(header_names) : 1;
 }
 
 bool cuda_nvrtc_aside(const char *compiler) { return compiler && strstr(compiler, CUDA_ASIDE) != NULL; }
@@ -242,10 +243,10 @@ bool cuda_nvrtc_takes(const rt_compile_request *file, bool aside, strbuf *log)
 	char *source = format("#include \"%s\"\n", aside ? file->device_source : file->source_path);
 	size_t nopts;
 	char **opts = nvrtc_options(file, arch, &nopts);
-	const char *headers[COUNTOF(stub_names)];
+	const char *headers[COUNTOF(header_names)];
 	int nheaders = program_headers(aside, headers);
 	nvrtcProgram prog = NULL;
-	bool ok = nv.CreateProgram(&prog, source, "aotc_file.cu", nheaders, headers, stub_names) ==
+	bool ok = nv.CreateProgram(&prog, source, "aotc_file.cu", nheaders, headers, header_names) ==
 	          NVRTC_SUCCESS;
 	if (ok) {
 		nvrtcResult r = nv.CompileProgram(prog, (int)nopts, (const char *const *)opts);
@@ -291,9 +292,9 @@ rt_status cuda_nvrtc_compile(const rt_compile_request *req, rt_blob *out, strbuf
 
 	rt_status st = RT_OK;
 	nvrtcProgram prog = NULL;
-	const char *headers[COUNTOF(stub_names)];
+	const char *headers[COUNTOF(header_names)];
 	int nheaders = program_headers(aside, headers);
-	nvrtcResult r = nv.CreateProgram(&prog, source, "aotc_variant.cu", nheaders, headers, stub_names);
+	nvrtcResult r = nv.CreateProgram(&prog, source, "aotc_variant.cu", nheaders, headers, header_names);
 	if (r != NVRTC_SUCCESS) {
 		strbuf_printf(err, "nvrtcCreateProgram: %s", nv.GetErrorString(r));
 		st = RT_ERR_OTHER;

@@ -215,39 +215,36 @@ static rt_status host_reference(const rt_compile_request *req, const arch_info *
 	return st;
 }
 
-static rt_status hip_instances(const rt_compile_request *req, const arch_info *ai, const char *const *instances,
-                               int n, rt_blob *out, char **symbols, strbuf *err);
-
-static rt_status hip_compile(const rt_compile_request *req, rt_blob *out, strbuf *err)
+/* What every hipcc run needs: hipcc, a ROCm architecture (*ai), a source
+ * path an #include can name. */
+static rt_status hip_request_ok(const rt_compile_request *req, const arch_info **ai, strbuf *err)
 {
-	memset(out, 0, sizeof *out);
 	if (!hip_compiler_for(req, NULL, err))
 		return RT_ERR_ENV;
-	const arch_info *ai = arch_parse(req->arch);
-	if (!ai || ai->kind != ARCH_ROCM) {
+	*ai = arch_parse(req->arch);
+	if (!*ai || (*ai)->kind != ARCH_ROCM) {
 		strbuf_printf(err, "not a ROCm architecture: '%s' (expected e.g. gfx90a)", req->arch);
 		return RT_ERR_ENV;
-	}
-	if (req->extern_fn && !req->on_host) {
-		strbuf_printf(err, "AOTC_EXTERN routines are not built for ROCm yet ('%s')", req->extern_fn);
-		return RT_ERR_COMPILE;
 	}
 	if (strpbrk(req->source_path, "\"\n")) {
 		strbuf_printf(err, "%s: cannot #include a path with '\"' or a newline", req->source_path);
 		return RT_ERR_COMPILE;
 	}
-	if (req->extern_fn)
-		return host_reference(req, ai, out, err);
-	return hip_instances(req, ai, &req->instance, 1, out, &out->symbol, err);
+	return RT_OK;
 }
 
 /* instances[0..n) of the file in one hipcc --genco run. The kernel file is
  * CUDA as people write it: the HIP runtime header first gives it
  * __global__, threadIdx, float4 and the rest. Taking each address
  * instantiates it for the device. */
-static rt_status hip_instances(const rt_compile_request *req, const arch_info *ai, const char *const *instances,
-                               int n, rt_blob *out, char **symbols, strbuf *err)
+static rt_status hip_compile_batch(const rt_compile_request *req, const char *const *instances, int n,
+                                   rt_blob *out, char **symbols, strbuf *err)
 {
+	memset(out, 0, sizeof *out);
+	const arch_info *ai;
+	rt_status st = hip_request_ok(req, &ai, err);
+	if (st != RT_OK)
+		return st;
 	strbuf gen;
 	strbuf_init(&gen);
 	strbuf_printf(&gen, "#include <hip/hip_runtime.h>\n#include \"%s\"\n", req->source_path);
@@ -261,8 +258,8 @@ static rt_status hip_instances(const rt_compile_request *req, const arch_info *a
 	const char *pre[] = {hipcc.path, "--genco", offload.data, "-O3", "-std=c++17"};
 	void *raw;
 	size_t size;
-	rt_status st = rt_run_compiler("aotc-hipcc", pre, (int)COUNTOF(pre), req, "variant.hip", gen.data,
-	                               NULL, 0, "variant.co", &raw, &size, err);
+	st = rt_run_compiler("aotc-hipcc", pre, (int)COUNTOF(pre), req, "variant.hip", gen.data, NULL, 0,
+	                     "variant.co", &raw, &size, err);
 	strbuf_finish(&offload);
 	strbuf_finish(&gen);
 	if (st != RT_OK)
@@ -270,36 +267,29 @@ static rt_status hip_instances(const rt_compile_request *req, const arch_info *a
 	size_t cosize = 0;
 	unsigned char *co = code_object(raw, size, ai->name, &cosize, err);
 	free(raw);
-	for (int i = 0; co && i < n; i++)
-		if (!(symbols[i] = elf_find_kernel(co, cosize, instances[i], "hipcc", err))) {
-			while (i-- > 0)
-				free(symbols[i]);
-			free(co);
-			co = NULL;
-		}
-	if (!co)
+	if (!co || !elf_find_kernels(co, cosize, instances, n, "hipcc", symbols, err)) {
+		free(co);
 		return RT_ERR_COMPILE;
+	}
 	out->data = co;
 	out->size = cosize;
 	return RT_OK;
 }
 
-static rt_status hip_compile_batch(const rt_compile_request *req, const char *const *instances, int n,
-                                   rt_blob *out, char **symbols, strbuf *err)
+static rt_status hip_compile(const rt_compile_request *req, rt_blob *out, strbuf *err)
 {
 	memset(out, 0, sizeof *out);
-	if (!hip_compiler_for(req, NULL, err))
-		return RT_ERR_ENV;
-	const arch_info *ai = arch_parse(req->arch);
-	if (!ai || ai->kind != ARCH_ROCM) {
-		strbuf_printf(err, "not a ROCm architecture: '%s' (expected e.g. gfx90a)", req->arch);
-		return RT_ERR_ENV;
-	}
-	if (strpbrk(req->source_path, "\"\n")) {
-		strbuf_printf(err, "%s: cannot #include a path with '\"' or a newline", req->source_path);
+	if (!req->extern_fn)
+		return hip_compile_batch(req, &req->instance, 1, out, &out->symbol, err);
+	const arch_info *ai;
+	rt_status st = hip_request_ok(req, &ai, err);
+	if (st != RT_OK)
+		return st;
+	if (!req->on_host) {
+		strbuf_printf(err, "AOTC_EXTERN routines are not built for ROCm yet ('%s')", req->extern_fn);
 		return RT_ERR_COMPILE;
 	}
-	return hip_instances(req, ai, instances, n, out, symbols, err);
+	return host_reference(req, ai, out, err);
 }
 
 /* hipcc runs are long (about a second a variant): batch them. */
