@@ -542,8 +542,13 @@ static bool check_groups(const entries *es, diags *d)
 		if (a->ai->order == b->ai->order) {
 			char what[64];
 			describe_order(a->ai, what, sizeof what);
-			diag_plain_error(d, "kernel %s: '%s' (%s) and '%s' (%s) are both for %s; link only one of them",
-			                 a->kernel, a->manifest, a->arch, b->manifest, b->arch, what);
+			if (a->hw && b->hw && strcmp(a->hw, b->hw) != 0)
+				diag_plain_error(d, "kernel %s: '%s' (%s, measured on %s) and '%s' (%s, measured on %s) are both for %s: "
+				                 "measurements of different hardware do not mix; link only one of them",
+				                 a->kernel, a->manifest, a->arch, a->hw, b->manifest, b->arch, b->hw, what);
+			else
+				diag_plain_error(d, "kernel %s: '%s' (%s) and '%s' (%s) are both for %s; link only one of them",
+				                 a->kernel, a->manifest, a->arch, b->manifest, b->arch, what);
 			ok = false;
 		}
 	}

@@ -85,14 +85,9 @@ typedef struct walk {
 	size_t cands_cap;
 	bool indexed;
 	bool found_system_include;
-	struct span *used;      /* the code aotc reads (mark_used) */
-	int nused;
-	size_t used_cap;
-	CXCursor *pending;      /* declarations whose references are still to follow */
-	int npending;
-	size_t pending_cap;
-	CXCursor *marked;       /* declarations already used: a hash set (mark) */
-	size_t nmarked, marked_cap;
+	struct closure *used;   /* the code aotc reads (mark_used) */
+	struct named *names;    /* top-level declarations and macros by name (code_hashes) */
+	int nnames;
 	int unused_errors;      /* clang's errors outside it, ignored */
 } walk;
 
@@ -875,7 +870,23 @@ static enum CXChildVisitResult visit_top(CXCursor c, CXCursor parent, CXClientDa
 typedef struct span {
 	CXFile file;
 	unsigned begin, end;    /* offsets of the expansion range */
+	CXCursor cursor;        /* the declaration */
 } span;
+
+/* A set of declarations closed under "references": the spans of the
+ * declarations taken, and the hash set that keeps each once. Its memory is
+ * the arena's. */
+typedef struct closure {
+	arena *a;
+	span *spans;
+	int nspans;
+	size_t spans_cap;
+	CXCursor *pending;      /* declarations whose references are still to follow */
+	int npending;
+	size_t pending_cap;
+	CXCursor *marked;       /* declarations already taken: a hash set (mark) */
+	size_t nmarked, marked_cap;
+} closure;
 
 static bool span_of(CXCursor c, span *out)
 {
@@ -883,45 +894,46 @@ static bool span_of(CXCursor c, span *out)
 	CXFile f2;
 	clang_getExpansionLocation(clang_getRangeStart(r), &out->file, NULL, NULL, &out->begin);
 	clang_getExpansionLocation(clang_getRangeEnd(r), &f2, NULL, NULL, &out->end);
+	out->cursor = c;
 	return out->file && clang_File_isEqual(out->file, f2) && out->begin <= out->end;
 }
 
 static bool in_used(const walk *w, CXFile f, unsigned offset)
 {
-	for (int i = 0; i < w->nused; i++)
-		if (offset >= w->used[i].begin && offset <= w->used[i].end &&
-		    clang_File_isEqual(f, w->used[i].file))
+	for (int i = 0; i < w->used->nspans; i++)
+		if (offset >= w->used->spans[i].begin && offset <= w->used->spans[i].end &&
+		    clang_File_isEqual(f, w->used->spans[i].file))
 			return true;
 	return false;
 }
 
-static void use_decl(walk *w, CXCursor c);
+static void use_decl(closure *cl, CXCursor c);
 
-/* Adds c to the set of declarations already used; false if it was there. */
-static bool mark(walk *w, CXCursor c)
+/* Adds c to the set of declarations already taken; false if it was there. */
+static bool mark(closure *cl, CXCursor c)
 {
-	if (2 * (w->nmarked + 1) > w->marked_cap) {
-		size_t cap = w->marked_cap ? 2 * w->marked_cap : 1024;
-		CXCursor *t = arena_alloc(&w->index_arena, cap * sizeof *t);
+	if (2 * (cl->nmarked + 1) > cl->marked_cap) {
+		size_t cap = cl->marked_cap ? 2 * cl->marked_cap : 1024;
+		CXCursor *t = arena_alloc(cl->a, cap * sizeof *t);
 		for (size_t i = 0; i < cap; i++)
 			t[i] = clang_getNullCursor();
-		for (size_t i = 0; i < w->marked_cap; i++) {
-			if (clang_Cursor_isNull(w->marked[i]))
+		for (size_t i = 0; i < cl->marked_cap; i++) {
+			if (clang_Cursor_isNull(cl->marked[i]))
 				continue;
-			size_t j = clang_hashCursor(w->marked[i]) & (cap - 1);
+			size_t j = clang_hashCursor(cl->marked[i]) & (cap - 1);
 			while (!clang_Cursor_isNull(t[j]))
 				j = (j + 1) & (cap - 1);
-			t[j] = w->marked[i];
+			t[j] = cl->marked[i];
 		}
-		w->marked = t;
-		w->marked_cap = cap;
+		cl->marked = t;
+		cl->marked_cap = cap;
 	}
-	size_t j = clang_hashCursor(c) & (w->marked_cap - 1);
-	for (; !clang_Cursor_isNull(w->marked[j]); j = (j + 1) & (w->marked_cap - 1))
-		if (clang_equalCursors(w->marked[j], c))
+	size_t j = clang_hashCursor(c) & (cl->marked_cap - 1);
+	for (; !clang_Cursor_isNull(cl->marked[j]); j = (j + 1) & (cl->marked_cap - 1))
+		if (clang_equalCursors(cl->marked[j], c))
 			return false;
-	w->marked[j] = c;
-	w->nmarked++;
+	cl->marked[j] = c;
+	cl->nmarked++;
 	return true;
 }
 
@@ -941,24 +953,38 @@ static bool is_local(CXCursor c)
 static enum CXChildVisitResult visit_used(CXCursor c, CXCursor parent, CXClientData data)
 {
 	(void)parent;
-	walk *w = data;
+	closure *cl = data;
 	enum CXCursorKind kind = clang_getCursorKind(c);
 	if (kind == CXCursor_OverloadedDeclRef) {
 		/* A dependent call in a template: any overload may be the one. */
 		unsigned n = clang_getNumOverloadedDecls(c);
 		for (unsigned i = 0; i < n; i++)
-			use_decl(w, clang_getOverloadedDecl(c, i));
+			use_decl(cl, clang_getOverloadedDecl(c, i));
 	} else if (clang_isReference(kind) || clang_isExpression(kind)) {
 		CXCursor r = clang_getCursorReferenced(c);
 		if (!clang_Cursor_isNull(r) && clang_isDeclaration(clang_getCursorKind(r)))
-			use_decl(w, r);
+			use_decl(cl, r);
 	}
 	return CXChildVisit_Recurse;
 }
 
-/* Marks declaration c (its definition, its template, its outermost class)
- * as used and queues it, so that what it references is marked too. */
-static void use_decl(walk *w, CXCursor c)
+/* Takes c's span and queues c, so that what it references is taken too;
+ * false if it was taken already. */
+static bool take_decl(closure *cl, CXCursor c)
+{
+	span sp;
+	if (!mark(cl, c) || !span_of(c, &sp))
+		return false;
+	ARENA_PUSH(cl->a, cl->spans, cl->nspans, cl->spans_cap, sp);
+	/* Visited by close_over's loop, not here: a chain of a million
+	 * calls must not be a million nested visits. */
+	ARENA_PUSH(cl->a, cl->pending, cl->npending, cl->pending_cap, c);
+	return true;
+}
+
+/* Takes declaration c (its definition, its template, its outermost class):
+ * a whole class counts when any member does. */
+static void use_decl(closure *cl, CXCursor c)
 {
 	if (clang_Location_isInSystemHeader(clang_getCursorLocation(c)))
 		return;
@@ -976,15 +1002,16 @@ static void use_decl(walk *w, CXCursor c)
 			break;
 		c = p;
 	}
-	span sp;
-	if (!span_of(c, &sp) || clang_Location_isInSystemHeader(clang_getCursorLocation(c)))
+	if (clang_Location_isInSystemHeader(clang_getCursorLocation(c)) || is_local(c))
 		return;
-	if (is_local(c) || !mark(w, c))
-		return;
-	ARENA_PUSH(&w->index_arena, w->used, w->nused, w->used_cap, sp);
-	/* Visited by mark_used's loop, not here: a chain of a million
-	 * calls must not be a million nested visits. */
-	ARENA_PUSH(&w->index_arena, w->pending, w->npending, w->pending_cap, c);
+	take_decl(cl, c);
+}
+
+/* Follows the references of everything queued. */
+static void close_over(closure *cl)
+{
+	while (cl->npending > 0)
+		clang_visitChildren(cl->pending[--cl->npending], visit_used, cl);
 }
 
 /* Whether name is one of the identifiers of an annotation's text. */
@@ -1009,6 +1036,8 @@ static void mark_used(walk *w)
 	const annotation **naming = NULL;   /* the annotations that name functions */
 	int nnaming = 0;
 	size_t naming_cap = 0;
+	w->used = arena_alloc(&w->index_arena, sizeof *w->used);
+	*w->used = (closure){.a = &w->index_arena};
 	for (int j = 0; j < w->nfns; j++)
 		for (int a = 0; a < w->fns[j].nannots; a++) {
 			const annotation *an = &w->fns[j].annots[a];
@@ -1023,16 +1052,272 @@ static void mark_used(walk *w)
 		if (!root)
 			continue;
 		/* The annotated declaration, then (use_decl) its definition,
-		 * which is marked already where they are one. */
-		span sp;
-		if (mark(w, f->cursor) && span_of(f->cursor, &sp)) {
-			ARENA_PUSH(&w->index_arena, w->used, w->nused, w->used_cap, sp);
-			ARENA_PUSH(&w->index_arena, w->pending, w->npending, w->pending_cap, f->cursor);
-		}
-		use_decl(w, f->cursor);
+		 * which is taken already where they are one. */
+		take_decl(w->used, f->cursor);
+		use_decl(w->used, f->cursor);
 	}
-	while (w->npending > 0)
-		clang_visitChildren(w->pending[--w->npending], visit_used, w);
+	close_over(w->used);
+}
+
+/* ---- Code identity -------------------------------------------------------- */
+
+/* A measurement belongs to what was compiled and checked (docs/database.md,
+ * "The key"): kernel.code and extern_fn.code hash the tokens of the function,
+ * of its reference and of everything they use in the user's files (the
+ * closure of their references, widened by name to macros and to every
+ * namespace-scope declaration an identifier names: overloads, explicit
+ * specialisations, what a dependent call may find), comments and
+ * whitespace ignored, with the -D definitions. The annotations that only
+ * choose what is tried (TUNE, REQUIRE, SHAPES, FEATURES, METRIC,
+ * ALTERNATIVE, EXTERN) are left out; those that change a measurement
+ * (VALID_IF, GRID, BLOCK, SMEM, BUFFER, VALUE, TOLERANCE, REFERENCE, TYPES)
+ * are in. An alternative or a routine is checked against the primary's
+ * buffers, values and reference, so their annotations are in its code too. */
+typedef struct named {
+	const char *name;
+	CXCursor cursor;
+} named;
+
+static bool is_virtual(CXFile f);
+static fn *find_fn(walk *w, const char *name);
+
+static int named_cmp(const void *a, const void *b)
+{
+	return strcmp(((const named *)a)->name, ((const named *)b)->name);
+}
+
+static enum CXChildVisitResult visit_names(CXCursor c, CXCursor parent, CXClientData data)
+{
+	(void)parent;
+	void **ctx = data;
+	walk *w = ctx[0];
+	size_t *cap = ctx[1];
+	enum CXCursorKind kind = clang_getCursorKind(c);
+	if (kind == CXCursor_Namespace || kind == CXCursor_LinkageSpec)
+		return CXChildVisit_Recurse;
+	CXSourceLocation at = clang_getCursorLocation(c);
+	CXFile f;
+	clang_getExpansionLocation(at, &f, NULL, NULL, NULL);
+	if (!f || clang_Location_isInSystemHeader(at) || is_virtual(f))
+		return CXChildVisit_Continue;
+	if (kind != CXCursor_MacroDefinition && !clang_isDeclaration(kind))
+		return CXChildVisit_Continue;
+	const char *name = take(&w->index_arena, clang_getCursorSpelling(c));
+	if (*name)
+		ARENA_PUSH(&w->index_arena, w->names, w->nnames, *cap, ((named){name, c}));
+	return CXChildVisit_Continue;
+}
+
+static void index_names(walk *w)
+{
+	size_t cap = 0;
+	void *ctx[2] = {w, &cap};
+	clang_visitChildren(clang_getTranslationUnitCursor(w->tu), visit_names, ctx);
+	if (w->nnames)
+		qsort(w->names, (size_t)w->nnames, sizeof *w->names, named_cmp);
+}
+
+/* Takes every declaration and macro named name (a macro's definition as it
+ * is: it has no references to follow). */
+static void take_named(walk *w, closure *cl, const char *name)
+{
+	named key = {.name = name};
+	const named *hit = w->nnames ? bsearch(&key, w->names, (size_t)w->nnames, sizeof key, named_cmp) : NULL;
+	if (!hit)
+		return;
+	while (hit > w->names && strcmp(hit[-1].name, name) == 0)
+		hit--;
+	for (; hit < w->names + w->nnames && strcmp(hit->name, name) == 0; hit++) {
+		if (clang_getCursorKind(hit->cursor) != CXCursor_MacroDefinition) {
+			use_decl(cl, hit->cursor);
+			continue;
+		}
+		span sp;
+		if (mark(cl, hit->cursor) && span_of(hit->cursor, &sp))
+			ARENA_PUSH(cl->a, cl->spans, cl->nspans, cl->spans_cap, sp);
+	}
+}
+
+typedef enum { TOKENS_CODE, TOKENS_CONTRACT } token_mode;
+
+/* Whether an annotation macro's invocation stays in a code hash: in
+ * TOKENS_CODE those that change a measurement, in TOKENS_CONTRACT only the
+ * primary's checks, which its alternatives and routines share. */
+static bool annotation_kept(const char *macro, token_mode mode)
+{
+	static const char *const code[] = {"VALID_IF", "GRID", "BLOCK", "SMEM", "BUFFER", "VALUE",
+	                                   "TOLERANCE", "REFERENCE", "TYPES"};
+	static const char *const contract[] = {"BUFFER", "VALUE", "TOLERANCE", "REFERENCE", "TYPES"};
+	const char *const *set = mode == TOKENS_CODE ? code : contract;
+	size_t n = mode == TOKENS_CODE ? COUNTOF(code) : COUNTOF(contract);
+	for (size_t i = 0; i < n; i++)
+		if (strcmp(macro + 5, set[i]) == 0)
+			return true;
+	return false;
+}
+
+/* Appends the tokens of c's extent to sb (each, then a NUL), and names the
+ * identifiers to the closure. TOKENS_CONTRACT: only the kept annotations. */
+static void put_tokens(walk *w, closure *cl, strbuf *sb, const span *sp, token_mode mode)
+{
+	CXToken *toks;
+	unsigned n;
+	/* By the expansion range: an extent that starts inside a macro
+	 * (__global__, __launch_bounds__) would tokenize to nothing. */
+	CXSourceRange range = clang_getRange(clang_getLocationForOffset(w->tu, sp->file, sp->begin),
+	                                     clang_getLocationForOffset(w->tu, sp->file, sp->end));
+	clang_tokenize(w->tu, range, &toks, &n);
+	for (unsigned i = 0; i < n; i++) {
+		CXTokenKind kind = clang_getTokenKind(toks[i]);
+		if (kind == CXToken_Comment)
+			continue;
+		CXString s = clang_getTokenSpelling(w->tu, toks[i]);
+		const char *t = clang_getCString(s);
+		bool annotation = kind == CXToken_Identifier && t && strncmp(t, "AOTC_", 5) == 0 && i + 1 < n &&
+		                  clang_getTokenKind(toks[i + 1]) == CXToken_Punctuation;
+		unsigned end = i;
+		if (annotation) {
+			CXString p = clang_getTokenSpelling(w->tu, toks[i + 1]);
+			annotation = strcmp(clang_getCString(p), "(") == 0;
+			clang_disposeString(p);
+		}
+		if (annotation) {
+			/* through the matching parenthesis */
+			int depth = 0;
+			for (end = i + 1; end < n; end++) {
+				CXString p = clang_getTokenSpelling(w->tu, toks[end]);
+				const char *q = clang_getCString(p);
+				depth += strcmp(q, "(") == 0 ? 1 : strcmp(q, ")") == 0 ? -1 : 0;
+				clang_disposeString(p);
+				if (depth == 0)
+					break;
+			}
+		}
+		bool keep = annotation ? annotation_kept(t, mode) : mode == TOKENS_CODE;
+		clang_disposeString(s);
+		if (!keep) {
+			i = end;
+			continue;
+		}
+		for (unsigned j = i; j <= end && j < n; j++) {
+			CXString p = clang_getTokenSpelling(w->tu, toks[j]);
+			const char *q = clang_getCString(p);
+			strbuf_puts(sb, q);
+			strbuf_putc(sb, 0);
+			if (clang_getTokenKind(toks[j]) == CXToken_Identifier)
+				take_named(w, cl, q);
+			clang_disposeString(p);
+		}
+		i = end;
+	}
+	clang_disposeTokens(w->tu, toks, n);
+}
+
+static const char *base_name(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+	return slash ? slash + 1 : path;
+}
+
+typedef struct span_key {
+	const char *file;       /* base name: the order must not depend on where the tree is */
+	unsigned begin;
+	int i;
+} span_key;
+
+static int span_key_cmp(const void *a, const void *b)
+{
+	const span_key *x = a, *y = b;
+	int c = strcmp(x->file, y->file);
+	return c ? c : x->begin != y->begin ? (x->begin < y->begin ? -1 : 1) : (x->i > y->i) - (x->i < y->i);
+}
+
+/* The code of function f, checked against the primary p's buffers and
+ * values (NULL: f is the primary) and reference ref (NULL: none), into
+ * out[33]. */
+static void code_hash(walk *w, const fn *f, const fn *p, const fn *ref, const char *type_tag,
+                      const frontend_options *opt, char out[33])
+{
+	arena a;
+	arena_init(&a);
+	closure cl = {.a = &a};
+	strbuf sb;
+	strbuf_init(&sb);
+	strbuf_puts(&sb, "aotc code 1");
+	strbuf_putc(&sb, 0);
+	strbuf_puts(&sb, type_tag ? type_tag : "");
+	strbuf_putc(&sb, 0);
+	for (int i = 0; i < opt->ndefines; i++) {
+		strbuf_printf(&sb, "-D%s", opt->defines[i]);
+		strbuf_putc(&sb, 0);
+	}
+	if (p) {
+		strbuf_puts(&sb, "contract");
+		strbuf_putc(&sb, 0);
+		span sp;
+		if (span_of(p->cursor, &sp))
+			put_tokens(w, &cl, &sb, &sp, TOKENS_CONTRACT);
+	}
+	take_decl(&cl, f->cursor);
+	use_decl(&cl, f->cursor);
+	if (ref) {
+		take_decl(&cl, ref->cursor);
+		use_decl(&cl, ref->cursor);
+	}
+	/* The closure grows as the tokens name more: hash each span once, in a
+	 * fixed order, after it stops growing. */
+	strbuf scratch;
+	strbuf_init(&scratch);
+	for (int done = 0; done < cl.nspans || cl.npending;) {
+		close_over(&cl);
+		for (; done < cl.nspans; done++) {
+			scratch.len = 0;
+			put_tokens(w, &cl, &scratch, &cl.spans[done], TOKENS_CODE);
+		}
+	}
+	strbuf_finish(&scratch);
+	span_key *keys = arena_alloc(&a, ((size_t)cl.nspans + 1) * sizeof *keys);
+	for (int i = 0; i < cl.nspans; i++) {
+		CXString name = clang_getFileName(cl.spans[i].file);
+		keys[i] = (span_key){arena_strdup(&a, base_name(clang_getCString(name) ? clang_getCString(name) : "")),
+		                     cl.spans[i].begin, i};
+		clang_disposeString(name);
+	}
+	qsort(keys, (size_t)cl.nspans, sizeof *keys, span_key_cmp);
+	for (int i = 0; i < cl.nspans; i++) {
+		if (i > 0 && keys[i].begin == keys[i - 1].begin && strcmp(keys[i].file, keys[i - 1].file) == 0)
+			continue;
+		strbuf_puts(&sb, "decl");
+		strbuf_putc(&sb, 0);
+		put_tokens(w, &cl, &sb, &cl.spans[keys[i].i], TOKENS_CODE);
+	}
+	hash_hex(sb.data, sb.len, out);
+	strbuf_finish(&sb);
+	arena_finish(&a);
+}
+
+/* Sets the code of every kernel, alternative and routine of the module. */
+static void code_hashes(walk *w, const frontend_options *opt)
+{
+	index_names(w);
+	for (int i = 0; i < w->m->nkernels; i++) {
+		kernel *k = &w->m->kernels[i];
+		const fn *f = find_fn(w, k->name);
+		if (!f)
+			continue;
+		const fn *ref = k->reference ? find_fn(w, k->reference) : NULL;
+		code_hash(w, f, NULL, ref, k->type_tag, opt, k->code);
+		for (int j = 0; j < k->nalts; j++) {
+			const fn *g = find_fn(w, k->alts[j].name);
+			if (g)
+				code_hash(w, g, f, ref, k->type_tag, opt, k->alts[j].code);
+		}
+		for (int j = 0; j < k->nexterns; j++) {
+			const fn *g = find_fn(w, k->externs[j].name);
+			if (g)
+				code_hash(w, g, f, ref, k->type_tag, opt, k->externs[j].code);
+		}
+	}
 }
 
 /* The host functions the main file defines (neither __global__ nor
@@ -1876,7 +2161,7 @@ static int report_clang_diagnostics(walk *w, bool verbose)
 				if (verbose)
 					diag_warning(w->d, loc, "%s (in a system header; ignored)",
 					             clang_getCString(msg));
-			} else if (w->nused && file && !in_used(w, file, offset)) {
+			} else if (w->used->nspans && file && !in_used(w, file, offset)) {
 				w->unused_errors++;
 				if (verbose)
 					diag_warning(w->d, loc, "%s (in code aotc does not use; ignored)",
@@ -2063,6 +2348,8 @@ static aotc_module *parse_here(const char *path, const frontend_options *opt, js
 				           other->id, typed->type_tag, typed->name);
 				diag_note(d, typed->loc, "'%s' declared here", typed->name);
 			}
+	if (d->errors == errors_before)
+		code_hashes(&w, opt);
 	m->source = (const_source){0}; /* w and the translation unit end here */
 	if (d->errors > errors_before)
 		goto fail;

@@ -80,7 +80,10 @@ bool eval_matrix_for(const char *eval_path, const char *source_hash, const kerne
 		diags quiet;
 		diags_init_buffered(&quiet);
 		*db = db_load(eval_path, &quiet);
-		if (*db && (strcmp((*db)->source_hash, source_hash) != 0 || !hmatrix_from_db(me, *db, k, &quiet))) {
+		db_key key = dbset_key(k);
+		int before = *db ? (*db)->nmeas : 0;
+		if (*db && ((before && db_drop_stale(*db, &key, source_hash, NULL) == before) ||
+		            !hmatrix_from_db(me, *db, k, &quiet))) {
 			db_close(*db);
 			*db = NULL;
 		}
@@ -169,6 +172,16 @@ int eval_kernel(const aotc_module *m, const kernel *k, const tune_options *o, co
 		}
 		diags_finish(&quiet);
 		const char *a = db ? json_string_value(json_object_get(db->hardware, "arch")) : NULL;
+		db_key key = dbset_key(k);
+		int before = db ? db->nmeas : 0;
+		char *old = db ? xstrdup(db->source_hash) : NULL;
+		if (a && !strcmp(a, o->arch) && before && db_drop_stale(db, &key, m->source_hash, NULL) == before) {
+			/* all of another version: the check below says so */
+			free(db->source_hash);
+			db->source_hash = old;
+			old = NULL;
+		}
+		free(old);
 		if (a && !strcmp(a, o->arch))
 			test = db;
 		else
@@ -186,7 +199,7 @@ int eval_kernel(const aotc_module *m, const kernel *k, const tune_options *o, co
 	if (!have_device && !o->quiet)
 		fprintf(stderr, "aotc: no %s device here: evaluating the measurements in %s\n", o->arch,
 		        test->path);
-	train = dbset_load(o->db_dir, k->id, o->arch, m->source_hash, m->file, NULL, d);
+	train = dbset_load(o->db_dir, k, o->arch, m->source_hash, m->file, NULL, d);
 	if (!train) {
 		fprintf(stderr, "aotc: eval learns from the training database: run aotc tune first\n");
 		status = 3;

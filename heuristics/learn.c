@@ -78,7 +78,7 @@ int dispatch_learn(const aotc_module *m, const kernel *k, const learn_options *o
 	diag_list said;
 	diags_init_list(&rec, &said);
 	int nmerged = 0;
-	l.db = dbset_load(o->db_dir, k->id, o->arch, m->source_hash, o->file, &nmerged, &rec);
+	l.db = dbset_load(o->db_dir, k, o->arch, m->source_hash, o->file, &nmerged, &rec);
 	diag_list_replay(&said, d);
 	diags_finish(&rec);
 	if (!l.db) {

@@ -143,6 +143,7 @@ typedef struct extern_fn {
 	aotc_loc loc;          /* of the name in the annotation */
 	const char **libs;     /* C identifiers: libraries it links with ("cublas": -lcublas) */
 	int nlibs;
+	char code[33];         /* what it is checked from (kernel.code); "" if unknown */
 } extern_fn;
 
 typedef struct kernel {
@@ -214,6 +215,12 @@ typedef struct kernel {
 	 * stream (a split-K pass and its reduction). Called like an AOTC_EXTERN
 	 * routine: no launch geometry. */
 	bool host_launcher;
+	/* What a variant of it compiles and is checked from: a hash of the
+	 * tokens of the function, its reference and everything they use, with
+	 * the -D definitions (frontend/frontend.c, "Code identity";
+	 * docs/database.md). A database keys each variant's measurements by it.
+	 * 32 lowercase hex digits, or "" for IR that has none. */
+	char code[33];
 	/* Names, and annotation kinds as "#grid", that a failed annotation was
 	 * about: checks pile no further errors on them. Not part of the IR. */
 	const char **claimed;

@@ -177,12 +177,16 @@ static json_t *jkernel(const kernel *k)
 			json_t *libs = json_array();
 			for (int l = 0; l < e->nlibs; l++)
 				json_array_append_new(libs, json_string(e->libs[l]));
-			json_array_append_new(es, json_pack("{s:s, s:o, s:o}", "name", e->name,
-			                                    "loc", jloc(e->loc), "libs", libs));
+			json_t *eo = json_pack("{s:s, s:o, s:o}", "name", e->name, "loc", jloc(e->loc), "libs", libs);
+			if (e->code[0])
+				json_object_set_new(eo, "code", json_string(e->code));
+			json_array_append_new(es, eo);
 		}
 		json_object_set_new(o, "externs", es);
 	}
 	json_object_set_new(o, "tolerance", k->has_tolerance ? json_real(k->tolerance) : json_null());
+	if (k->code[0])
+		json_object_set_new(o, "code", json_string(k->code));
 	/* Only for one type of AOTC_TYPES: other IR reads and writes as before. */
 	if (k->type_tag)
 		json_object_set_new(o, "type_key", json_pack("{s:s, s:s}", "param", k->tparams[k->type_tparam].name,
@@ -316,6 +320,19 @@ static void check_text(reader *r, const char *what, const char *s, bool ok, cons
 	if (!s || ok)
 		return;
 	bad(r, arena_printf(&r->m->arena, "%s '%s' is not %s", what, shown(r, s), expect));
+}
+
+/* An optional "code" (kernel.code): 32 lowercase hex digits into out. */
+static void rcode(reader *r, const json_t *o, const char *what, char out[33])
+{
+	const json_t *c = json_object_get(o, "code");
+	if (!c)
+		return;
+	if (!json_is_string(c) || !ir_source_hash_ok(json_string_value(c))) {
+		bad(r, arena_printf(&r->m->arena, "%s.code must be 32 lowercase hex digits", what));
+		return;
+	}
+	memcpy(out, json_string_value(c), 33);
 }
 
 static const char type_expect[] =
@@ -724,7 +741,9 @@ static void rkernel(reader *r, const json_t *o)
 			check_text(r, arena_printf(a, "%s.libs[%d]", at, l), e->libs[l],
 			           e->libs[l] && ir_is_identifier(e->libs[l]), "a C identifier");
 		}
+		rcode(r, t, at, e->code);
 	}
+	rcode(r, o, "kernel", k->code);
 	const json_t *tol = json_object_get(o, "tolerance");
 	if (tol && !json_is_null(tol)) {
 		k->has_tolerance = true;

@@ -241,7 +241,7 @@ static int run_per_kernel(options *o, diags *d, int mode)
 /* The databases for kernel k on --arch (tuner/dbset.h). */
 static tune_db *find_db(const options *o, const aotc_module *m, const kernel *k, int *nmerged, diags *d)
 {
-	return dbset_load(o->db_dir, k->id, o->arch, m->source_hash, o->file, nmerged, d);
+	return dbset_load(o->db_dir, k, o->arch, m->source_hash, o->file, nmerged, d);
 }
 
 static void heuristic_options(const options *o, hoptions *ho)
@@ -457,6 +457,7 @@ static int cmd_report(options *o, diags *d)
 	 * validity, the cost model). */
 	aotc_module *km = NULL;
 	const kernel *k = NULL;
+	db_key key;
 	const char *why = NULL;
 	char *src = db->source ? find_source(db->source, o->file) : NULL;
 	if (src) {
@@ -471,7 +472,7 @@ static int cmd_report(options *o, diags *d)
 				k = &km->kernels[i];
 		if (!km || !k)
 			why = "does not parse or has no such kernel";
-		else if (strcmp(km->source_hash, db->source_hash) != 0)
+		else if ((key = dbset_key(k), db_count_stale(db, &key, km->source_hash)) != 0)
 			why = "has changed since it was tuned", k = NULL;
 		else
 			ir_derive_features(km, &km->kernels[k - km->kernels]);

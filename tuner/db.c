@@ -148,6 +148,7 @@ static int entry(tune_db *db, const char *name, const int64_t *values, int nvalu
 	c->nvalues = nvalues;
 	c->is_extern = false;
 	c->function = NULL;
+	c->code = NULL;
 	db->config_map[slot] = db->nconfigs++;
 	if (2 * (size_t)db->nconfigs + 2 > db->config_map_cap)
 		rehash(db);
@@ -242,6 +243,105 @@ static void put(tune_db *db, const measurement *m)
 	db->meas[db->nmeas++] = copy;
 }
 
+/* ---- The key: code and compiler ------------------------------------------- */
+
+static json_t *jmeas(const tune_db *db, const measurement *m, bool self_contained);
+static void put_field(strbuf *sb, const char *key, json_t *v, bool list);
+
+static const char *key_code(const db_key *key, const char *function, bool is_extern, const char *name)
+{
+	const char *c = key && key->code ? key->code(key->ctx, function, is_extern, name) : NULL;
+	return c && *c ? c : NULL;
+}
+
+static bool same_str(const char *a, const char *b) { return a == b || (a && b && strcmp(a, b) == 0); }
+
+/* Whether name is one of the items of list ("a, b, c"). */
+static bool names_in_list(const char *list, const char *name)
+{
+	size_t n = strlen(name);
+	for (const char *p = list; p && *p;) {
+		const char *end = strstr(p, ", ");
+		size_t len = end ? (size_t)(end - p) : strlen(p);
+		if (len == n && strncmp(p, name, n) == 0)
+			return true;
+		p = end ? end + 2 : NULL;
+	}
+	return false;
+}
+
+/* The superseded document's key of a line: config, function, code,
+ * compiler and shape. */
+static char *superseded_key(const json_t *o)
+{
+	char *shape = json_dumps(json_object_get(o, "shape"), JSON_COMPACT | JSON_SORT_KEYS);
+	const char *f = json_string_value(json_object_get(o, "function"));
+	const char *comp = json_string_value(json_object_get(o, "compiler"));
+	strbuf sb;
+	strbuf_init(&sb);
+	strbuf_printf(&sb, "%s|%s|%s|%s|%s", json_string_value(json_object_get(o, "config")), f ? f : "",
+	              json_string_value(json_object_get(o, "code")), comp ? comp : "", shape ? shape : "");
+	free(shape);
+	return sb.data;
+}
+
+/* Adds line o (taken; its shape an array in db's shape_args order) to the
+ * superseded measurements, the newest of one key kept. */
+static void supersede_line(tune_db *db, json_t *o)
+{
+	const json_t *row = json_object_get(o, "shape");
+	if (!db->superseded || !json_is_string(json_object_get(o, "code")) || !json_is_array(row) ||
+	    (int)json_array_size(row) != db->nshape_args) {
+		json_decref(o);
+		return;
+	}
+	json_t *shape = json_object();
+	for (int i = 0; i < db->nshape_args; i++)
+		json_object_set(shape, db->shape_args[i], json_array_get(row, (size_t)i));
+	json_object_set_new(o, "shape", shape);
+	json_object_del(o, "source_hash");
+	char *k = superseded_key(o);
+	json_object_set_new(db->superseded, k, o);
+	free(k);
+	db->superseded_changed = true;
+	db->moved++;
+}
+
+/* Drops every measurement of configuration c, into the superseded ones
+ * when it has a code (and those would be kept). */
+static int drop_config(tune_db *db, int c, bool keep)
+{
+	int n = 0;
+	for (int s = 0; s < db->nshapes; s++) {
+		int *slot = &db->cell[cell_at(db, c, s)];
+		if (*slot < 0)
+			continue;
+		measurement *m = &db->meas[*slot];
+		if (keep && db->configs[c].code)
+			supersede_line(db, jmeas(db, m, true));
+		free_meas(m);
+		memset(m, 0, sizeof *m);
+		m->config = -1;
+		*slot = -1;
+		n++;
+	}
+	return n;
+}
+
+/* Closes the gaps drop_config left in db->meas. */
+static void compact(tune_db *db)
+{
+	int n = 0;
+	for (int i = 0; i < db->nmeas; i++) {
+		if (db->meas[i].config < 0)
+			continue;
+		db->meas[n] = db->meas[i];
+		db->cell[cell_at(db, db->meas[n].config, db->meas[n].shape)] = n;
+		n++;
+	}
+	db->nmeas = n;
+}
+
 /* ---- JSON form ---------------------------------------------------------- */
 
 static json_t *jints(const int64_t *v, int n)
@@ -273,6 +373,10 @@ static json_t *jmeas(const tune_db *db, const measurement *m, bool self_containe
 			json_object_set_new(o, "extern", json_true());
 		if (c->function)
 			json_object_set_new(o, "function", json_string(c->function));
+		if (c->code)
+			json_object_set_new(o, "code", json_string(c->code));
+		if (db->compiler)
+			json_object_set_new(o, "compiler", json_string(db->compiler));
 		json_object_set_new(o, "values", c->is_extern ? json_array() : jints(c->values, c->nvalues));
 		json_object_set_new(o, "shape", jints(db->shapes + (size_t)m->shape * db->nshape_args,
 		                                      db->nshape_args));
@@ -551,6 +655,10 @@ static int load_document(tune_db *db, bool *not_db, diags *d)
 	db->source_hash = xstrdup(hash);
 	db->hardware = json_deep_copy(hw);
 	db->method = json_deep_copy(method);
+	const char *compiler = json_string_value(json_object_get(root, "compiler"));
+	const char *machine = json_string_value(json_object_get(root, "machine"));
+	db->compiler = compiler ? xstrdup(compiler) : NULL;
+	db->machine = machine ? xstrdup(machine) : NULL;
 	json_t *search = json_object_get(root, "search");
 	db->search = json_is_object(search) ? json_deep_copy(search) : NULL;
 	db->tunables = read_names(&r, json_object_get(root, "tunables"), &db->ntunables);
@@ -593,6 +701,11 @@ static int load_document(tune_db *db, bool *not_db, diags *d)
 		} else if (ext == 0 && fok && read_ints(&r, json_object_get(c, "values"), row, db->ntunables)) {
 			db_config(db, name, row);
 		}
+		const json_t *code = json_object_get(c, "code");
+		if (!r.failed && code && !(json_is_string(code) && db_hash_valid(json_string_value(code))))
+			bad(&r, "configs[%zu]: code is not %d lowercase hex digits", i, AOTC_HASH_LEN);
+		else if (!r.failed && code)
+			db->configs[db->nconfigs - 1].code = xstrdup(json_string_value(code));
 	}
 	for (size_t i = 0; i < json_array_size(shapes) && !r.failed; i++)
 		if (read_ints(&r, json_array_get(shapes, i), row, db->nshape_args)) {
@@ -653,7 +766,8 @@ done:
  * appended to it and *dropped says whether any line was not (the journal
  * should then be rewritten before more is appended to it). Returns entries
  * replayed or -1. */
-static int replay_journal(tune_db *db, const char *hash, strbuf *keep, bool *dropped, diags *d)
+static int replay_journal(tune_db *db, const char *hash, const db_key *key, strbuf *keep, bool *dropped,
+                          diags *d)
 {
 	FILE *f = fopen(db->journal_path, "r");
 	if (!f) {
@@ -684,14 +798,33 @@ static int replay_journal(tune_db *db, const char *hash, strbuf *keep, bool *dro
 			break;
 		}
 		const json_t *jh = json_object_get(o, "source_hash");
+		const json_t *jc = json_object_get(o, "code");
 		const char *name = json_string_value(json_object_get(o, "config"));
 		measurement m;
 		int ext, nv = 0;
 		bool fok = true;
 		const char *fn = NULL;
+		/* Keyed by code where the line has one: of the configuration's
+		 * code in the document, else (a tuner) the current one. */
+		const char *lf = json_string_value(json_object_get(o, "function"));
+		int have = name ? db_find_config(db, name) : -1;
+		const char *cur = have >= 0 && db->configs[have].code ? db->configs[have].code
+		                  : key_code(key, lf, json_is_true(json_object_get(o, "extern")), name ? name : "");
+		bool other_compiler = key && key->compiler &&
+		                      !same_str(json_string_value(json_object_get(o, "compiler")), key->compiler);
 		if (jh && !(json_is_string(jh) && db_hash_valid(json_string_value(jh)))) {
 			bad(&r, "source_hash is not %d lowercase hex digits", AOTC_HASH_LEN);
-		} else if (!jh || strcmp(json_string_value(jh), hash) != 0) {
+		} else if (jc && !(json_is_string(jc) && db_hash_valid(json_string_value(jc)))) {
+			bad(&r, "code is not %d lowercase hex digits", AOTC_HASH_LEN);
+		} else if (jc && ((cur && strcmp(cur, json_string_value(jc)) != 0) || other_compiler)) {
+			/* measured from other code: a tuner keeps it aside */
+			if (key)
+				supersede_line(db, json_incref(o));
+			else
+				db->journal_ignored++;
+			if (dropped)
+				*dropped = true;
+		} else if (!jc && (!jh || strcmp(json_string_value(jh), hash) != 0)) {
 			db->journal_ignored++;
 			if (dropped)
 				*dropped = true;
@@ -754,6 +887,7 @@ static void clear_contents(tune_db *db)
 	for (int i = 0; i < db->nconfigs; i++) {
 		free(db->configs[i].name);
 		free(db->configs[i].function);
+		free(db->configs[i].code);
 		free(db->configs[i].values);
 	}
 	db->nmeas = db->nconfigs = db->nshapes = 0;
@@ -887,10 +1021,181 @@ static int remove_stale_temps(const char *path)
 	return removed;
 }
 
+/* ---- The superseded measurements --------------------------------------------- */
+
+/* Reads the superseded document at path (none: empty). */
+static int load_superseded(tune_db *db, const char *path, diags *d)
+{
+	db->superseded = json_object();
+	db->superseded_path = xstrdup(path);
+	size_t len;
+	char *text = read_file(path, &len);
+	if (!text)
+		return errno == ENOENT ? 0 : (diag_error(d, (aotc_loc){path, 0, 0}, "cannot read: %s", strerror(errno)), -1);
+	json_error_t err;
+	json_t *root = json_loadb(text, len, 0, &err);
+	free(text);
+	const json_t *cells = json_object_get(root, "cells");
+	if (!root || !json_is_integer(json_object_get(root, "aotc_superseded")) || !json_is_array(cells)) {
+		diag_error(d, (aotc_loc){path, root ? 0 : err.line, 0},
+		           "invalid superseded measurements (aotc_superseded, cells): remove the file to start afresh");
+		json_decref(root);
+		return -1;
+	}
+	for (size_t i = 0; i < json_array_size(cells); i++) {
+		json_t *o = json_array_get(cells, i);
+		if (!json_is_object(o) || !json_is_string(json_object_get(o, "config")) ||
+		    !json_is_string(json_object_get(o, "code")) || !json_is_object(json_object_get(o, "shape")))
+			continue;
+		char *k = superseded_key(o);
+		json_object_set(db->superseded, k, o);
+		free(k);
+	}
+	json_decref(root);
+	return 0;
+}
+
+static int key_cmp(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
+
+static int save_superseded(tune_db *db)
+{
+	size_t n = json_object_size(db->superseded);
+	const char **keys = xmalloc((n + 1) * sizeof *keys);
+	size_t i = 0;
+	const char *k;
+	json_t *v;
+	json_object_foreach(db->superseded, k, v)
+		keys[i++] = k;
+	qsort(keys, n, sizeof *keys, key_cmp);
+	json_t *cells = json_array();
+	for (i = 0; i < n; i++)
+		json_array_append(cells, json_object_get(db->superseded, keys[i]));
+	free(keys);
+	strbuf sb;
+	strbuf_init(&sb);
+	strbuf_puts(&sb, "{\n \"aotc_superseded\": 1,\n");
+	put_field(&sb, "kernel", json_string(db->kernel), false);
+	put_field(&sb, "cells", cells, true);
+	sb.len -= 2;
+	strbuf_puts(&sb, "\n}\n");
+	int rc = mkdir_parent(db->superseded_path) < 0 ? -1 : write_file_atomic(db->superseded_path, sb.data, sb.len);
+	strbuf_finish(&sb);
+	return rc;
+}
+
+int db_settle(tune_db *db, const db_key *key)
+{
+	bool changed = false;
+	for (int c = 0; c < db->nconfigs; c++) {
+		db_entry *e = &db->configs[c];
+		const char *cur = key_code(key, e->function, e->is_extern, e->name);
+		if (!e->code && cur) {
+			e->code = xstrdup(cur);
+			changed = true;
+		}
+	}
+	/* What a revert brings back: cells of the current code and compiler
+	 * not measured now. */
+	const char *k;
+	void *tmp;
+	json_t *o;
+	int64_t *row = xmalloc(((size_t)db->nshape_args + 1) * sizeof *row);
+	json_object_foreach_safe(db->superseded, tmp, k, o) {
+		int c = db_find_config(db, json_string_value(json_object_get(o, "config")));
+		if (c < 0 || !same_str(db->configs[c].code, json_string_value(json_object_get(o, "code"))) ||
+		    !same_str(db->compiler, json_string_value(json_object_get(o, "compiler"))) ||
+		    !same_str(db->configs[c].function, json_string_value(json_object_get(o, "function"))))
+			continue;
+		const json_t *shape = json_object_get(o, "shape");
+		bool fits = (int)json_object_size(shape) == db->nshape_args;
+		for (int i = 0; fits && i < db->nshape_args; i++) {
+			const json_t *v = json_object_get(shape, db->shape_args[i]);
+			fits = json_is_integer(v);
+			row[i] = fits ? json_integer_value(v) : 0;
+		}
+		if (!fits)
+			continue;
+		int s = db_shape(db, row);
+		measurement m;
+		reader r = {NULL, db->superseded_path, 0, true}; /* quiet: a bad line stays where it is */
+		if (db_get(db, c, s) || !read_meas(&r, o, &m))
+			continue;
+		m.config = c;
+		m.shape = s;
+		put(db, &m);
+		free_meas(&m);
+		json_object_del(db->superseded, k);
+		db->superseded_changed = true;
+		db->restored++;
+		changed = true;
+	}
+	free(row);
+	if (db->superseded_changed && save_superseded(db) < 0)
+		return -1;
+	db->superseded_changed = false;
+	return changed || db->moved ? db_save(db) : 0;
+}
+
+static bool is_stale(const tune_db *db, int c, const db_key *key, const char *source_hash)
+{
+	const db_entry *e = &db->configs[c];
+	const char *cur = key_code(key, e->function, e->is_extern, e->name);
+	return e->code && cur ? strcmp(e->code, cur) != 0 : strcmp(db->source_hash, source_hash) != 0;
+}
+
+int db_count_stale(const tune_db *db, const db_key *key, const char *source_hash)
+{
+	int n = 0;
+	for (int i = 0; i < db->nmeas; i++)
+		n += is_stale(db, db->meas[i].config, key, source_hash);
+	return n;
+}
+
+int db_drop_stale(tune_db *db, const db_key *key, const char *source_hash, strbuf *what)
+{
+	int dropped = 0;
+	for (int c = 0; c < db->nconfigs; c++) {
+		db_entry *e = &db->configs[c];
+		if (!is_stale(db, c, key, source_hash))
+			continue;
+		int n = drop_config(db, c, false);
+		dropped += n;
+		const char *fn = e->is_extern ? e->name : e->function ? e->function : db->kernel;
+		if (n && what && !names_in_list(what->data, fn)) {
+			if (what->len)
+				strbuf_puts(what, ", ");
+			strbuf_puts(what, fn);
+		}
+	}
+	compact(db);
+	free(db->source_hash);
+	db->source_hash = xstrdup(source_hash);
+	return dropped;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return (x > y) - (x < y);
+}
+
+double db_meas_noise(const measurement *m)
+{
+	if (m->nsamples < 3)
+		return 0;
+	double *v = xmalloc((size_t)m->nsamples * sizeof *v);
+	memcpy(v, m->samples, (size_t)m->nsamples * sizeof *v);
+	qsort(v, (size_t)m->nsamples, sizeof *v, cmp_double);
+	int n = m->nsamples;
+	double lo = v[(int)(0.1 * (n - 1) + 0.5)], hi = v[(int)(0.9 * (n - 1) + 0.5)], med = v[n / 2];
+	free(v);
+	return med > 0 ? (hi - lo) / med : 0;
+}
+
 tune_db *db_open(const char *path, const char *kernel, const char *source,
                  const char *source_hash, const char *const *tunables, int ntunables,
                  const char *const *shape_args, int nshape_args, json_t *hardware,
-                 json_t *method, int *invalidated, diags *d)
+                 json_t *method, const db_key *key, int *invalidated, diags *d)
 {
 	*invalidated = 0;
 	tune_db *db = db_new(path);
@@ -912,11 +1217,36 @@ tune_db *db_open(const char *path, const char *kernel, const char *source,
 		           db->kernel, kernel);
 		goto fail;
 	}
-	bool stale = loaded && (strcmp(db->source_hash, source_hash) != 0 ||
-	                        !same_names(db->tunables, db->ntunables, tunables, ntunables) ||
+	if (key && key->superseded_path && load_superseded(db, key->superseded_path, d) < 0)
+		goto fail;
+	bool stale = loaded && (!same_names(db->tunables, db->ntunables, tunables, ntunables) ||
 	                        !same_names(db->shape_args, db->nshape_args, shape_args, nshape_args));
+	if (loaded) {
+		/* Each configuration's measurements count while its code and the
+		 * compiler are the same (a document older than codes: while the
+		 * source is); the others are set aside. */
+		bool other_compiler = key && key->compiler && db->compiler && strcmp(db->compiler, key->compiler) != 0;
+		for (int c = 0; c < db->nconfigs; c++) {
+			db_entry *e = &db->configs[c];
+			const char *cur = key_code(key, e->function, e->is_extern, e->name);
+			if (!e->code || !cur) {
+				if (stale || strcmp(db->source_hash, source_hash) != 0)
+					*invalidated += drop_config(db, c, false);
+				else if (cur)
+					e->code = xstrdup(cur);
+			} else if (stale || other_compiler || strcmp(e->code, cur) != 0) {
+				drop_config(db, c, true);
+				free(e->code);
+				e->code = xstrdup(cur);
+			}
+		}
+		compact(db);
+	}
+	if (key && key->compiler) {
+		free(db->compiler);
+		db->compiler = xstrdup(key->compiler);
+	}
 	if (stale) {
-		*invalidated = db->nmeas;
 		clear_contents(db);
 		for (int i = 0; i < db->ntunables; i++)
 			free(db->tunables[i]);
@@ -935,7 +1265,7 @@ tune_db *db_open(const char *path, const char *kernel, const char *source,
 	 * tune of an edited source must not pass for this one. What is not
 	 * replayed is removed from the journal before anything is appended. */
 	bool dropped = false;
-	if (replay_journal(db, source_hash, &keep, &dropped, d) < 0)
+	if (replay_journal(db, source_hash, key, &keep, &dropped, d) < 0)
 		goto fail;
 	if (dropped && write_file_atomic(db->journal_path, keep.data, keep.len) < 0) {
 		diag_error(d, (aotc_loc){db->journal_path, 0, 0}, "cannot write: %s", strerror(errno));
@@ -952,6 +1282,11 @@ tune_db *db_open(const char *path, const char *kernel, const char *source,
 	json_decref(db->method);
 	db->hardware = json_deep_copy(hardware);
 	db->method = json_deep_copy(method);
+	char host[256] = {0};
+	if (gethostname(host, sizeof host - 1) == 0 && host[0]) {
+		free(db->machine);
+		db->machine = xstrdup(host);
+	}
 	db->journal = fopen(db->journal_path, "a");
 	if (!db->journal) {
 		diag_error(d, (aotc_loc){db->journal_path, 0, 0}, "cannot write: %s", strerror(errno));
@@ -986,7 +1321,7 @@ tune_db *db_load_any(const char *path, bool *not_db, diags *d)
 		           "(an older aotc): run aotc tune again, which resumes from it");
 	else if (loaded == 0)
 		diag_error(d, (aotc_loc){path, 0, 0}, "no tuning database here");
-	if (loaded <= 0 || replay_journal(db, db->source_hash, NULL, NULL, d) < 0) {
+	if (loaded <= 0 || replay_journal(db, db->source_hash, NULL, NULL, NULL, d) < 0) {
 		db_close(db);
 		return NULL;
 	}
@@ -1026,6 +1361,10 @@ void db_close(tune_db *db)
 	free(db->kernel);
 	free(db->source);
 	free(db->source_hash);
+	free(db->compiler);
+	free(db->machine);
+	json_decref(db->superseded);
+	free(db->superseded_path);
 	if (db->lock_fd >= 0) {
 		unlink(db->lock_path); /* while still holding it: see take_lock */
 		close(db->lock_fd);
@@ -1113,14 +1452,18 @@ int db_merge(tune_db *db, const tune_db *from)
 int db_save(tune_db *db)
 {
 	json_t *configs = json_array();
-	for (int i = 0; i < db->nconfigs; i++)
-		json_array_append_new(configs, db->configs[i].is_extern
+	for (int i = 0; i < db->nconfigs; i++) {
+		json_t *c = db->configs[i].is_extern
 			? json_pack("{s:s, s:b, s:[]}", "name", db->configs[i].name, "extern", 1, "values")
 			: db->configs[i].function
 			? json_pack("{s:s, s:s, s:o}", "name", db->configs[i].name, "function", db->configs[i].function,
 			            "values", jints(db->configs[i].values, db->configs[i].nvalues))
 			: json_pack("{s:s, s:o}", "name", db->configs[i].name,
-			            "values", jints(db->configs[i].values, db->ntunables)));
+			            "values", jints(db->configs[i].values, db->ntunables));
+		if (db->configs[i].code)
+			json_object_set_new(c, "code", json_string(db->configs[i].code));
+		json_array_append_new(configs, c);
+	}
 	json_t *shapes = json_array();
 	for (int i = 0; i < db->nshapes; i++)
 		json_array_append_new(shapes, jints(db->shapes + (size_t)i * db->nshape_args,
@@ -1143,6 +1486,10 @@ int db_save(tune_db *db)
 	put_field(&sb, "source", json_string(db->source), false);
 	put_field(&sb, "source_hash", json_string(db->source_hash), false);
 	put_field(&sb, "hardware", json_incref(db->hardware), false);
+	if (db->machine)
+		put_field(&sb, "machine", json_string(db->machine), false);
+	if (db->compiler)
+		put_field(&sb, "compiler", json_string(db->compiler), false);
 	put_field(&sb, "method", json_incref(db->method), false);
 	if (db->search)
 		put_field(&sb, "search", json_incref(db->search), false);

@@ -59,6 +59,10 @@ typedef struct db_entry {
 	 * function's name, its values in its own tunables' order; NULL for the
 	 * kernel's own variants and externs. */
 	char *function;
+	/* What it was measured from: its function's kernel.code (a hash of the
+	 * tokens compiled and checked), or NULL in a document older than code
+	 * keys (then the document's source_hash decides). */
+	char *code;
 } db_entry;
 
 /* The most tunables a configuration of an alternative may have in a file. */
@@ -67,6 +71,8 @@ typedef struct db_entry {
 typedef struct tune_db {
 	char *path, *journal_path;
 	char *kernel, *source, *source_hash;
+	char *compiler;        /* the toolchain it was compiled with (rt compiler id), or NULL */
+	char *machine;         /* the host name of the machine that measured, or NULL */
 	json_t *hardware;      /* docs/spec.md §6 hardware description */
 	json_t *method;        /* timing method */
 	json_t *search;        /* how the last tune searched, or NULL: {"strategy":
@@ -93,7 +99,26 @@ typedef struct tune_db {
 	int stale_temps;       /* db_open: temporary files of a killed save removed */
 	char *lock_path;       /* <path>.lock */
 	int lock_fd;           /* db_open: the held lock file, else -1 */
+	/* db_open/db_settle: measurements of other code or another compiler,
+	 * kept in the superseded document (db_key.superseded_path) so that a
+	 * revert brings them back: lines by key, and what moved. */
+	json_t *superseded;
+	char *superseded_path;
+	bool superseded_changed;
+	int moved, restored;   /* measurements set aside, brought back */
 } tune_db;
+
+/* What a measurement must have been taken from to count now
+ * (docs/database.md, "The key"): the code of its configuration's function
+ * (kernel.code of the kernel, an alternative or a routine: code(ctx,
+ * function or NULL, is_extern, name); NULL or "" when unknown, then the
+ * document's source_hash decides) and, for a tuner, the compiler. */
+typedef struct db_key {
+	const char *(*code)(const void *ctx, const char *function, bool is_extern, const char *name);
+	const void *ctx;
+	const char *compiler;        /* NULL: not checked (readers) */
+	const char *superseded_path; /* db_open: where superseded cells go */
+} db_key;
 
 /* Opens (creating the directory if needed) or loads the database for this
  * kernel and hardware, for tuning. First takes <path>.lock, refusing (a
@@ -108,7 +133,26 @@ typedef struct tune_db {
 tune_db *db_open(const char *path, const char *kernel, const char *source,
                  const char *source_hash, const char *const *tunables, int ntunables,
                  const char *const *shape_args, int nshape_args, json_t *hardware,
-                 json_t *method, int *invalidated, diags *d);
+                 json_t *method, const db_key *key, int *invalidated, diags *d);
+
+/* After the tuner has added its configurations and shapes: gives every
+ * configuration without a code its current one, brings back the superseded
+ * measurements of the current code and compiler for cells not measured,
+ * and writes the superseded document and the database where that changed
+ * (db->moved, db->restored say how many). -1 with errno on I/O failure. */
+int db_settle(tune_db *db, const db_key *key);
+
+/* For readers: drops the measurements of configurations whose code is not
+ * key's (or, without codes, of a document whose source_hash is not
+ * source_hash), naming their functions in *what ("sgemm_splitk, sgemm");
+ * returns how many. A configuration whose function key does not know is
+ * left alone. What is kept is now of source_hash. */
+int db_drop_stale(tune_db *db, const db_key *key, const char *source_hash, strbuf *what);
+/* How many measurements db_drop_stale would drop. */
+int db_count_stale(const tune_db *db, const db_key *key, const char *source_hash);
+
+/* p10-p90 of m's samples over their median (0 with fewer than 3). */
+double db_meas_noise(const measurement *m);
 
 /* Loads a database read-only (for emit/report), without the lock: the
  * document, then the journal lines of the document's source hash (others

@@ -2,6 +2,7 @@
 
 #include <errno.h>
 #include <glob.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -30,6 +31,33 @@ char *dbset_db_path(const char *dir, const char *kernel, const char *hardware_id
 		return fmt_path("%s/%s.%s.shard%dof%d.json", dir, kernel, hardware_id, shard, nshards);
 	return fmt_path("%s/%s.%s.json", dir, kernel, hardware_id);
 }
+
+char *dbset_superseded_path(const char *db_path)
+{
+	const char *slash = strrchr(db_path, '/');
+	if (!slash)
+		return fmt_path("superseded/%s", db_path);
+	return fmt_path("%.*s/superseded/%s", (int)(slash - db_path), db_path, slash + 1);
+}
+
+static const char *kernel_code(const void *ctx, const char *function, bool is_extern, const char *name)
+{
+	const kernel *k = ctx;
+	if (is_extern) {
+		for (int i = 0; i < k->nexterns; i++)
+			if (strcmp(k->externs[i].name, name) == 0)
+				return k->externs[i].code;
+		return NULL;
+	}
+	if (!function)
+		return k->code;
+	for (int i = 0; i < k->nalts; i++)
+		if (strcmp(k->alts[i].name, function) == 0)
+			return k->alts[i].code;
+	return NULL;
+}
+
+db_key dbset_key(const kernel *k) { return (db_key){.code = kernel_code, .ctx = k}; }
 
 char *dbset_journal_path(const char *db_path) { return fmt_path("%s.journal", db_path); }
 char *dbset_lock_path(const char *db_path) { return fmt_path("%s.lock", db_path); }
@@ -171,9 +199,64 @@ static void warn_incomplete(const tune_db *db, const db_parts *p, diags *d)
 	strbuf_finish(&why);
 }
 
-tune_db *dbset_load(const char *dir, const char *kernel, const char *arch, const char *source_hash,
+/* The cells two files (machines or shards) both measured: anchors every
+ * shard measures (tuner/schedule.h). Their times disagree when the median
+ * relative difference exceeds the median of their noises added (each the
+ * p10-p90 spread over the median), and at least 10 %: a machine slower or
+ * faster throughout, not one noisy cell. */
+typedef struct anchors {
+	int compared;
+	double diff;            /* the median relative difference */
+	double noise;           /* the median of the two cells' noises added */
+} anchors;
+
+static int cmp_dbl(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return (x > y) - (x < y);
+}
+
+static void compare_cells(const tune_db *all, const tune_db *db, anchors *an)
+{
+	double *diff = xmalloc(((size_t)db->nmeas + 1) * sizeof *diff);
+	double *noise = xmalloc(((size_t)db->nmeas + 1) * sizeof *noise);
+	int n = 0;
+	for (int i = 0; i < db->nmeas; i++) {
+		const measurement *m = &db->meas[i];
+		if (m->status != MS_OK)
+			continue;
+		int c = db_find_config(all, db->configs[m->config].name);
+		int s = db_find_shape(all, db->shapes + (size_t)m->shape * db->nshape_args);
+		const measurement *o = c >= 0 && s >= 0 ? db_get(all, c, s) : NULL;
+		if (!o || o->status != MS_OK)
+			continue;
+		noise[n] = db_meas_noise(m) + db_meas_noise(o);
+		diff[n++] = fabs(m->time_ms - o->time_ms) / fmin(m->time_ms, o->time_ms);
+	}
+	an->compared = n;
+	if (n) {
+		qsort(diff, (size_t)n, sizeof *diff, cmp_dbl);
+		qsort(noise, (size_t)n, sizeof *noise, cmp_dbl);
+		an->diff = diff[n / 2];
+		an->noise = noise[n / 2];
+	}
+	free(diff);
+	free(noise);
+}
+
+static const char *hw_id(const tune_db *db)
+{
+	const char *id = json_string_value(json_object_get(db->hardware, "id"));
+	return id ? id : "(none)";
+}
+
+tune_db *dbset_load(const char *dir, const kernel *k, const char *arch, const char *source_hash,
                     const char *file, int *nmerged, diags *d)
 {
+	const char *kernel = k->id;
+	db_key key = dbset_key(k);
+	strbuf what;
+	strbuf_init(&what);
 	char **paths;
 	int npaths = dbset_list(dir, kernel, &paths);
 	tune_db *all = NULL;
@@ -210,9 +293,28 @@ tune_db *dbset_load(const char *dir, const char *kernel, const char *arch, const
 			db_close(db);
 			continue;
 		}
-		if (strcmp(db->source_hash, source_hash) != 0) {
-			diag_plain_error(d, "%s was tuned from another version of %s (source hash %s, now %s): tune it again",
-			                 db->path, file, db->source_hash, source_hash);
+		/* Only what was measured from the code there is now (tuner/db.h). */
+		int before = db->nmeas;
+		char *old_hash = xstrdup(db->source_hash);
+		what.len = 0;
+		what.data[0] = 0;
+		int stale = db_drop_stale(db, &key, source_hash, &what);
+		if (stale && stale == before) {
+			diag_plain_error(d, "%s was tuned from another version of %s (source hash %s, now %s; the code of %s changed): tune it again",
+			                 db->path, file, old_hash, source_hash, what.data);
+			bad = true;
+		} else if (stale) {
+			diag_warning(d, (aotc_loc){db->path, 0, 0},
+			             "%d measurement%s of %s %s taken from another version of its code: left out ('aotc tune' measures them again)",
+			             stale, stale == 1 ? "" : "s", what.data, stale == 1 ? "was" : "were");
+		}
+		free(old_hash);
+		if (bad) {
+			/* said */
+		} else if (all && strcmp(hw_id(all), hw_id(db)) != 0) {
+			diag_plain_error(d, "%s (%s) and %s (%s) were measured on different hardware: one dispatch cannot pick "
+			                 "across them; keep one hardware id's databases of '%s' for %s in %s/",
+			                 all->path, hw_id(all), db->path, hw_id(db), kernel, arch, dir);
 			bad = true;
 		} else if (all && (all->ntunables != db->ntunables || all->nshape_args != db->nshape_args)) {
 			diag_plain_error(d, "%s and %s do not hold the same tunables and shape arguments", all->path,
@@ -224,11 +326,19 @@ tune_db *dbset_load(const char *dir, const char *kernel, const char *arch, const
 			db = NULL;
 		} else {
 			parts_add(&parts, db);
+			anchors an = {0};
+			compare_cells(all, db, &an);
+			if (an.compared && an.diff > fmax(0.10, an.noise))
+				diag_warning(d, (aotc_loc){db->path, 0, 0},
+				             "the %d cells measured here and in %s (machines %s and %s, both %s) differ by %.0f %% (the median), more than their noise (%.0f %%): their times are not comparable; check clocks and load, or tune on one machine",
+				             an.compared, all->path, db->machine ? db->machine : "unknown",
+				             all->machine ? all->machine : "unknown", hw_id(db), 100 * an.diff, 100 * an.noise);
 			db_merge(all, db);
 		}
 		db_close(db);
 	}
 	dbset_free_paths(paths);
+	strbuf_finish(&what);
 	if (bad) {
 		free(parts.seen);
 		db_close(all);

@@ -6,6 +6,7 @@
  *   <dir>/<kernel>.<hardware id>.json                one machine's measurements
  *   <dir>/<kernel>.<hardware id>.shardIofN.json      part I of N (--shard I/N)
  *   <file>.journal, <file>.lock                      beside each (tuner/db.h)
+ *   <dir>/superseded/<database file name>           measurements of other code (db_key)
  *   <dir>/eval/<kernel>.<hardware id>.json           aotc eval's held-out shapes
  *   <dir>/dispatch/<kernel>.<arch>.json              the saved dispatch
  *   <dir>/dispatch/<source file name>.ir.json        the saved IR (frontend.h)
@@ -19,9 +20,20 @@
 
 #include "db.h"
 #include "diag.h"
+#include "ir.h"
 
 /* A database's file: shard I of N when nshards > 1, else the whole. */
 char *dbset_db_path(const char *dir, const char *kernel, const char *hardware_id, int shard, int nshards);
+
+/* "<db folder>/superseded/<db file name>": the measurements a tune set
+ * aside because their code changed (tuner/db.h, db_key), in a folder of
+ * its own so that no glob of the databases takes it for one. */
+char *dbset_superseded_path(const char *db_path);
+
+/* The key of k's measurements (tuner/db.h): each configuration's function's
+ * kernel.code (the kernel's, an alternative's or a routine's), borrowed
+ * from k. compiler and superseded_path are left NULL. */
+db_key dbset_key(const kernel *k);
 
 /* "<db path>.journal" and "<db path>.lock". */
 char *dbset_journal_path(const char *db_path);
@@ -63,11 +75,15 @@ void dbset_free_paths(char **paths);
  * warning when the merged matrix is incomplete because a tune stopped
  * early or a shard is missing, a note when a finished model search left
  * cells unmeasured, the loader's warnings for this architecture's files.
- * NULL (diagnosed) when there is none (naming a journal left alone, and
- * `aotc tune file --arch arch`, file being the source as the user named
- * it), when one cannot be read, was tuned from another source_hash, or
- * names other tunables. */
-tune_db *dbset_load(const char *dir, const char *kernel, const char *arch, const char *source_hash,
+ * Only measurements of the code k has now count (db_drop_stale: a warning
+ * names the functions whose measurements were left out); cells measured in
+ * two files are compared, and a warning names the machines where they
+ * differ by more than their noise. NULL (diagnosed) when there is none
+ * (naming a journal left alone, and `aotc tune file --arch arch`, file
+ * being the source as the user named it), when one cannot be read, has no
+ * measurement of the current code, was measured on another hardware id
+ * than another (naming both files and ids), or names other tunables. */
+tune_db *dbset_load(const char *dir, const kernel *k, const char *arch, const char *source_hash,
                     const char *file, int *nmerged, diags *d);
 
 /* A 128-bit digest (32 hex digits into out[33]) of everything dbset_load

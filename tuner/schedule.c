@@ -110,7 +110,7 @@ static void space_init(space *sp, const schedule_params *p, const unsigned char 
 	for (size_t i = 0; i < sp->mapcap; i++)
 		sp->map[i] = -1;
 	for (int c = 0; c < nc; c++) {
-		if (!mine[c] || is_always(p, c))
+		if (!mine[c] || is_always(p, c) || mine[c] == SHARD_ANCHOR)
 			continue;
 		size_t h = hash_values(p->values + (size_t)c * nt, nt) & (sp->mapcap - 1);
 		while (sp->map[h] >= 0)
@@ -204,13 +204,14 @@ void shard_members(const char *const *names, int n, int shard, int nshards, unsi
 {
 	if (nshards < 1)
 		shard = nshards = 1;
-	/* Ranked by name hash, every Nth. */
+	/* Ranked by name hash, every Nth; the first SHARD_ANCHORS in every
+	 * shard of several. */
 	keyed *k = xmalloc((size_t)n * sizeof *k + 1);
 	for (int c = 0; c < n; c++)
 		k[c] = (keyed){fnv1a(names[c]), c};
 	qsort(k, (size_t)n, sizeof *k, cmp_keyed);
 	for (int r = 0; r < n; r++)
-		mine[k[r].index] = r % nshards == shard - 1;
+		mine[k[r].index] = nshards > 1 && r < SHARD_ANCHORS ? SHARD_ANCHOR : r % nshards == shard - 1;
 	free(k);
 }
 
@@ -229,7 +230,7 @@ void schedule_init(schedule *sc, const schedule_params *p)
 	int *list = xmalloc((size_t)nc * sizeof *list + 1), nmine = 0;
 	int *always = xmalloc((size_t)nc * sizeof *always + 1), nalways = 0;
 	for (int c = 0; c < nc; c++) {
-		if (mine[c] && is_always(p, c))
+		if (mine[c] && (is_always(p, c) || mine[c] == SHARD_ANCHOR))
 			always[nalways++] = c;
 		else if (mine[c])
 			list[nmine++] = c;

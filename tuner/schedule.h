@@ -52,7 +52,12 @@ typedef enum search_kind { SEARCH_AUTO, SEARCH_EXHAUSTIVE, SEARCH_MODEL } search
 const char *search_name(search_kind k); /* "exhaustive", "model" ("auto") */
 
 /* Which of the n configurations named names shard I of N takes (mine[c]
- * 1 or 0): the split above, also used by tune --compile-only --shard. */
+ * 1 or 0): the split above, also used by tune --compile-only --shard.
+ * With N > 1 the first SHARD_ANCHORS of the ranking are every shard's
+ * (mine[c] SHARD_ANCHOR), measured on every shape like the alternatives:
+ * the cells every machine measures, which emit compares (tuner/dbset.h). */
+#define SHARD_ANCHORS 2
+#define SHARD_ANCHOR 2
 void shard_members(const char *const *names, int n, int shard, int nshards, unsigned char *mine);
 
 /* Above this many configurations (in the shard) the default search is the

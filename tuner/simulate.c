@@ -35,7 +35,7 @@ static int write_measured(const tune_db *db, const schedule *sc, const char *out
 	tune_db *out = db_open(path.data, db->kernel, db->source, db->source_hash,
 	                       (const char *const *)db->tunables, db->ntunables,
 	                       (const char *const *)db->shape_args, db->nshape_args, db->hardware,
-	                       db->method, &inv, d);
+	                       db->method, NULL, &inv, d);
 	strbuf_finish(&path);
 	if (!out)
 		return 3;

@@ -328,6 +328,7 @@ typedef struct tune_run {
 	char *abs;
 	const char *hwid;
 	tune_db *db;
+	db_key key;             /* what its measurements are keyed by (dbset_key) */
 	int *dbc, *dbs;       /* configuration / shape -> database index */
 	/* schedule */
 	cost_features feat;
@@ -462,6 +463,42 @@ static void dump_configs(const tune_run *r)
 
 /* ---- Stage 2: open the device, the compiler and the database ------------- */
 
+/* A database of k for this architecture but another hardware id in --db:
+ * emit would refuse to merge the two (tuner/dbset.h). Sharded, that is an
+ * error before measuring; otherwise a warning. Returns false after the
+ * error. */
+static bool same_hardware_beside(tune_run *r)
+{
+	const tune_options *o = r->o;
+	char **paths;
+	int n = dbset_list(o->db_dir, r->k->id, &paths);
+	bool ok = true;
+	for (int i = 0; i < n && ok; i++) {
+		diags quiet;
+		diags_init_buffered(&quiet);
+		bool not_db;
+		struct stat st;
+		tune_db *db = stat(paths[i], &st) == 0 && S_ISREG(st.st_mode) ? db_load_any(paths[i], &not_db, &quiet) : NULL;
+		diags_finish(&quiet);
+		const char *arch = db ? json_string_value(json_object_get(db->hardware, "arch")) : NULL;
+		const char *id = db ? json_string_value(json_object_get(db->hardware, "id")) : NULL;
+		if (arch && id && strcmp(arch, o->arch) == 0 && strcmp(id, r->hwid) != 0) {
+			if (o->nshards > 1) {
+				diag_plain_error(r->d, "%s was measured on %s, this machine is %s: shards of one --db must come from one "
+				                 "hardware id (emit refuses to merge them); give this tune another --db",
+				                 paths[i], id, r->hwid);
+				ok = false;
+			} else if (!o->quiet) {
+				fprintf(stderr, "aotc: warning: %s was measured on %s, this machine is %s: emit will refuse to merge "
+				        "them; keep each hardware id's databases in a --db of its own\n", paths[i], id, r->hwid);
+			}
+		}
+		db_close(db);
+	}
+	dbset_free_paths(paths);
+	return ok;
+}
+
 static int open_stage(tune_run *r, bool *no_device)
 {
 	const kernel *k = r->k;
@@ -483,6 +520,10 @@ static int open_stage(tune_run *r, bool *no_device)
 		goto out;
 	}
 	r->hwid = json_string_value(json_object_get(r->ms.device, "id"));
+	if (!same_hardware_beside(r)) {
+		status = 3;
+		goto out;
+	}
 	char *path = dbset_db_path(o->db_dir, k->id, r->hwid, o->shard, o->nshards);
 	const char **tnames = xcalloc((size_t)k->ntunables + 1, sizeof *tnames);
 	for (int i = 0; i < k->ntunables; i++)
@@ -491,11 +532,17 @@ static int open_stage(tune_run *r, bool *no_device)
 	for (int i = 0; i < r->ss.nargs; i++)
 		anames[i] = k->params[r->ss.params[i]].name;
 	int invalidated = 0;
+	char *superseded = dbset_superseded_path(path);
+	r->key = dbset_key(k);
+	r->key.compiler = r->req.compiler;
+	r->key.superseded_path = superseded;
 	r->db = db_open(path, k->id, r->m->file, r->m->source_hash, tnames, k->ntunables, anames,
-	                r->ss.nargs, r->ms.device, method, &invalidated, r->d);
+	                r->ss.nargs, r->ms.device, method, &r->key, &invalidated, r->d);
+	r->key.superseded_path = NULL;
 	free(tnames);
 	free(anames);
 	if (!r->db) {
+		free(superseded);
 		free(path);
 		status = 3;
 		goto out;
@@ -524,6 +571,23 @@ static int open_stage(tune_run *r, bool *no_device)
 		if (r->ss.calls && r->ss.calls[i])
 			db->shape_calls[r->dbs[i]] = r->ss.calls[i];
 	}
+	/* Measurements of other code set aside, those of this code brought back. */
+	if (db_settle(db, &r->key) < 0) {
+		diag_plain_error(r->d, "cannot write %s or %s: %s", db->path, superseded, strerror(errno));
+		free(superseded);
+		status = 3;
+		goto out;
+	}
+	if ((db->moved || db->restored) && !o->quiet) {
+		fprintf(stderr, "aotc: %s: ", db->path);
+		if (db->moved)
+			fprintf(stderr, "set aside %d measurement%s of other code or another compiler in %s%s", db->moved,
+			        db->moved == 1 ? "" : "s", superseded, db->restored ? "; " : "\n");
+		if (db->restored)
+			fprintf(stderr, "brought back %d measurement%s of this code from %s\n", db->restored,
+			        db->restored == 1 ? "" : "s", superseded);
+	}
+	free(superseded);
 out:
 	json_decref(method);
 	strbuf_finish(&why);

@@ -25,7 +25,7 @@ static void open_record_save(const char *path, diags *d)
 	int invalidated;
 	tune_db *db = db_open(path, "twice", "tests/tuner/faulty.cu",
 	                      "68f72ced4d99ff198a44461de2756770", tunables, 1, shape_args, 1, hw,
-	                      method, &invalidated, d);
+	                      method, NULL, &invalidated, d);
 	if (db) {
 		double samples[] = {0.5, 0.25};
 		measurement m = {.status = MS_OK, .time_ms = 0.5, .samples = samples, .nsamples = 2,
