@@ -968,12 +968,22 @@ static enum CXChildVisitResult visit_used(CXCursor c, CXCursor parent, CXClientD
 	return CXChildVisit_Recurse;
 }
 
+static bool is_virtual(CXFile f);
+
 /* Takes c's span and queues c, so that what it references is taken too;
- * false if it was taken already. */
+ * false if it was taken already. aotc's own headers (the shim, aotc.h) are
+ * not the user's code, and neither is a declaration clang made up where a
+ * builtin (__syncthreads) is first used: its extent is its name alone. */
 static bool take_decl(closure *cl, CXCursor c)
 {
 	span sp;
-	if (!mark(cl, c) || !span_of(c, &sp))
+	if (!mark(cl, c) || !span_of(c, &sp) || is_virtual(sp.file))
+		return false;
+	CXString name = clang_getCursorSpelling(c);
+	bool implicit = clang_getCursorKind(c) == CXCursor_FunctionDecl &&
+	                sp.end - sp.begin == strlen(clang_getCString(name));
+	clang_disposeString(name);
+	if (implicit)
 		return false;
 	ARENA_PUSH(cl->a, cl->spans, cl->nspans, cl->spans_cap, sp);
 	/* Visited by close_over's loop, not here: a chain of a million
@@ -1002,7 +1012,10 @@ static void use_decl(closure *cl, CXCursor c)
 			break;
 		c = p;
 	}
-	if (clang_Location_isInSystemHeader(clang_getCursorLocation(c)) || is_local(c))
+	/* A namespace is not one declaration: what is used of it is taken
+	 * member by member. */
+	if (clang_Location_isInSystemHeader(clang_getCursorLocation(c)) || is_local(c) ||
+	    clang_getCursorKind(c) == CXCursor_Namespace)
 		return;
 	take_decl(cl, c);
 }
@@ -1078,7 +1091,6 @@ typedef struct named {
 	CXCursor cursor;
 } named;
 
-static bool is_virtual(CXFile f);
 static fn *find_fn(walk *w, const char *name);
 
 static int named_cmp(const void *a, const void *b)
@@ -1284,9 +1296,12 @@ static void code_hash(walk *w, const fn *f, const fn *p, const fn *ref, const ch
 		clang_disposeString(name);
 	}
 	qsort(keys, (size_t)cl.nspans, sizeof *keys, span_key_cmp);
-	for (int i = 0; i < cl.nspans; i++) {
-		if (i > 0 && keys[i].begin == keys[i - 1].begin && strcmp(keys[i].file, keys[i - 1].file) == 0)
+	for (int i = 0, kept = -1; i < cl.nspans; i++) {
+		/* one inside another (a member, a nested declaration) is in its tokens */
+		if (kept >= 0 && strcmp(keys[i].file, keys[kept].file) == 0 &&
+		    cl.spans[keys[i].i].end <= cl.spans[keys[kept].i].end)
 			continue;
+		kept = i;
 		strbuf_puts(&sb, "decl");
 		strbuf_putc(&sb, 0);
 		put_tokens(w, &cl, &sb, &cl.spans[keys[i].i], TOKENS_CODE);
