@@ -57,13 +57,18 @@ fresh() {
 }
 # The database's source hash follows an edited kernel (what a new tune
 # would record), so that emit has a database to emit from.
+# resign [-D...]: so do the configurations' codes (docs/database.md, "The key").
 resign() {
-	h=$("$aotc" parse "$src" | python3 -c 'import json,sys; print(json.load(sys.stdin)["source_hash"])')
+	"$aotc" parse "$src" "$@" >"$tmp/resign.json"
 	for f in templates/softmax.cuda_*.json templates/eval/softmax.cuda_*.json; do
-		python3 - "$f" "$h" <<'PY'
+		python3 - "$f" "$tmp/resign.json" <<'PY'
 import json, sys
-f, h = sys.argv[1:]
-d = json.load(open(f)); d["source_hash"] = h; json.dump(d, open(f, "w"))
+f, ir = sys.argv[1:]
+ir = json.load(open(ir))
+d = json.load(open(f)); d["source_hash"] = ir["source_hash"]
+for c in d["configs"]:
+    c["code"] = ir["kernels"][0]["code"]
+json.dump(d, open(f, "w"))
 PY
 	done
 }
@@ -78,12 +83,15 @@ same "reused: the same bytes as parsing" parsed reused
 "$aotc" emit "$tmp/softmax.ir.json" --arch sm90 --db templates -o "$tmp/fromir" >/dev/null 2>&1
 same "emitted from aotc parse's IR: the same bytes" parsed fromir
 cmp -s "$saved" "$tmp/good.json" && ok "reused: not rewritten" || bad "reused: not rewritten"
+cp templates/softmax.cuda_NVIDIA_H200_13.0.json "$tmp/db-before-D.json"
+resign -DAOTC_TEST_UNUSED=1
 emit "other -D" defined -DAOTC_TEST_UNUSED=1
 parsed defined && ok "other -D: parsed" || bad "other -D: parsed" "$(cat "$tmp/defined.log")"
 emit "the -D saved" defined2 -DAOTC_TEST_UNUSED=1
 reused defined2 && ok "the same -D again: reused" || bad "the same -D again: reused"
 same "-D: the same bytes" defined defined2
 cp "$tmp/good.json" "$saved"
+cp "$tmp/db-before-D.json" templates/softmax.cuda_NVIDIA_H200_13.0.json
 
 # An edited kernel: parsed again, the same bytes as a fresh parse.
 echo "// edited" >>"$src"
