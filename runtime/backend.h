@@ -221,6 +221,18 @@ static inline uint8_t rt_pattern_byte(uint64_t seed, uint64_t i)
 void rt_pattern_fill(void *p, uint64_t seed, uint64_t offset, size_t bytes);
 size_t rt_pattern_scan(const void *p, uint64_t seed, uint64_t offset, size_t bytes);
 
+/* The device's clocks as its driver reports them (rt_ops.clocks), for the
+ * database's timing method; 0 (or "") where it does not say. */
+typedef struct rt_clocks {
+	char source[16];     /* "nvml", "cpufreq" */
+	int sm_mhz;          /* now: the SM clock (host: cpu0's frequency) */
+	int mem_mhz;         /* now: the memory clock */
+	int max_sm_mhz;      /* the most the SM clock (host: cpu0) can run at */
+	int app_sm_mhz;      /* the applications (or locked) SM clock */
+	int locked;          /* 1: the SM clock is at the applications clock, 0: not, -1: not known */
+	char governor[32];   /* host: cpufreq's scaling governor */
+} rt_clocks;
+
 typedef struct rt_device rt_device;   /* an open device (worker side) */
 typedef struct rt_function rt_function;
 
@@ -297,6 +309,11 @@ typedef struct rt_ops {
 	rt_status (*flush_cache)(rt_device *d, strbuf *err);
 	/* Waits for all queued work; reports faults of queued launches. */
 	rt_status (*sync)(rt_device *d, strbuf *err);
+
+	/* Optional (NULL: none): the clocks as the driver says them now (the
+	 * CUDA backend: NVML, when libnvidia-ml.so.1 loads; the host:
+	 * cpufreq); false when it says nothing. Never an error. */
+	bool (*clocks)(rt_device *d, rt_clocks *out);
 } rt_ops;
 
 /* The backend for an --arch ("sm90" -> cuda, "gfx90a" -> hip, "host");

@@ -7,6 +7,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -37,6 +38,31 @@ bool meas_status_parse(const char *name, meas_status *out)
 			return true;
 		}
 	return false;
+}
+
+/* The p-th percentile (0..1) of the n sorted values v, interpolated. */
+static double percentile(const double *v, int n, double p)
+{
+	double x = p * (n - 1);
+	int i = (int)x;
+	return i + 1 < n ? v[i] + (x - i) * (v[i + 1] - v[i]) : v[n - 1];
+}
+
+double meas_spread(const measurement *m)
+{
+	int n = m->nsamples;
+	if (n < 2)
+		return 0;
+	double *v = xmalloc((size_t)n * sizeof *v);
+	for (int i = 0; i < n; i++) { /* few samples: an insertion sort */
+		int j = i;
+		for (; j > 0 && v[j - 1] > m->samples[i]; j--)
+			v[j] = v[j - 1];
+		v[j] = m->samples[i];
+	}
+	double mid = percentile(v, n, 0.5), spread = mid > 0 ? (percentile(v, n, 0.9) - percentile(v, n, 0.1)) / mid : 0;
+	free(v);
+	return spread;
 }
 
 bool db_hash_valid(const char *h)
@@ -397,6 +423,8 @@ static json_t *jmeas(const tune_db *db, const measurement *m, bool self_containe
 		json_object_set_new(o, "error", json_real(m->error));
 	if (m->screened)
 		json_object_set_new(o, "screened", json_true());
+	if (m->alternated > 0)
+		json_object_set_new(o, "alternated", json_integer(m->alternated));
 	if (m->note)
 		json_object_set_new(o, "note", json_string(m->note));
 	return o;
@@ -515,6 +543,9 @@ static bool read_meas(reader *r, const json_t *o, measurement *m)
 	const json_t *e = json_object_get(o, "error");
 	m->error = json_is_number(e) ? json_number_value(e) : NAN;
 	m->screened = json_is_true(json_object_get(o, "screened"));
+	const json_t *alt = json_object_get(o, "alternated");
+	m->alternated = json_is_integer(alt) && json_integer_value(alt) > 0 && json_integer_value(alt) < INT_MAX
+	                ? (int)json_integer_value(alt) : 0;
 	const char *note = json_string_value(json_object_get(o, "note"));
 	m->note = note ? xstrdup(note) : NULL;
 	return true;

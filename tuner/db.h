@@ -39,6 +39,12 @@ typedef enum meas_status {
 const char *meas_status_name(meas_status s);
 bool meas_status_parse(const char *name, meas_status *out);
 
+struct measurement;
+/* The timing noise of a measurement: the spread between the 10th and 90th
+ * percentile of its samples (linear interpolation) as a fraction of their
+ * median; 0 with fewer than 2 samples or none positive (docs/database.md). */
+double meas_spread(const struct measurement *m);
+
 typedef struct measurement {
 	int config, shape;     /* indices into the db's configs and shapes */
 	meas_status status;
@@ -47,6 +53,9 @@ typedef struct measurement {
 	int nsamples;
 	double error;          /* max over outputs of |out - ref| / |ref| (or NaN) */
 	bool screened;         /* stopped early: clearly slower than the best */
+	int alternated;        /* > 0: re-timed in alternation with the shape's close
+	                        * contenders, this many rounds; samples are those rounds'
+	                        * ("alternated" in the file; absent: 0) */
 	char *note;            /* why it failed, or NULL */
 } measurement;
 

@@ -21,14 +21,18 @@ static double measure_timeout_ms(void)
 	return (s > 0 ? s : 30) * 1e3;
 }
 
+double warmup_ms(const char *backend) { return strcmp(backend, "host") ? 200 : 100; }
+
 json_t *method_json(const char *backend)
 {
-	return json_pack("{s:s, s:s, s:b, s:i, s:i, s:f, s:i, s:i, s:f, s:s}",
+	return json_pack("{s:s, s:s, s:b, s:i, s:i, s:f, s:i, s:i, s:f, s:s, s:f, s:{s:i, s:i, s:f}}",
 		"timer", strcmp(backend, "host") ? "device events around each launch" : "CLOCK_MONOTONIC around each call",
 		"statistic", "median", "cache_flush", 1, "warmup", WARMUP,
 		"screen_samples", SCREEN_SAMPLES, "screen_factor", SCREEN_FACTOR,
 		"min_samples", MIN_SAMPLES, "max_samples", MAX_SAMPLES, "budget_ms", BUDGET_MS,
-		"inputs", "fresh per shape from a seeded generator, restored before each checked run");
+		"inputs", "fresh per shape from a seeded generator, restored before each checked run",
+		"warmup_ms", warmup_ms(backend), "alternation", "group", ALT_GROUP, "rounds", ALT_ROUNDS,
+		"min_noise", ALT_MIN_NOISE);
 }
 
 meas_status launch_dims(const kernel *k, const launch *grid, const launch *block,
@@ -323,4 +327,96 @@ bool measurer_run(measurer *ms, const job *j, json_t *ldims, const kernel *fn,
 	}
 	json_decref(req);
 	return ok;
+}
+
+json_t *measurer_warm(measurer *ms, double warm_ms)
+{
+	strbuf why;
+	strbuf_init(&why);
+	json_t *req = json_pack("{s:s, s:f}", "op", "warm", "ms", warm_ms), *r = NULL;
+	if (!ms->w && start_worker(ms, &why) != 0) {
+		json_decref(req);
+		strbuf_finish(&why);
+		return NULL;
+	}
+	if (worker_call(ms->w, req, measure_timeout_ms() + 3 * warm_ms, &r, &why) != CALL_OK ||
+	    !json_is_string(json_object_get(r, "status")) ||
+	    strcmp(json_string_value(json_object_get(r, "status")), "ok")) {
+		json_decref(r);
+		r = NULL;
+		why.len = 0;
+		if (start_worker(ms, &why) == 0)
+			ms->restarts++;
+	}
+	json_decref(req);
+	strbuf_finish(&why);
+	return r;
+}
+
+bool measurer_alternate(measurer *ms, alt_variant *v, int n, bool *lost, strbuf *why)
+{
+	*lost = false;
+	json_t *vs = json_array();
+	double timeout = measure_timeout_ms(), sum = 0;
+	for (int i = 0; i < n; i++) {
+		const kernel *fn = v[i].fn;
+		json_t *jv = json_array();
+		for (int t = 0; fn && t < fn->ntunables; t++)
+			json_array_append_new(jv, json_integer(v[i].values[t]));
+		json_t *o = json_pack("{s:s, s:s, s:o, s:o}", "blob", v[i].j->path, "symbol", v[i].j->symbol,
+		                      "launch", v[i].ldims, "values", jv);
+		v[i].ldims = NULL;
+		if (!fn || fn->host_launcher)
+			json_object_set_new(o, "extern", json_true());
+		if (fn && fn->alt_of)
+			json_object_set_new(o, "function", json_string(fn->name));
+		json_array_append_new(vs, o);
+		sum += v[i].mm->time_ms;
+	}
+	timeout += sum * (ALT_ROUNDS + 2) * 20;
+	json_t *req = json_pack("{s:s, s:o, s:i, s:f}", "op", "alternate", "variants", vs, "rounds", ALT_ROUNDS,
+	                        "budget_ms", BUDGET_MS * n), *r = NULL;
+	ms->fresh = false;
+	call_result cr = worker_call(ms->w, req, timeout, &r, why);
+	json_decref(req);
+	const char *st = cr == CALL_OK ? json_string_value(json_object_get(r, "status")) : NULL;
+	const json_t *res = json_object_get(r, "results");
+	if (!st || strcmp(st, "ok") || (int)json_array_size(res) != n) {
+		if (cr == CALL_OK) {
+			const char *note = json_string_value(json_object_get(r, "note"));
+			strbuf_printf(why, "%s%s%s", st ? st : "?", note ? ": " : "", note ? note : "");
+		}
+		json_decref(r);
+		strbuf w2;
+		strbuf_init(&w2);
+		*lost = start_worker(ms, &w2) != 0;
+		if (*lost)
+			strbuf_printf(why, "; the worker cannot be restarted: %s", w2.data);
+		strbuf_finish(&w2);
+		ms->restarts++;
+		return false;
+	}
+	int rounds = (int)json_integer_value(json_object_get(r, "rounds"));
+	for (int i = 0; i < n; i++) {
+		measurement *mm = v[i].mm, got = {.config = mm->config, .shape = mm->shape};
+		from_reply(json_array_get(res, (size_t)i), &got);
+		free(mm->samples);
+		free(mm->note);
+		if (got.status == MS_OK) {
+			mm->samples = got.samples;
+			mm->nsamples = got.nsamples;
+			mm->time_ms = got.time_ms;
+			mm->screened = false;
+			mm->alternated = rounds;
+			mm->note = NULL;
+			free(got.note);
+		} else {
+			double error = mm->error;
+			*mm = got;
+			if (isnan(mm->error))
+				mm->error = error;
+		}
+	}
+	json_decref(r);
+	return true;
 }

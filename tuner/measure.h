@@ -66,6 +66,30 @@ shape_result measurer_shape(measurer *ms, const int64_t *row, int nargs, json_t 
 bool measurer_run(measurer *ms, const job *j, json_t *ldims, const kernel *fn,
                   const int64_t *values, double best, measurement *mm, strbuf *why);
 
+/* The device warmed up for warm_ms (the worker's "warm": busy until
+ * steady, at most 3 warm_ms; 0: not at all), then the clocks its driver
+ * reports: the worker's reply ({"warm_ms", "flushes", "steady", "clocks"}),
+ * or NULL when the worker did not answer (it is restarted). */
+json_t *measurer_warm(measurer *ms, double warm_ms);
+
+/* One of the close contenders measurer_alternate re-times. */
+typedef struct alt_variant {
+	const job *j;
+	json_t *ldims;          /* taken */
+	const kernel *fn;       /* NULL: an AOTC_EXTERN routine */
+	const int64_t *values;
+	measurement *mm;        /* in: its measurement; out: its alternated one */
+} alt_variant;
+
+/* Times the n variants v at the current shape again in alternation (the
+ * worker's "alternate", ALT_ROUNDS rounds or fewer when they are slow):
+ * each ok one gets the rounds' samples, their median as time_ms and
+ * alternated set; one whose checked last launch failed gets that status.
+ * False when the worker failed on them (a fault, a hang, something left
+ * behind: which variant is not known), with why; the measurements are then
+ * untouched and the worker restarted (*lost: it cannot be). */
+bool measurer_alternate(measurer *ms, alt_variant *v, int n, bool *lost, strbuf *why);
+
 /* Evaluates a launch (AOTC_GRID, AOTC_BLOCK, AOTC_SMEM of the kernel or of
  * the reference) for these tunable values (NULL for the reference) and
  * parameters. MS_OK with *out ({"grid", "block", "smem"}), or MS_INVALID /
@@ -76,5 +100,12 @@ meas_status launch_dims(const kernel *k, const launch *grid, const launch *block
 
 /* The timing method (docs/database.md), stored in every database. */
 json_t *method_json(const char *backend);
+
+/* The alternation of close contenders (docs/database.md): the most
+ * variants in a group, the rounds, the least noise a difference must
+ * beat, and how long the device is warmed before the first shape. */
+enum { ALT_GROUP = 4, ALT_ROUNDS = 15 };
+#define ALT_MIN_NOISE 0.03
+double warmup_ms(const char *backend);
 
 #endif

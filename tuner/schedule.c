@@ -311,6 +311,24 @@ void schedule_mark(schedule *sc, int c, int s, meas_status st, double time_ms)
 		sc->fails[c]++;
 }
 
+void schedule_retime(schedule *sc, int c, int s, meas_status st, double time_ms)
+{
+	size_t i = (size_t)schedule_cell(sc, c, s);
+	if (sc->state[i] != CELL_DONE) {
+		schedule_mark(sc, c, s, st, time_ms);
+		return;
+	}
+	sc->time[i] = st == MS_OK ? time_ms : NAN;
+	if (is_failure(st) && !is_always(&sc->p, c))
+		sc->fails[c]++;
+	sc->best[s] = INFINITY;
+	for (int k = 0; k < sc->p.nconfigs; k++) {
+		double t = sc->time[schedule_cell(sc, k, s)];
+		if (sc->state[schedule_cell(sc, k, s)] == CELL_DONE && t < sc->best[s])
+			sc->best[s] = t;
+	}
+}
+
 void schedule_close_shape(schedule *sc, int s) { sc->closed[s] = sc->dead[s] = true; }
 
 bool schedule_deprioritised(const schedule *sc, int c)

@@ -121,6 +121,10 @@ static inline int schedule_cell(const schedule *sc, int c, int s) { return s * s
 
 /* Cell (c, s) is in the database with status st (time for MS_OK). */
 void schedule_mark(schedule *sc, int c, int s, meas_status st, double time_ms);
+/* Cell (c, s), already marked, was timed again (the close contenders'
+ * alternation): its status and time become st and time_ms, and the shape's
+ * best is what its ok cells now say. */
+void schedule_retime(schedule *sc, int c, int s, meas_status st, double time_ms);
 /* Shape s cannot be measured (its reference failed): nothing more there. */
 void schedule_close_shape(schedule *sc, int s);
 /* Whether the model search has given up on configuration c. */

@@ -344,6 +344,11 @@ typedef struct tune_run {
 	int measured, reused;
 	bool out_of_budget, lost_shapes;
 	progress pr;
+	/* noise: the warm-up, the clocks, the close contenders' alternation */
+	json_t *warm, *clocks_end; /* the worker's replies, or NULL */
+	bool warmed;
+	bool *alt_done;       /* per shape: alternated in this run */
+	int alternations, alt_lost;
 } tune_run;
 
 static const measurement *cell_meas(const tune_run *r, int c, int s)
@@ -369,6 +374,9 @@ static void run_finish(tune_run *r)
 	shape_set_finish(&r->ss);
 	free(r->params);
 	free(r->params_ok);
+	free(r->alt_done);
+	json_decref(r->warm);
+	json_decref(r->clocks_end);
 }
 
 /* "deprioritised", the note's first word on a cell the model search left:
@@ -764,6 +772,55 @@ static int schedule_stage(tune_run *r)
 	return status;
 }
 
+/* ---- Close contenders ------------------------------------------------------ */
+
+/* The noise two measurements must beat to tell them apart: the larger
+ * spread of the two, at least ALT_MIN_NOISE. */
+static double noise_of(const measurement *a, const measurement *b)
+{
+	double na = meas_spread(a), nb = meas_spread(b), n = na > nb ? na : nb;
+	return n > ALT_MIN_NOISE ? n : ALT_MIN_NOISE;
+}
+
+/* Shape s's close contenders (docs/database.md): its best ok cell of this
+ * shard and every ok one within their noise of it, fastest first, at most
+ * ALT_GROUP, into group (configurations): how many. *fresh: whether one of
+ * them has not been alternated yet. */
+static int contenders(const tune_run *r, int s, int *group, bool *fresh)
+{
+	const schedule *sc = &r->sc;
+	int n = 0, best = -1;
+	for (int c = 0; c < r->cf.n; c++) {
+		const measurement *m = cell_meas(r, c, s);
+		if (sc->state[schedule_cell(sc, c, s)] != CELL_OTHER && m && m->status == MS_OK &&
+		    (best < 0 || m->time_ms < cell_meas(r, best, s)->time_ms))
+			best = c;
+	}
+	*fresh = false;
+	if (best < 0)
+		return 0;
+	const measurement *b = cell_meas(r, best, s);
+	for (int c = 0; c < r->cf.n; c++) {
+		const measurement *m = cell_meas(r, c, s);
+		if (sc->state[schedule_cell(sc, c, s)] == CELL_OTHER || !m || m->status != MS_OK ||
+		    m->time_ms > b->time_ms * (1 + noise_of(b, m)))
+			continue;
+		/* Kept sorted by time; the slowest beyond ALT_GROUP drops out. */
+		int at = n;
+		while (at > 0 && cell_meas(r, group[at - 1], s)->time_ms > m->time_ms)
+			at--;
+		if (at >= ALT_GROUP)
+			continue;
+		int last = n < ALT_GROUP ? n++ : ALT_GROUP - 1;
+		for (int i = last; i > at; i--)
+			group[i] = group[i - 1];
+		group[at] = c;
+	}
+	for (int i = 0; i < n && n > 1; i++)
+		*fresh |= cell_meas(r, group[i], s)->alternated == 0;
+	return n;
+}
+
 /* ---- Stage 4: compile ------------------------------------------------------ */
 
 /* Compile jobs for what still has cells to measure: the reference first,
@@ -782,7 +839,17 @@ static int compile_stage(tune_run *r)
 		return 3;
 	}
 	r->p.req = r->req;
-	r->ref_job = n.pending ? add_reference(&r->p, k) : -1;
+	/* Shapes measured before whose close contenders were not alternated
+	 * (a tune killed in between): their contenders are compiled too. */
+	bool *again = xcalloc((size_t)r->cf.n + 1, sizeof *again), realternate = false;
+	for (int s = 0; s < r->ss.count; s++) {
+		int group[ALT_GROUP];
+		bool fresh;
+		int g = r->params_ok[s] ? contenders(r, s, group, &fresh) : 0;
+		for (int i = 0; i < g && fresh; i++)
+			again[group[i]] = realternate = true;
+	}
+	r->ref_job = n.pending || realternate ? add_reference(&r->p, k) : -1;
 	r->cf.job = xcalloc((size_t)r->cf.n, sizeof *r->cf.job);
 	for (int c = 0; c < r->cf.n; c++)
 		r->cf.job[c] = -1;
@@ -791,10 +858,11 @@ static int compile_stage(tune_run *r)
 		bool open = false;
 		for (int s = 0; s < r->ss.count && !open; s++)
 			open = sc->state[schedule_cell(sc, c, s)] == CELL_PENDING;
-		if (!open)
+		if (!open && !again[c])
 			continue;
 		r->cf.job[c] = add_config_job(&r->p, &r->cf, c, extern_nparams(k));
 	}
+	free(again);
 	r->pool_started = true; /* run_finish frees it, started or not */
 	/* The reference first, alone: if the file does not compile, nothing
 	 * else is compiled. */
@@ -1015,6 +1083,151 @@ static int measure_cell(tune_run *r, int c, int s)
 	return status;
 }
 
+/* Before the first shape is timed: the device warmed to a steady clock
+ * (measurer_warm) and its clocks read; one warning on a GPU whose clocks
+ * are not locked. */
+static void warm_once(tune_run *r)
+{
+	if (r->warmed)
+		return;
+	r->warmed = true;
+	r->warm = measurer_warm(&r->ms, warmup_ms(r->ops->name));
+	const json_t *ck = json_object_get(r->warm, "clocks");
+	if (!r->o->quiet && strcmp(r->ops->name, "host") != 0 && json_is_false(json_object_get(ck, "locked")))
+		fprintf(stderr, "%saotc: warning: the GPU's clocks are not locked (SM %lld MHz now, applications clock %lld MHz, at most %lld MHz): times may drift with temperature and power; lock them (nvidia-smi -lgc) for a steadier tune\n",
+		        r->pr.tty ? "\r\033[K" : "", (long long)json_integer_value(json_object_get(ck, "sm_mhz")),
+		        (long long)json_integer_value(json_object_get(ck, "app_sm_mhz")),
+		        (long long)json_integer_value(json_object_get(ck, "max_sm_mhz")));
+}
+
+/* Shape s (the worker's current shape): its close contenders, where one
+ * was not alternated yet, timed again in alternation and recorded; the
+ * schedule's times follow. A failure of the worker on them leaves their
+ * measurements as they were (with a warning). 0 or an exit status. */
+static int alternate_once(tune_run *r, int s)
+{
+	int group[ALT_GROUP];
+	bool fresh;
+	int n = contenders(r, s, group, &fresh);
+	if (n < 2 || !fresh)
+		return 0;
+	alt_variant v[ALT_GROUP];
+	measurement mm[ALT_GROUP];
+	strbuf why;
+	strbuf_init(&why);
+	int status = 0, nv = 0;
+	for (int i = 0; i < n; i++) {
+		int c = group[i];
+		json_t *dims;
+		if (r->cf.job[c] < 0 || static_status(r, c, s, &dims, &why) != MS_OK)
+			continue; /* not compiled in this run: cannot happen, contenders are */
+		pool_want(&r->p, r->cf.job[c]);
+		const job *j = pool_wait(&r->p, r->cf.job[c]);
+		if (j->rs != RT_OK) {
+			json_decref(dims);
+			continue;
+		}
+		const measurement *m = cell_meas(r, c, s);
+		mm[nv] = *m;
+		mm[nv].samples = xmalloc((size_t)m->nsamples * sizeof *m->samples + 1);
+		memcpy(mm[nv].samples, m->samples, (size_t)m->nsamples * sizeof *m->samples);
+		mm[nv].note = m->note ? xstrdup(m->note) : NULL;
+		v[nv] = (alt_variant){.j = j, .ldims = dims, .fn = r->cf.fn[c],
+		                      .values = r->cf.fn[c] ? config_values(&r->cf, c) : NULL, .mm = &mm[nv]};
+		group[nv++] = c;
+	}
+	bool lost = false;
+	why.len = 0;
+	why.data[0] = 0;
+	if (nv >= 2 && measurer_alternate(&r->ms, v, nv, &lost, &why)) {
+		r->alternations++;
+		for (int i = 0; i < nv && !status; i++) {
+			schedule_retime(&r->sc, group[i], s, mm[i].status, mm[i].time_ms);
+			status = record(r, &mm[i]);
+		}
+		if (!status && r->o->verbose) {
+			strbuf sb;
+			strbuf_init(&sb);
+			shape_format(&sb, r->k, &r->ss, s);
+			fprintf(stderr, "%saotc: %s: alternated", r->pr.tty ? "\r\033[K" : "", sb.data);
+			for (int i = 0; i < nv; i++)
+				if (mm[i].status == MS_OK)
+					fprintf(stderr, "%s %s %.4f ms (noise %.1f %%)", i ? "," : "", r->cf.names[group[i]],
+					        mm[i].time_ms, 100 * meas_spread(&mm[i]));
+				else
+					fprintf(stderr, "%s %s %s", i ? "," : "", r->cf.names[group[i]], meas_status_name(mm[i].status));
+			fprintf(stderr, " (%d rounds)\n", mm[0].alternated);
+			strbuf_finish(&sb);
+		}
+	} else if (nv >= 2) {
+		strbuf sb;
+		strbuf_init(&sb);
+		shape_format(&sb, r->k, &r->ss, s);
+		fprintf(stderr, "%saotc: warning: shape %s: the close contenders could not be timed again in alternation (%s); their first times stand\n",
+		        r->pr.tty ? "\r\033[K" : "", sb.data, why.data);
+		strbuf_finish(&sb);
+		r->alt_lost++;
+		if (lost) {
+			diag_plain_error(r->d, "the worker cannot be restarted: %s", why.data);
+			status = 3;
+		}
+	} else {
+		for (int i = 0; i < nv; i++)
+			json_decref(v[i].ldims);
+	}
+	for (int i = 0; i < nv; i++) {
+		free(mm[i].samples);
+		free(mm[i].note);
+	}
+	strbuf_finish(&why);
+	return status;
+}
+
+/* alternate_once, once more where the new times made a variant measured
+ * only once a contender (the first ones were slower in alternation than
+ * alone); once per shape until alt_done[s] is reset. */
+static int alternate_shape(tune_run *r, int s)
+{
+	if (r->alt_done[s])
+		return 0;
+	r->alt_done[s] = true;
+	int status = 0;
+	for (int pass = 0; pass < 2 && !status; pass++)
+		status = alternate_once(r, s);
+	return status;
+}
+
+/* After the rounds: shapes whose close contenders were never alternated
+ * (measured by a run killed before it got there) are set up again and
+ * alternated; no more than that is measured. */
+static int alternate_rest(tune_run *r)
+{
+	int status = 0;
+	strbuf why;
+	strbuf_init(&why);
+	for (int s = 0; s < r->ss.count && !status; s++) {
+		int group[ALT_GROUP];
+		bool fresh;
+		if (!r->params_ok[s] || r->alt_done[s] || r->sc.dead[s] || contenders(r, s, group, &fresh) < 2 || !fresh)
+			continue;
+		json_t *ref = reference_at(r, s, &status);
+		if (!ref)
+			break;
+		warm_once(r);
+		why.len = 0;
+		why.data[0] = 0;
+		shape_result sr = measurer_shape(&r->ms, shape_row(&r->ss, s), r->ss.nargs, ref, &why);
+		if (sr == SHAPE_OK)
+			status = alternate_shape(r, s);
+		else if (sr == SHAPE_WORKER_LOST) {
+			diag_plain_error(r->d, "the worker cannot be restarted: %s", why.data);
+			status = 3;
+		}
+	}
+	strbuf_finish(&why);
+	return status;
+}
+
 /* Rounds until the schedule is done or the budget is spent. */
 static int measure_stage(tune_run *r)
 {
@@ -1025,6 +1238,7 @@ static int measure_stage(tune_run *r)
 	int status = 0;
 	strbuf why;
 	strbuf_init(&why);
+	r->alt_done = xcalloc((size_t)r->ss.count + 1, sizeof *r->alt_done);
 	int n;
 	while (!status && !r->out_of_budget && r->p.njobs > 0 && (n = schedule_next_round(&r->sc, cells)) > 0) {
 		if (r->o->dump == TUNE_DUMP_SCHEDULE)
@@ -1043,6 +1257,7 @@ static int measure_stage(tune_run *r)
 			if (!ref)
 				break;
 			why.len = 0;
+			warm_once(r);
 			shape_result sr = measurer_shape(&r->ms, shape_row(&r->ss, s), r->ss.nargs, ref, &why);
 			if (sr == SHAPE_REFUSED) {
 				/* Too large for this machine: every cell says so. */
@@ -1080,9 +1295,19 @@ static int measure_stage(tune_run *r)
 				status = measure_cell(r, c, s);
 				show_progress(r, false);
 			}
+			/* The shape's close contenders, while the worker holds it;
+			 * a later round's new contenders are alternated again. */
+			if (!status && !r->out_of_budget) {
+				r->alt_done[s] = false;
+				status = alternate_shape(r, s);
+			}
 			i = end;
 		}
 	}
+	if (!status && !r->out_of_budget && r->p.njobs > 0)
+		status = alternate_rest(r);
+	if (!status && r->warmed)
+		r->clocks_end = measurer_warm(&r->ms, 0);
 	free(cells);
 	strbuf_finish(&why);
 	return status;
@@ -1152,6 +1377,72 @@ static void print_summary(const tune_run *r, FILE *out)
 	}
 }
 
+/* The machine's timing noise over the shapes with a winner: the median
+ * and the largest spread of their winners, and on how many of them the
+ * runner-up is still within the noise of the winner (after alternation:
+ * which of the two wins there is chance). */
+typedef struct noise_figures {
+	int shapes, unresolved, alternated;
+	double median, worst;
+} noise_figures;
+
+static noise_figures noise_of_tune(const tune_run *r)
+{
+	noise_figures f = {0};
+	double *spread = xmalloc((size_t)r->ss.count * sizeof *spread + 1);
+	for (int s = 0; s < r->ss.count; s++) {
+		int group[ALT_GROUP];
+		bool fresh;
+		int g = contenders(r, s, group, &fresh);
+		if (g == 0)
+			continue;
+		const measurement *w = cell_meas(r, group[0], s);
+		spread[f.shapes++] = meas_spread(w);
+		f.alternated += w->alternated > 0;
+		if (g > 1) {
+			const measurement *u = cell_meas(r, group[1], s);
+			double nw = meas_spread(w), nu = meas_spread(u);
+			f.unresolved += u->time_ms <= w->time_ms * (1 + (nw > nu ? nw : nu));
+		}
+		f.worst = spread[f.shapes - 1] > f.worst ? spread[f.shapes - 1] : f.worst;
+	}
+	f.median = f.shapes ? median(spread, (size_t)f.shapes) : 0;
+	free(spread);
+	return f;
+}
+
+/* The warm-up and the clocks at the start and end, in the database's
+ * timing method; one warning on a GPU whose clock moved during the tune. */
+static void note_clocks(tune_run *r)
+{
+	if (!r->warm)
+		return;
+	json_t *warm = json_deep_copy(r->warm), *end = json_object_get(r->clocks_end, "clocks");
+	json_t *start = json_incref(json_object_get(warm, "clocks"));
+	json_object_del(warm, "status");
+	json_object_del(warm, "pid");
+	json_object_del(warm, "id");
+	json_object_del(warm, "clocks");
+	json_object_set_new(r->db->method, "warmed", warm);
+	if (json_is_object(start) || json_is_object(end))
+		json_object_set_new(r->db->method, "clocks", json_pack("{s:o, s:O}", "start", start ? start : json_null(),
+		                                                     "end", end ? end : json_null()));
+	else
+		json_decref(start);
+	double a = (double)json_integer_value(json_object_get(start, "sm_mhz"));
+	double b = (double)json_integer_value(json_object_get(end, "sm_mhz"));
+	bool locked_warned = json_is_false(json_object_get(start, "locked"));
+	if (!r->o->quiet && !locked_warned && strcmp(r->ops->name, "host") != 0 && a > 0 && b > 0 &&
+	    fabs(a - b) > 0.05 * a)
+		fprintf(stderr, "aotc: warning: the GPU's SM clock moved from %.0f MHz to %.0f MHz during the tune: times taken at different clocks are compared\n",
+		        a, b);
+}
+
+/* The spread of the shapes' winners beyond which the tune warns: what a
+ * dispatch choosing between variants a few percent apart cannot resolve
+ * (docs/database.md, "Noise"). */
+static const double NOISE_WARN = 0.05;
+
 /* The search's record in the database (docs/database.md). */
 static void note_search(tune_run *r, bool finished)
 {
@@ -1198,6 +1489,7 @@ int tune_kernel(const aotc_module *m, const kernel *k, const tune_options *o, bo
 	double wall = monotonic_s() - r.t0;
 	schedule_counts n = schedule_count(&r.sc);
 	note_search(&r, !r.out_of_budget);
+	note_clocks(&r);
 	if (db_save(r.db) < 0) {
 		diag_plain_error(d, "cannot write %s: %s", r.db->path, strerror(errno));
 		run_finish(&r);
@@ -1222,6 +1514,10 @@ int tune_kernel(const aotc_module *m, const kernel *k, const tune_options *o, bo
 		else if (cached > 0)
 			fprintf(out, "%d variant%s from the compile cache; ", cached, cached == 1 ? "" : "s");
 		fprintf(out, "%d worker restart%s\n", r.ms.restarts, r.ms.restarts == 1 ? "" : "s");
+		noise_figures nf = noise_of_tune(&r);
+		if (nf.shapes)
+			fprintf(out, "timing noise: the winners' spread is %.1f %% (median), up to %.1f %%; %d of %d shapes' close contenders alternated (%d this run), the runner-up within the noise on %d\n",
+			        100 * nf.median, 100 * nf.worst, nf.alternated, nf.shapes, r.alternations, nf.unresolved);
 		int unmeasured = n.mine - n.done;
 		if (r.out_of_budget)
 			fprintf(out, "stopped at the --budget with %d of %d cells not measured (%d of %d shapes with no correct variant yet); run again to go on from here\n",
@@ -1231,6 +1527,9 @@ int tune_kernel(const aotc_module *m, const kernel *k, const tune_options *o, bo
 			       n.done, n.mine, unmeasured);
 		fprintf(out, "database: %s\n", r.db->path);
 		fflush(out); /* before any error on stderr */
+		if (nf.shapes && nf.median > NOISE_WARN)
+			fprintf(stderr, "aotc: warning: timing noise on this machine (median spread %.0f %%, up to %.0f %%) exceeds the %.0f %% the dispatch can resolve: the winners of %d of %d shapes are not reliable; tune on an idle machine\n",
+			        100 * nf.median, 100 * nf.worst, 100 * NOISE_WARN, nf.unresolved, nf.shapes);
 	}
 	bool any_ok = false;
 	for (int i = 0; i < r.db->nmeas && !any_ok; i++)

@@ -1091,6 +1091,211 @@ done:
 	return out;
 }
 
+/* ---- Warm-up, clocks and the close contenders' alternation ---- */
+
+/* The clocks the backend reports, as JSON (json null when it says nothing). */
+static json_t *clocks_json(wstate *w)
+{
+	rt_clocks c;
+	if (!w->ops->clocks || !w->ops->clocks(w->dev, &c))
+		return json_null();
+	json_t *o = json_pack("{s:s}", "source", c.source);
+	if (c.sm_mhz > 0)
+		json_object_set_new(o, "sm_mhz", json_integer(c.sm_mhz));
+	if (c.mem_mhz > 0)
+		json_object_set_new(o, "mem_mhz", json_integer(c.mem_mhz));
+	if (c.max_sm_mhz > 0)
+		json_object_set_new(o, "max_sm_mhz", json_integer(c.max_sm_mhz));
+	if (c.app_sm_mhz > 0)
+		json_object_set_new(o, "app_sm_mhz", json_integer(c.app_sm_mhz));
+	if (c.governor[0])
+		json_object_set_new(o, "governor", json_string(c.governor));
+	json_object_set_new(o, "locked", c.locked < 0 ? json_string("unknown") : json_boolean(c.locked));
+	return o;
+}
+
+/* {"op": "warm", "ms"}: keeps the device busy (cache flushes: a GPU writes
+ * twice its L2, the host twice its last-level cache) for at least ms, and
+ * on until the last WARM_WINDOW flushes take within WARM_STEADY of each
+ * other or 3 ms have passed, so that the first shape is timed at the clock
+ * the rest will be; then the clocks. ms 0: the clocks only. */
+enum { WARM_WINDOW = 8 };
+static const double WARM_STEADY = 0.05;
+
+static json_t *do_warm(wstate *w, const json_t *req)
+{
+	if (!w->dev)
+		return status_reply("error", "warm before init");
+	double ms = json_number_value(json_object_get(req, "ms"));
+	double t[WARM_WINDOW] = {0}, began = now_ms(), el = 0;
+	int n = 0;
+	bool steady = false;
+	while (ms > 0) {
+		double t0 = now_ms();
+		rt_status rs;
+		if ((rs = w->ops->flush_cache(w->dev, &w->err)) != RT_OK ||
+		    (rs = w->ops->sync(w->dev, &w->err)) != RT_OK)
+			return failure(w, rs);
+		t[n++ % WARM_WINDOW] = now_ms() - t0;
+		el = now_ms() - began;
+		if (n >= WARM_WINDOW) {
+			double lo = t[0], hi = t[0];
+			for (int i = 1; i < WARM_WINDOW; i++) {
+				lo = t[i] < lo ? t[i] : lo;
+				hi = t[i] > hi ? t[i] : hi;
+			}
+			steady = hi <= lo * (1 + WARM_STEADY);
+		}
+		if (el >= 3 * ms || (el >= ms && steady))
+			break;
+	}
+	json_t *o = status_reply("ok", NULL);
+	if (ms > 0) {
+		json_object_set_new(o, "warm_ms", json_real(el));
+		json_object_set_new(o, "flushes", json_integer(n));
+		json_object_set_new(o, "steady", json_boolean(steady));
+	}
+	json_object_set_new(o, "clocks", clocks_json(w));
+	return o;
+}
+
+/* One variant of an alternation, ready to launch. */
+typedef struct contender {
+	rt_function *f;
+	rt_launch dims;
+	const kernel *fk;
+	int64_t *values;
+	bool is_extern;
+	double *samples;
+	int n;
+	json_t *failed;   /* its verdict once a checked launch failed */
+} contender;
+
+/* The arguments and buffers of contender c at the current shape. */
+static rt_status contender_ready(wstate *w, contender *c, const char **why)
+{
+	if (!c->is_extern && ir_has_per_variant(c->fk)) {
+		if (ir_variant_params(c->fk, c->values, w->params) != EVAL_OK) {
+			*why = "an AOTC_VALUE over tunables cannot be evaluated";
+			return RT_ERR_OTHER;
+		}
+		set_scalar_args(w);
+	}
+	return ensure_buffers(w, c->fk, c->is_extern ? NULL : c->values, why);
+}
+
+/* {"op": "alternate", "variants": [measure requests' variant fields], "rounds", "budget_ms"}
+ * -> {"status", "rounds", "results": [{"status", "samples" | "note", "error"}]}:
+ * the close contenders of the current shape timed again in turn (A B C A B
+ * C ...), each launch on input set 0 restored, after a cache flush, timed
+ * as a measure's; the last round's launches are checked (input set 1, every
+ * guard zone), so a variant that fails there gets its verdict, never a
+ * time. At least ALT_MIN_ROUNDS rounds, then up to rounds while they
+ * took less than budget_ms (flushes included, as a measure's budget). */
+enum { ALT_MIN_ROUNDS = 5, ALT_MAX_VARIANTS = 8 };
+
+static json_t *do_alternate(wstate *w, const json_t *req)
+{
+	if (!w->have_shape)
+		return status_reply("error", "alternate before shape");
+	const json_t *jvs = json_object_get(req, "variants");
+	int nv = (int)json_array_size(jvs), rounds = (int)json_integer_value(json_object_get(req, "rounds"));
+	double budget = json_number_value(json_object_get(req, "budget_ms"));
+	if (nv < 1 || nv > ALT_MAX_VARIANTS || rounds < 1 || rounds > 1000)
+		return status_reply("error", "malformed alternate request");
+	contender cs[ALT_MAX_VARIANTS] = {0};
+	json_t *out = NULL;
+	const char *why = NULL;
+	rt_status rs = RT_OK;
+	strbuf note;
+	strbuf_init(&note);
+	for (int i = 0; i < nv; i++) {
+		const json_t *v = json_array_get(jvs, (size_t)i), *jv = json_object_get(v, "values");
+		const char *blob = json_string_value(json_object_get(v, "blob"));
+		const char *symbol = json_string_value(json_object_get(v, "symbol"));
+		const json_t *jfn = json_object_get(v, "function");
+		contender *c = &cs[i];
+		c->fk = jfn ? ir_member(w->k, json_string_value(jfn) ? json_string_value(jfn) : "") : w->k;
+		c->is_extern = json_is_true(json_object_get(v, "extern")) && !jfn;
+		if (!blob || !symbol || !json_is_array(jv) || !c->fk ||
+		    (int)json_array_size(jv) != (c->is_extern ? 0 : c->fk->ntunables) ||
+		    !parse_launch(json_object_get(v, "launch"), &c->dims)) {
+			out = status_reply("error", "malformed alternate request");
+			goto done;
+		}
+		c->values = xcalloc((size_t)c->fk->ntunables + 1, sizeof *c->values);
+		for (int t = 0; t < (int)json_array_size(jv); t++)
+			c->values[t] = json_integer_value(json_array_get(jv, (size_t)t));
+		c->samples = xcalloc((size_t)rounds + 1, sizeof *c->samples);
+		if (!(c->f = load_blob(w, blob, symbol, &rs)))
+			goto fail;
+		/* One untimed launch each, as a measure's warm-up. */
+		if ((rs = contender_ready(w, c, &why)) != RT_OK || (rs = prepare_run(w, 0)) != RT_OK ||
+		    (rs = run_launch(w, c->f, &c->dims, NULL)) != RT_OK || (rs = w->ops->sync(w->dev, &w->err)) != RT_OK)
+			goto fail;
+	}
+	double start = now_ms();
+	int r = 0;
+	for (bool last = false; !last; r++) {
+		last = r + 1 >= rounds || (r + 1 >= ALT_MIN_ROUNDS && now_ms() - start >= budget);
+		for (int i = 0; i < nv; i++) {
+			contender *c = &cs[i];
+			if (c->failed)
+				continue;
+			double *ms = &c->samples[c->n];
+			if ((rs = contender_ready(w, c, &why)) != RT_OK)
+				goto fail;
+			if (last) {
+				verdict v;
+				double e, spent;
+				note.len = 0;
+				note.data[0] = 0;
+				if ((rs = checked_run(w, c->f, &c->dims, 1, true, ms, &v, &e, &note, &spent)) != RT_OK)
+					goto fail;
+				if (v != V_OK) {
+					strbuf msg;
+					strbuf_init(&msg);
+					strbuf_printf(&msg, "on the last launch of the alternated re-timing (round %d, other inputs): %s",
+					              r + 1, note.data);
+					c->failed = verdict_reply(v, e, msg.data);
+					strbuf_finish(&msg);
+					continue;
+				}
+			} else if ((rs = prepare_run(w, 0)) != RT_OK ||
+			           (rs = w->ops->flush_cache(w->dev, &w->err)) != RT_OK ||
+			           (rs = run_launch(w, c->f, &c->dims, ms)) != RT_OK) {
+				goto fail;
+			}
+			c->n++;
+		}
+	}
+	out = status_reply("ok", NULL);
+	json_object_set_new(out, "rounds", json_integer(r));
+	json_t *res = json_array();
+	for (int i = 0; i < nv; i++) {
+		if (cs[i].failed) {
+			json_array_append(res, cs[i].failed);
+			continue;
+		}
+		json_t *js = json_array();
+		for (int k = 0; k < cs[i].n; k++)
+			json_array_append_new(js, json_real(cs[i].samples[k]));
+		json_array_append_new(res, json_pack("{s:s, s:o}", "status", "ok", "samples", js));
+	}
+	json_object_set_new(out, "results", res);
+	goto done;
+fail:
+	out = why ? status_reply("error", why) : failure(w, rs);
+done:
+	for (int i = 0; i < nv && i < ALT_MAX_VARIANTS; i++) {
+		free(cs[i].values);
+		free(cs[i].samples);
+		json_decref(cs[i].failed);
+	}
+	strbuf_finish(&note);
+	return out;
+}
+
 /* ---- What a variant leaves behind ---- */
 
 /* Reads the state of this process that traces holds. */
@@ -1251,6 +1456,10 @@ int worker_main(void)
 			r = do_shape(&w, req);
 		else if ((measure = !strcmp(op, "measure")))
 			r = do_measure(&w, req);
+		else if ((measure = !strcmp(op, "alternate")))
+			r = do_alternate(&w, req);
+		else if (!strcmp(op, "warm"))
+			r = do_warm(&w, req);
 		else if (!strcmp(op, "quit")) {
 			json_decref(req);
 			break;

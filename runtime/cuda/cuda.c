@@ -122,4 +122,5 @@ const rt_ops rt_cuda_ops = {
 	.compare = cuda_compare,
 	.flush_cache = cuda_flush_cache,
 	.sync = cuda_sync,
+	.clocks = cuda_clocks,
 };

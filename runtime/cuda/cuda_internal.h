@@ -72,5 +72,9 @@ rt_status cuda_scan_pattern(rt_device *d, rt_ptr p, uint64_t seed, uint64_t offs
 rt_status cuda_compare(rt_device *d, rt_ptr out, rt_ptr ref, aotc_dtype t, size_t count,
                        rt_compare *res, strbuf *err);
 rt_status cuda_sync(rt_device *d, strbuf *err);
+bool cuda_clocks(rt_device *d, rt_clocks *out);
+/* NVML's clocks of the device at pci_bus_id ("00000000:3b:00.0"); false
+ * when libnvidia-ml.so.1 is absent or does not know it (nvml.c). */
+bool cuda_nvml_clocks(const char *pci_bus_id, rt_clocks *out);
 
 #endif

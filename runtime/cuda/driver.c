@@ -423,6 +423,24 @@ void cuda_close(rt_device *d)
 
 void cuda_describe(rt_device *d, rt_device_info *info) { *info = d->info; }
 
+bool cuda_clocks(rt_device *d, rt_clocks *out)
+{
+	int domain = 0, bus = 0, device = 0;
+	strbuf err;
+	strbuf_init(&err);
+	bool found = attr(d, CU_DEVICE_ATTRIBUTE_PCI_DOMAIN_ID, &domain, &err) == RT_OK &&
+	             attr(d, CU_DEVICE_ATTRIBUTE_PCI_BUS_ID, &bus, &err) == RT_OK &&
+	             attr(d, CU_DEVICE_ATTRIBUTE_PCI_DEVICE_ID, &device, &err) == RT_OK;
+	strbuf_finish(&err);
+	char id[32];
+	snprintf(id, sizeof id, "%08x:%02x:%02x.0", (unsigned)domain, (unsigned)bus, (unsigned)device);
+	if (found)
+		return cuda_nvml_clocks(id, out);
+	memset(out, 0, sizeof *out);
+	out->locked = -1;
+	return false;
+}
+
 /* An extern's caller: the shared object is written to a fresh file (so
  * dlopen never hands back an earlier one) and opened. The CUDA runtime it
  * links binds to the context current on this thread, the primary context

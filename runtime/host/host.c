@@ -622,6 +622,31 @@ static rt_status host_flush_cache(rt_device *d, strbuf *err)
 	return RT_OK;
 }
 
+/* cpufreq's view of cpu0, where the kernel has it (not in most VMs). */
+static bool host_clocks(rt_device *d, rt_clocks *out)
+{
+	(void)d;
+	static const char dir[] = "/sys/devices/system/cpu/cpu0/cpufreq/";
+	char path[128];
+	memset(out, 0, sizeof *out);
+	out->locked = -1;
+	snprintf(path, sizeof path, "%sscaling_governor", dir);
+	char *gov = read_file(path, NULL);
+	if (gov) {
+		gov[strcspn(gov, "\n")] = 0;
+		snprintf(out->governor, sizeof out->governor, "%.31s", gov);
+		free(gov);
+	}
+	snprintf(path, sizeof path, "%sscaling_cur_freq", dir);
+	out->sm_mhz = (int)(read_size(path) / 1000);
+	snprintf(path, sizeof path, "%scpuinfo_max_freq", dir);
+	out->max_sm_mhz = (int)(read_size(path) / 1000);
+	if (!out->governor[0] && !out->sm_mhz)
+		return false;
+	snprintf(out->source, sizeof out->source, "cpufreq");
+	return true;
+}
+
 static rt_status host_memset8(rt_device *d, rt_ptr dst, uint8_t value, size_t bytes,
                               strbuf *err)
 {
@@ -676,4 +701,5 @@ const rt_ops rt_host_ops = {
 	.compare = host_compare,
 	.flush_cache = host_flush_cache,
 	.sync = host_sync,
+	.clocks = host_clocks,
 };
