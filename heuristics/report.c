@@ -52,6 +52,8 @@ typedef struct shape_info {
 	int best;               /* the per-shape best variant, -1: none ran */
 	int dispatch, single;   /* what the dispatch / best single variant picks (-1: none) */
 	double sd_dispatch, sd_single; /* their slowdowns (H_MISS_SLOWDOWN: a miss) */
+	double noise;           /* the best's spread (meas_spread), NAN: no best */
+	int alternated;         /* the best's alternation rounds (0: not alternated) */
 } shape_info;
 
 typedef struct report_ctx {
@@ -111,12 +113,18 @@ static void ctx_init(report_ctx *c, const report_input *in)
 		for (int a = 0; a < m->nargs && m->rows; a++)
 			si->size *= (double)m->rows[(size_t)s * m->nargs + a];
 		si->best = -1;
+		si->noise = NAN;
 		for (int v = 0; v < nv && isfinite(m->oracle[s]); v++)
 			if (h_time(m, s, v) == m->oracle[s]) {
 				si->best = v;
 				c->wins[v]++;
 				break;
 			}
+		const measurement *bm = db_get(c->db, si->best, s);
+		if (bm) {
+			si->noise = meas_spread(bm);
+			si->alternated = bm->alternated;
+		}
 		si->dispatch = h_choose(r, m, SEL_TREE, feat, valid);
 		si->single = h_choose(r, m, SEL_SINGLE, feat, valid);
 		si->sd_dispatch = h_slowdown(m, s, si->dispatch);
@@ -334,7 +342,7 @@ static void text_shapes(strbuf *sb, const report_ctx *c)
 	}
 	for (int a = 0; a < db->nshape_args; a++)
 		strbuf_printf(sb, "%s%*s", a ? " " : "", w[a], db->shape_args[a]);
-	strbuf_printf(sb, " %10s %11s %9s %9s\n", "best ms", "dispatch ms", "slowdown", "single");
+	strbuf_printf(sb, " %10s %11s %9s %9s %7s %s\n", "best ms", "dispatch ms", "slowdown", "single", "noise", "alt");
 	for (int i = 0; i < n; i++) {
 		int s = rows[i];
 		const shape_info *si = &c->sh[s];
@@ -344,7 +352,10 @@ static void text_shapes(strbuf *sb, const report_ctx *c)
 		text_time(sb, 11, is_miss(si->sd_dispatch) ? INFINITY : cell_time(m, s, si->dispatch));
 		text_slowdown(sb, 9, si->sd_dispatch);
 		text_slowdown(sb, 9, si->sd_single);
-		strbuf_putc(sb, '\n');
+		if (isnan(si->noise))
+			strbuf_printf(sb, " %7s %s\n", "-", "-");
+		else
+			strbuf_printf(sb, " %6.1f%% %s\n", 100 * si->noise, si->alternated ? "yes" : "no");
 	}
 	if (n < m->nshapes)
 		strbuf_printf(sb, "\xe2\x80\xa6 %d more (--format json has all)\n", m->nshapes - n);
@@ -470,11 +481,12 @@ static json_t *jshapes(const report_ctx *c)
 			json_decref(key);
 		}
 		json_array_append_new(
-			rows, json_pack("{s:i,s:o,s:o,s:o,s:o,s:o,s:o,s:o}", "index", s, "label", jstr(m->shape_labels[s]),
+			rows, json_pack("{s:i,s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:i}", "index", s, "label", jstr(m->shape_labels[s]),
 			                "args", args, "size", jnumber(si->size), "oracle_ms", jreal(m->oracle[s]),
 			                "best_variant", jstr(vname(c, si->best)), "dispatch",
 			                jchoice(c, s, si->dispatch, si->sd_dispatch), "single",
-			                jchoice(c, s, si->single, si->sd_single)));
+			                jchoice(c, s, si->single, si->sd_single), "noise", jreal(si->noise),
+			                "alternated", si->alternated));
 	}
 	return rows;
 }
@@ -725,10 +737,10 @@ static void md_shapes(strbuf *sb, const report_ctx *c)
 		md_code(sb, db->shape_args[a], true);
 		strbuf_puts(sb, " |");
 	}
-	strbuf_puts(sb, " best ms | best variant | dispatch | dispatch ms | slowdown | single ms | single slowdown |\n|");
+	strbuf_puts(sb, " best ms | best variant | dispatch | dispatch ms | slowdown | single ms | single slowdown | noise | alternated |\n|");
 	for (int a = 0; a < db->nshape_args; a++)
 		strbuf_puts(sb, "--:|");
-	strbuf_puts(sb, "--:|:--|:--|--:|--:|--:|--:|\n");
+	strbuf_puts(sb, "--:|:--|:--|--:|--:|--:|--:|--:|:--|\n");
 	for (int i = 0; i < m->nshapes; i++) {
 		int s = c->by_size[i];
 		const shape_info *si = &c->sh[s];
@@ -745,6 +757,12 @@ static void md_shapes(strbuf *sb, const report_ctx *c)
 		md_slowdown(sb, si->sd_dispatch);
 		md_time(sb, is_miss(si->sd_single) ? INFINITY : cell_time(m, s, si->single));
 		md_slowdown(sb, si->sd_single);
+		if (isnan(si->noise))
+			strbuf_puts(sb, " \xe2\x80\x94 | \xe2\x80\x94 |");
+		else if (si->alternated)
+			strbuf_printf(sb, " %.1f %% | %d rounds |", 100 * si->noise, si->alternated);
+		else
+			strbuf_printf(sb, " %.1f %% | no |", 100 * si->noise);
 		strbuf_putc(sb, '\n');
 	}
 }
@@ -1000,7 +1018,8 @@ static void html_shapes(strbuf *sb, const report_ctx *c)
 		strbuf_puts(sb, "</th>");
 	}
 	strbuf_puts(sb, "<th>best ms</th><th class=\"l\">best variant</th><th class=\"l\">dispatch</th>"
-	                "<th>dispatch ms</th><th>slowdown</th><th>single ms</th><th>single slowdown</th></tr>\n");
+	                "<th>dispatch ms</th><th>slowdown</th><th>single ms</th><th>single slowdown</th>"
+	                "<th>noise</th><th class=\"l\">alternated</th></tr>\n");
 	for (int i = 0; i < n; i++) {
 		int s = rows[i];
 		const shape_info *si = &c->sh[s];
@@ -1017,6 +1036,12 @@ static void html_shapes(strbuf *sb, const report_ctx *c)
 		html_slowdown(sb, si->sd_dispatch);
 		html_time(sb, is_miss(si->sd_single) ? INFINITY : cell_time(m, s, si->single));
 		html_slowdown(sb, si->sd_single);
+		if (isnan(si->noise))
+			strbuf_puts(sb, "<td>&mdash;</td><td class=\"l\">&mdash;</td>");
+		else if (si->alternated)
+			strbuf_printf(sb, "<td>%.1f&nbsp;%%</td><td class=\"l\">%d rounds</td>", 100 * si->noise, si->alternated);
+		else
+			strbuf_printf(sb, "<td>%.1f&nbsp;%%</td><td class=\"l\">no</td>", 100 * si->noise);
 		strbuf_puts(sb, "</tr>\n");
 	}
 	strbuf_puts(sb, "</table>\n");
