@@ -821,6 +821,19 @@ static int contenders(const tune_run *r, int s, int *group, bool *fresh)
 	return n;
 }
 
+/* Whether any cell of shape s was alternated: a shape alternated in an
+ * earlier run, which a rerun does not time again (its contenders as they
+ * stand now may differ from those it had: noise moves them). */
+static bool shape_alternated(const tune_run *r, int s)
+{
+	for (int c = 0; c < r->cf.n; c++) {
+		const measurement *m = cell_meas(r, c, s);
+		if (m && m->alternated)
+			return true;
+	}
+	return false;
+}
+
 /* ---- Stage 4: compile ------------------------------------------------------ */
 
 /* Compile jobs for what still has cells to measure: the reference first,
@@ -845,7 +858,7 @@ static int compile_stage(tune_run *r)
 	for (int s = 0; s < r->ss.count; s++) {
 		int group[ALT_GROUP];
 		bool fresh;
-		int g = r->params_ok[s] ? contenders(r, s, group, &fresh) : 0;
+		int g = r->params_ok[s] && !shape_alternated(r, s) ? contenders(r, s, group, &fresh) : 0;
 		for (int i = 0; i < g && fresh; i++)
 			again[group[i]] = realternate = true;
 	}
@@ -1197,9 +1210,9 @@ static int alternate_shape(tune_run *r, int s)
 	return status;
 }
 
-/* After the rounds: shapes whose close contenders were never alternated
+/* After the rounds: shapes none of whose cells was ever alternated
  * (measured by a run killed before it got there) are set up again and
- * alternated; no more than that is measured. */
+ * their contenders alternated; nothing else is measured. */
 static int alternate_rest(tune_run *r)
 {
 	int status = 0;
@@ -1208,7 +1221,8 @@ static int alternate_rest(tune_run *r)
 	for (int s = 0; s < r->ss.count && !status; s++) {
 		int group[ALT_GROUP];
 		bool fresh;
-		if (!r->params_ok[s] || r->alt_done[s] || r->sc.dead[s] || contenders(r, s, group, &fresh) < 2 || !fresh)
+		if (!r->params_ok[s] || r->alt_done[s] || r->sc.dead[s] || shape_alternated(r, s) ||
+		    contenders(r, s, group, &fresh) < 2 || !fresh)
 			continue;
 		json_t *ref = reference_at(r, s, &status);
 		if (!ref)
@@ -1284,6 +1298,7 @@ static int measure_stage(tune_run *r)
 				i = end;
 				continue;
 			}
+			int here = r->measured;
 			for (; i < end && !status; i++) {
 				int c = cells[i] % r->cf.n;
 				if (r->sc.state[cells[i]] != CELL_PENDING || schedule_deprioritised(&r->sc, c))
@@ -1295,9 +1310,10 @@ static int measure_stage(tune_run *r)
 				status = measure_cell(r, c, s);
 				show_progress(r, false);
 			}
-			/* The shape's close contenders, while the worker holds it;
-			 * a later round's new contenders are alternated again. */
-			if (!status && !r->out_of_budget) {
+			/* The shape's close contenders, while the worker holds it,
+			 * where this visit measured something: a later round's new
+			 * contenders are alternated again. */
+			if (!status && !r->out_of_budget && r->measured > here) {
 				r->alt_done[s] = false;
 				status = alternate_shape(r, s);
 			}

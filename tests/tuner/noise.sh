@@ -1,0 +1,139 @@
+#!/bin/sh
+# Timing noise measured and acted on (docs/spec.md §5, docs/database.md "Noise"):
+# two tunes of a kernel with near-ties, back to back while two busy loops load
+# the machine, agree on each shape's winner, or the one's winner is within the
+# other's recorded noise of the other's, on at least 90 % of the shapes; close
+# contenders are alternated and recorded so; a rerun alternates only what was
+# not; the report shows the noise.
+# Usage: noise.sh AOTC REPO_ROOT
+aotc=$1
+root=$2
+here=$root/tests/tuner
+tmp=$(mktemp -d)
+loads=""
+cleanup() {
+	for p in $loads; do kill "$p" 2>/dev/null; done
+	rm -rf "$tmp"
+}
+trap cleanup EXIT
+trap 'exit 1' INT TERM
+# A small flush keeps the test short (the host's is twice the LLC otherwise).
+export AOTC_CACHE_DIR="$tmp/cache" AOTC_HOST_FLUSH_BYTES=4M
+pass=0
+fail=0
+ok() { echo "PASS $1"; pass=$((pass + 1)); }
+bad() { echo "FAIL $1"; shift; for l in "$@"; do echo "    $l"; done; fail=$((fail + 1)); }
+kernel=$here/noise_host.cpp
+rerun() { echo "rerun: $aotc tune $kernel --arch host --db $1"; }
+
+# Compiled once, before the load, so that only timing runs under it.
+"$aotc" tune "$kernel" --arch host --db "$tmp/warm" >"$tmp/log" 2>&1 ||
+	bad "tune without load" "$(tail -5 "$tmp/log")"
+
+for i in 1 2; do
+	sh -c 'while :; do :; done' &
+	loads="$loads $!"
+done
+for d in a b; do
+	if "$aotc" tune "$kernel" --arch host --db "$tmp/$d" >"$tmp/$d.log" 2>&1; then
+		ok "tune $d under load"
+	else
+		bad "tune $d under load" "$(tail -5 "$tmp/$d.log")" "$(rerun "$tmp/$d")"
+	fi
+done
+for p in $loads; do kill "$p" 2>/dev/null; done
+loads=""
+
+# winners A B: per shape, the two tunes agree on the winner, or the one's
+# winner is within the other's recorded noise (its p10-p90 spread, at least
+# 3 %) of the other's; prints what is wrong.
+why=$(python3 - "$tmp"/a/poly.*.json "$tmp"/b/poly.*.json <<'PY'
+import json, sys
+def load(path):
+    db = json.load(open(path))
+    names = [c["name"] for c in db["configs"]]
+    cells = {}
+    for m in db["measurements"]:
+        if m["status"] == "ok":
+            cells[(tuple(db["shapes"][m["shape"]]), names[m["config"]])] = m
+    return db, cells
+def spread(m):
+    s = sorted(m["samples"])
+    n = len(s)
+    def q(p):
+        x = p * (n - 1); i = int(x)
+        return s[i] + (x - i) * (s[i + 1] - s[i]) if i + 1 < n else s[-1]
+    return (q(0.9) - q(0.1)) / q(0.5) if n > 1 and q(0.5) > 0 else 0
+def winner(cells, shape):
+    got = [(m["time_ms"], name) for (sh, name), m in cells.items() if sh == shape]
+    return min(got)[1] if got else None
+def close(cells, shape, w, other):
+    a, b = cells[(shape, w)], cells.get((shape, other))
+    return b is not None and b["time_ms"] <= a["time_ms"] * (1 + max(spread(a), spread(b), 0.03))
+(da, ca), (db, cb) = load(sys.argv[1]), load(sys.argv[2])
+shapes = sorted({sh for sh, _ in ca})
+agree, errors = 0, []
+for sh in shapes:
+    wa, wb = winner(ca, sh), winner(cb, sh)
+    if wa == wb or close(ca, sh, wa, wb) or close(cb, sh, wb, wa):
+        agree += 1
+    else:
+        errors.append("n=%s: %s %.4f ms in a, %s %.4f ms in b" % (sh[0], wa, ca[(sh, wa)]["time_ms"], wb, cb[(sh, wb)]["time_ms"]))
+if not shapes or agree < 0.9 * len(shapes):
+    print("the tunes agree on %d of %d shapes: %s" % (agree, len(shapes), "; ".join(errors)))
+for name, d, c in (("a", da, ca), ("b", db, cb)):
+    alt = [m for m in c.values() if m.get("alternated")]
+    if not alt:
+        print("%s: no measurement is alternated" % name)
+    for m in alt:
+        if len(m["samples"]) != m["alternated"] or m["alternated"] < 5:
+            print("%s: alternated %d rounds with %d samples" % (name, m["alternated"], len(m["samples"])))
+    if "warmed" not in d["method"] or "alternation" not in d["method"]:
+        print("%s: the method has no warm-up or alternation: %s" % (name, d["method"]))
+PY
+)
+if [ -z "$why" ]; then ok "two tunes under load agree within the noise; alternation recorded"; else bad "noise agreement" "$why"; fi
+grep -q "timing noise: the winners' spread is" "$tmp/a.log" && ok "the summary states the noise" ||
+	bad "the summary states the noise" "$(tail -4 "$tmp/a.log")"
+
+# A rerun measures nothing and alternates nothing again.
+"$aotc" tune "$kernel" --arch host --db "$tmp/a" >"$tmp/log" 2>&1
+grep -q "0 measurements to take" "$tmp/log" && grep -q "alternated (0 this run)" "$tmp/log" &&
+	ok "rerun: nothing measured or alternated again" || bad "rerun: nothing again" "$(grep -E 'measurements|noise' "$tmp/log")"
+"$aotc" tune "$kernel" --arch host --db "$tmp/a" --quiet >"$tmp/log" 2>&1
+[ ! -s "$tmp/log" ] && ok "--quiet: no noise warning" || bad "--quiet prints" "$(cat "$tmp/log")"
+
+# A tune killed between the last cell and the alternation: the rerun
+# alternates those shapes, and measures nothing else.
+python3 - "$tmp"/a/poly.*.json <<'PY'
+import json, sys
+db = json.load(open(sys.argv[1]))
+for m in db["measurements"]:
+    m.pop("alternated", None)
+json.dump(db, open(sys.argv[1], "w"))
+PY
+"$aotc" tune "$kernel" --arch host --db "$tmp/a" >"$tmp/log" 2>&1
+if grep -q "0 measurements to take" "$tmp/log" && grep -Eq "alternated \([1-9][0-9]* this run\)" "$tmp/log"; then
+	ok "resumed: contenders alternated, nothing measured"
+else
+	bad "resumed: alternation" "$(grep -E 'measurements|noise' "$tmp/log")"
+fi
+
+# The report shows each shape's noise and alternation, in every format.
+db=$(ls "$tmp"/a/poly.*.json)
+"$aotc" report "$db" >"$tmp/r.txt" 2>&1 && grep -q "noise alt" "$tmp/r.txt" && grep -Eq "%  *(yes|no)$" "$tmp/r.txt" &&
+	ok "report: text" || bad "report: text" "$(tail -6 "$tmp/r.txt")"
+"$aotc" report "$db" --format json >"$tmp/r.json" 2>&1 && python3 -c '
+import json, sys
+r = json.load(open(sys.argv[1]))
+bad = [s["label"] for s in r["shapes"] if not isinstance(s.get("noise"), float) or "alternated" not in s]
+assert r["shapes"] and not bad, bad
+assert any(s["alternated"] > 0 for s in r["shapes"])
+' "$tmp/r.json" && ok "report: json" || bad "report: json" "$(head -c 300 "$tmp/r.json")"
+"$aotc" report "$db" --format markdown >"$tmp/r.md" 2>&1 && grep -q "| noise | alternated |" "$tmp/r.md" &&
+	grep -q "rounds |" "$tmp/r.md" && ok "report: markdown" || bad "report: markdown" "$(grep -i noise "$tmp/r.md")"
+"$aotc" report "$db" --format html >"$tmp/r.html" 2>&1 && grep -q "<th>noise</th>" "$tmp/r.html" &&
+	grep -q "rounds</td>" "$tmp/r.html" && ok "report: html" || bad "report: html" "$(grep -c noise "$tmp/r.html")"
+
+echo "$pass passed, $fail failed"
+[ "$fail" -eq 0 ]
