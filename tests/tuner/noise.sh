@@ -44,50 +44,23 @@ done
 for p in $loads; do kill "$p" 2>/dev/null; done
 loads=""
 
-# winners A B: per shape, the two tunes agree on the winner, or the one's
-# winner is within the other's recorded noise (its p10-p90 spread, at least
-# 3 %) of the other's; prints what is wrong.
-why=$(python3 - "$tmp"/a/poly.*.json "$tmp"/b/poly.*.json <<'PY'
+# Per shape the two agree on the winner, or the one's winner is within the
+# other's recorded noise of the other's (noise_agree.py); every alternated
+# cell has its rounds as samples; the method records warm-up and alternation.
+python3 "$here/noise_agree.py" "$tmp"/a/poly.*.json "$tmp"/b/poly.*.json >"$tmp/agree.json"
+why=$(python3 - "$tmp/agree.json" "$tmp"/a/poly.*.json "$tmp"/b/poly.*.json <<'PY'
 import json, sys
-def load(path):
-    db = json.load(open(path))
-    names = [c["name"] for c in db["configs"]]
-    cells = {}
-    for m in db["measurements"]:
-        if m["status"] == "ok":
-            cells[(tuple(db["shapes"][m["shape"]]), names[m["config"]])] = m
-    return db, cells
-def spread(m):
-    s = sorted(m["samples"])
-    n = len(s)
-    def q(p):
-        x = p * (n - 1); i = int(x)
-        return s[i] + (x - i) * (s[i + 1] - s[i]) if i + 1 < n else s[-1]
-    return (q(0.9) - q(0.1)) / q(0.5) if n > 1 and q(0.5) > 0 else 0
-def winner(cells, shape):
-    got = [(m["time_ms"], name) for (sh, name), m in cells.items() if sh == shape]
-    return min(got)[1] if got else None
-def close(cells, shape, w, other):
-    a, b = cells[(shape, w)], cells.get((shape, other))
-    return b is not None and b["time_ms"] <= a["time_ms"] * (1 + max(spread(a), spread(b), 0.03))
-(da, ca), (db, cb) = load(sys.argv[1]), load(sys.argv[2])
-shapes = sorted({sh for sh, _ in ca})
-agree, errors = 0, []
-for sh in shapes:
-    wa, wb = winner(ca, sh), winner(cb, sh)
-    if wa == wb or close(ca, sh, wa, wb) or close(cb, sh, wb, wa):
-        agree += 1
-    else:
-        errors.append("n=%s: %s %.4f ms in a, %s %.4f ms in b" % (sh[0], wa, ca[(sh, wa)]["time_ms"], wb, cb[(sh, wb)]["time_ms"]))
-if not shapes or agree < 0.9 * len(shapes):
-    print("the tunes agree on %d of %d shapes: %s" % (agree, len(shapes), "; ".join(errors)))
-for name, d, c in (("a", da, ca), ("b", db, cb)):
-    alt = [m for m in c.values() if m.get("alternated")]
+r = json.load(open(sys.argv[1]))
+if not r["shapes"] or r["agree"] < 0.9 * r["shapes"]:
+    print("the tunes agree on %d of %d shapes: %s" % (r["agree"], r["shapes"], "; ".join(r["errors"])))
+for name, path in zip("ab", sys.argv[2:]):
+    d = json.load(open(path))
+    alt = [m for m in d["measurements"] if m.get("alternated")]
     if not alt:
         print("%s: no measurement is alternated" % name)
     for m in alt:
-        if len(m["samples"]) != m["alternated"] or m["alternated"] < 5:
-            print("%s: alternated %d rounds with %d samples" % (name, m["alternated"], len(m["samples"])))
+        if m["status"] != "ok" or len(m["samples"]) != m["alternated"] or m["alternated"] < 5:
+            print("%s: alternated %d rounds with %d samples" % (name, m["alternated"], len(m.get("samples", []))))
     if "warmed" not in d["method"] or "alternation" not in d["method"]:
         print("%s: the method has no warm-up or alternation: %s" % (name, d["method"]))
 PY
