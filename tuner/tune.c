@@ -1322,8 +1322,10 @@ static int measure_stage(tune_run *r)
 	}
 	if (!status && !r->out_of_budget && r->p.njobs > 0)
 		status = alternate_rest(r);
+	/* The clocks at the end, read under a short load as at the start (an
+	 * idle GPU lowers them within moments). */
 	if (!status && r->warmed)
-		r->clocks_end = measurer_warm(&r->ms, 0);
+		r->clocks_end = measurer_warm(&r->ms, warmup_ms(r->ops->name) / 4);
 	free(cells);
 	strbuf_finish(&why);
 	return status;
