@@ -21,7 +21,12 @@ static double measure_timeout_ms(void)
 	return (s > 0 ? s : 30) * 1e3;
 }
 
-double warmup_ms(const char *backend) { return strcmp(backend, "host") ? 200 : 100; }
+double warmup_ms(const char *backend)
+{
+	const char *e = getenv("AOTC_WARMUP_MS");
+	double ms = e ? atof(e) : -1;
+	return ms >= 0 ? ms : strcmp(backend, "host") ? 200 : 100;
+}
 
 json_t *method_json(const char *backend)
 {

@@ -1,14 +1,15 @@
 // A host kernel with near-ties, for tests/tuner/noise.sh: TAG changes
-// nothing (its two variants are the same code: a tie), WORK 8 and 9 are
-// 12 % apart, 16 is twice as slow.
+// nothing (its two variants are the same code: a tie), WORK 12 is 1.5x and
+// 16 2x the work of 8 (far enough apart that a loaded machine's drift
+// between two variants' measurements rarely reorders them).
 #include <aotc.h>
 
 template <int WORK, int TAG>
-AOTC_TUNE(WORK, 8, 9, 16)
+AOTC_TUNE(WORK, 8, 12, 16)
 AOTC_TUNE(TAG, 0, 1)
 AOTC_BUFFER(x, n, in)
 AOTC_BUFFER(y, n, out)
-AOTC_SHAPES(n = {4096, 6144, 8192, 12288, 16384})
+AOTC_SHAPES(n = {2048, 3072, 4096, 5120, 6144, 7168, 8192, 10240, 12288, 16384})
 AOTC_REFERENCE(poly_ref)
 void poly(int n, const float *x, float *y)
 {
