@@ -382,7 +382,9 @@ bool measurer_alternate(measurer *ms, alt_variant *v, int n, bool *lost, strbuf 
 	json_t *req = json_pack("{s:s, s:o, s:i, s:f}", "op", "alternate", "variants", vs, "rounds", ALT_ROUNDS,
 	                        "budget_ms", BUDGET_MS * n), *r = NULL;
 	ms->fresh = false;
+	double t0 = monotonic_s();
 	call_result cr = worker_call(ms->w, req, timeout, &r, why);
+	ms->alt_ms += (monotonic_s() - t0) * 1e3;
 	json_decref(req);
 	const char *st = cr == CALL_OK ? json_string_value(json_object_get(r, "status")) : NULL;
 	const json_t *res = json_object_get(r, "results");

@@ -27,6 +27,7 @@ typedef struct measurer {
 	bool refused;         /* the last measurement: the buffers were over the limit */
 	bool no_device;       /* the worker found no device of that architecture */
 	double check_ms, timing_ms, shape_ms; /* where the worker's time went */
+	double alt_ms;        /* measurer_alternate's calls */
 } measurer;
 
 /* Starts the worker for kernel k of m on arch with the timing method

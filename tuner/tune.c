@@ -1522,9 +1522,12 @@ int tune_kernel(const aotc_module *m, const kernel *k, const tune_options *o, bo
 			cached += r.p.jobs[i].state == JOB_DONE && r.p.jobs[i].cached;
 		double cwall = r.p.njobs ? r.p.finished_at - r.p.started_at : 0;
 		int built = pool_done(&r.p) - cached;
-		fprintf(out, "\n%d measurements taken, %d reused, %d learnt from failures elsewhere, in %.1f s (checking %.1f s, timing %.1f s, shape setup %.1f s); ",
+		fprintf(out, "\n%d measurements taken, %d reused, %d learnt from failures elsewhere, in %.1f s (checking %.1f s, timing %.1f s, shape setup %.1f s",
 		        r.measured, r.reused, r.learned, wall, r.ms.check_ms / 1e3, r.ms.timing_ms / 1e3,
 		        r.ms.shape_ms / 1e3);
+		if (r.alternations)
+			fprintf(out, ", alternation %.1f s", r.ms.alt_ms / 1e3);
+		fputs("); ", out);
 		if (built > 0)
 			fprintf(out, "%d compiled (%d from cache) in %.1f s on %d thread%s (%.1f variants/s, %.1f s of compile time); ",
 			        pool_done(&r.p), cached, cwall, r.p.nthreads, r.p.nthreads == 1 ? "" : "s",
