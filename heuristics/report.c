@@ -11,6 +11,7 @@
 #include <jansson.h>
 
 #include "failures.h"
+#include "shapes.h"
 
 /* Text: the per-shape table shows at most this many shapes. */
 #define TEXT_MAX_ROWS 40
@@ -67,6 +68,14 @@ typedef struct report_ctx {
 	int *winners;           /* the variants with wins, most first (ties by index) */
 	int nwinners;
 	char *size_name;        /* "M*N*K" */
+	/* AOTC_METRIC, with the kernel: each shape's parameter values, and the
+	 * one scale every throughput is shown in (from the largest per-shape
+	 * best's); tp_unit NULL: no metric. */
+	const kernel *k;
+	int64_t *params;        /* per shape: k->nparams + 1 */
+	bool *params_ok;
+	double tp_scale;
+	const char *tp_unit;    /* "GFLOP/s" */
 } report_ctx;
 
 static bool is_miss(double sd) { return !(sd < H_MISS_SLOWDOWN); }
@@ -91,6 +100,49 @@ static int cmp_keyed(const void *a, const void *b)
 	if (x->key != y->key)
 		return x->key < y->key ? -1 : 1;
 	return (x->i > y->i) - (x->i < y->i);
+}
+
+/* Variant v's throughput at shape s (AOTC_METRIC's count per second of its
+ * measured time), NAN where there is none: no metric, no time, or a count
+ * that cannot be evaluated for v (it uses the kernel's tunables and v is
+ * an alternative's or an extern). */
+static double cell_throughput(const report_ctx *c, int s, int v)
+{
+	double t = cell_time(c->m, s, v), count;
+	if (!c->tp_unit || !isfinite(t) || !(t > 0) || !c->params_ok[s])
+		return NAN;
+	const db_entry *e = &c->db->configs[v];
+	const kernel *f = e->is_extern ? NULL : ir_member(c->k, e->function);
+	if (!e->is_extern && (!f || e->nvalues != f->ntunables))
+		return NAN;
+	if (!ir_metric_count(c->k, f, e->values, c->params + (size_t)s * (c->k->nparams + 1), &count))
+		return NAN;
+	return count / (t * 1e-3);
+}
+
+/* The throughputs of AOTC_METRIC (report_ctx's k, params, tp_*). */
+static void ctx_metric(report_ctx *c, const kernel *k)
+{
+	if (!k || k->metric == METRIC_NONE)
+		return;
+	int ns = c->m->nshapes;
+	c->k = k;
+	c->params = xcalloc((size_t)ns * (k->nparams + 1) + 1, sizeof *c->params);
+	c->params_ok = xcalloc((size_t)ns + 1, sizeof *c->params_ok);
+	shape_set ss;
+	shape_set_init(&ss, k);
+	for (int s = 0; s < ns; s++)
+		c->params_ok[s] = shape_param_values(k, &ss, c->m->rows + (size_t)s * c->m->nargs,
+		                                     c->params + (size_t)s * (k->nparams + 1)) == EVAL_OK;
+	shape_set_finish(&ss);
+	c->tp_unit = ""; /* cell_throughput's, until the scale is known */
+	double max = 0;
+	for (int s = 0; s < ns; s++) {
+		double tp = cell_throughput(c, s, c->sh[s].best);
+		if (tp > max)
+			max = tp;
+	}
+	c->tp_unit = ir_throughput_scale(k->metric, max, &c->tp_scale);
 }
 
 static void ctx_init(report_ctx *c, const report_input *in)
@@ -144,6 +196,7 @@ static void ctx_init(report_ctx *c, const report_input *in)
 	if (!c->db->nshape_args)
 		strbuf_puts(&sb, "index");
 	c->size_name = sb.data;
+	ctx_metric(c, in->k);
 }
 
 static void ctx_finish(report_ctx *c)
@@ -153,6 +206,8 @@ static void ctx_finish(report_ctx *c)
 	free(c->wins);
 	free(c->winners);
 	free(c->size_name);
+	free(c->params);
+	free(c->params_ok);
 }
 
 /* The shapes a table of at most cap rows shows, in size order, into out
@@ -312,6 +367,15 @@ static void text_slowdown(strbuf *sb, int width, double sd)
 		strbuf_printf(sb, " %*.3f", width, sd);
 }
 
+/* A throughput in the report's scale, or "-". */
+static void text_throughput(strbuf *sb, int width, const report_ctx *c, double tp)
+{
+	if (isfinite(tp))
+		strbuf_printf(sb, " %*.4g", width, tp / c->tp_scale);
+	else
+		strbuf_printf(sb, " %*s", width, "-");
+}
+
 static void text_shapes(strbuf *sb, const report_ctx *c)
 {
 	const tune_db *db = c->db;
@@ -334,14 +398,30 @@ static void text_shapes(strbuf *sb, const report_ctx *c)
 	}
 	for (int a = 0; a < db->nshape_args; a++)
 		strbuf_printf(sb, "%s%*s", a ? " " : "", w[a], db->shape_args[a]);
-	strbuf_printf(sb, " %10s %11s %9s %9s\n", "best ms", "dispatch ms", "slowdown", "single");
+	char best_tp[32], disp_tp[32];
+	int tw = 0;
+	if (c->tp_unit) {
+		snprintf(best_tp, sizeof best_tp, "best %s", c->tp_unit);
+		tw = snprintf(disp_tp, sizeof disp_tp, "dispatch %s", c->tp_unit);
+	}
+	strbuf_printf(sb, " %10s", "best ms");
+	if (c->tp_unit)
+		strbuf_printf(sb, " %*s", tw, best_tp);
+	strbuf_printf(sb, " %11s", "dispatch ms");
+	if (c->tp_unit)
+		strbuf_printf(sb, " %*s", tw, disp_tp);
+	strbuf_printf(sb, " %9s %9s\n", "slowdown", "single");
 	for (int i = 0; i < n; i++) {
 		int s = rows[i];
 		const shape_info *si = &c->sh[s];
 		for (int a = 0; a < db->nshape_args; a++)
 			strbuf_printf(sb, "%s%*lld", a ? " " : "", w[a], (long long)m->rows[(size_t)s * m->nargs + a]);
 		text_time(sb, 10, m->oracle[s]);
+		if (c->tp_unit)
+			text_throughput(sb, tw, c, cell_throughput(c, s, si->best));
 		text_time(sb, 11, is_miss(si->sd_dispatch) ? INFINITY : cell_time(m, s, si->dispatch));
+		if (c->tp_unit)
+			text_throughput(sb, tw, c, is_miss(si->sd_dispatch) ? NAN : cell_throughput(c, s, si->dispatch));
 		text_slowdown(sb, 9, si->sd_dispatch);
 		text_slowdown(sb, 9, si->sd_single);
 		strbuf_putc(sb, '\n');
@@ -356,6 +436,9 @@ static void write_text(strbuf *sb, const report_ctx *c)
 {
 	const char *hw = json_string_value(json_object_get(c->db->hardware, "id"));
 	strbuf_printf(sb, "%s on %s: %d measurements\n", c->db->kernel, hw ? hw : "?", c->db->nmeas);
+	if (c->tp_unit)
+		strbuf_printf(sb, "metric: %s %s per launch (AOTC_METRIC); throughputs in %s\n", c->k->metric_count.text,
+		              metric_unit_name(c->k->metric), c->tp_unit);
 	text_winners(sb, c);
 	h_print_report(sb, c->r, c->m, c->eval, c->neval, c->dp);
 	text_failures(sb, c);
