@@ -4,7 +4,7 @@
 # count computed here: scale (8 bytes per element, known for every variant,
 # the alternative and the routine) and reps (n * REPS FLOP: unknown, "-",
 # for its alternative, which wins). A report whose kernel source is not
-# there has no throughput.
+# there has no throughput. The IR JSON carries the metric and refuses bad ones.
 # Usage: metric-host.sh AOTC REPO_ROOT
 aotc=$1
 root=$2
@@ -141,6 +141,37 @@ if ! grep -q '"metric"\|"throughput"' "$tmp/alone.json" && ! grep -q "metric:\|/
 else
 	bad "no source: no throughput" "$tmp/alone.err" "$tmp/alone.txt"
 fi
+
+# The IR carries the metric (aotc parse of its own JSON) and refuses a bad one.
+"$aotc" parse "$tmp/metric_host.cpp" >"$tmp/ir.json" 2>"$tmp/ir.err"
+if python3 - "$aotc" "$tmp" >"$tmp/why" 2>&1 <<'PY'
+import json, subprocess, sys
+aotc, tmp = sys.argv[1:3]
+ir = json.load(open(tmp + "/ir.json"))
+errs = []
+k = ir["kernels"][0]
+if k.get("metric", {}).get("unit") != "B" or k["metric"]["count"]["text"] != "2 * 4 * n":
+    errs.append("kernels[0].metric %r" % k.get("metric"))
+if any("metric" in a for a in k.get("alternatives", [])):
+    errs.append("an alternative with a metric of its own")
+def parse(mutate, want):
+    d = json.loads(json.dumps(ir))
+    mutate(d["kernels"][0])
+    json.dump(d, open(tmp + "/bad.ir.json", "w"))
+    p = subprocess.run([aotc, "parse", tmp + "/bad.ir.json"], capture_output=True, text=True)
+    if want is None and p.returncode != 0 or want and (p.returncode != 1 or want not in p.stderr):
+        errs.append("IR with %s: exit %d %s" % (want or "its metric", p.returncode, p.stderr[:200]))
+parse(lambda k: None, None)
+parse(lambda k: k["metric"].__setitem__("unit", "FLOPS"), "metric needs a unit (FLOP or B) and a count")
+parse(lambda k: k["metric"].pop("count"), "metric needs a unit (FLOP or B) and a count")
+parse(lambda k: k["metric"]["count"].__setitem__("text", "2 * m"), "unknown name 'm'")
+parse(lambda k: k["alternatives"][0].__setitem__("metric", k["metric"]), "no reference, externs or metric of its own")
+for e in errs:
+    print(e)
+sys.exit(1 if errs else 0)
+PY
+then ok "IR JSON: the metric read back, bad ones refused"
+else bad "IR JSON: metric" "$tmp/why" "$tmp/ir.err"; fi
 
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]
