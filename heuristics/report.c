@@ -11,6 +11,7 @@
 #include <jansson.h>
 
 #include "failures.h"
+#include "shapes.h"
 
 /* Text: the per-shape table shows at most this many shapes. */
 #define TEXT_MAX_ROWS 40
@@ -69,6 +70,14 @@ typedef struct report_ctx {
 	int *winners;           /* the variants with wins, most first (ties by index) */
 	int nwinners;
 	char *size_name;        /* "M*N*K" */
+	/* AOTC_METRIC, with the kernel: each shape's parameter values, and the
+	 * one scale every throughput is shown in (from the largest per-shape
+	 * best's); tp_unit NULL: no metric. */
+	const kernel *k;
+	int64_t *params;        /* per shape: k->nparams + 1 */
+	bool *params_ok;
+	double tp_scale;
+	const char *tp_unit;    /* "GFLOP/s" */
 } report_ctx;
 
 static bool is_miss(double sd) { return !(sd < H_MISS_SLOWDOWN); }
@@ -93,6 +102,49 @@ static int cmp_keyed(const void *a, const void *b)
 	if (x->key != y->key)
 		return x->key < y->key ? -1 : 1;
 	return (x->i > y->i) - (x->i < y->i);
+}
+
+/* Variant v's throughput at shape s (AOTC_METRIC's count per second of its
+ * measured time), NAN where there is none: no metric, no time, or a count
+ * that cannot be evaluated for v (it uses the kernel's tunables and v is
+ * an alternative's or an extern). */
+static double cell_throughput(const report_ctx *c, int s, int v)
+{
+	double t = cell_time(c->m, s, v), count;
+	if (!c->tp_unit || !isfinite(t) || !(t > 0) || !c->params_ok[s])
+		return NAN;
+	const db_entry *e = &c->db->configs[v];
+	const kernel *f = e->is_extern ? NULL : ir_member(c->k, e->function);
+	if (!e->is_extern && (!f || e->nvalues != f->ntunables))
+		return NAN;
+	if (!ir_metric_count(c->k, f, e->values, c->params + (size_t)s * (c->k->nparams + 1), &count))
+		return NAN;
+	return count / (t * 1e-3);
+}
+
+/* The throughputs of AOTC_METRIC (report_ctx's k, params, tp_*). */
+static void ctx_metric(report_ctx *c, const kernel *k)
+{
+	if (!k || k->metric == METRIC_NONE)
+		return;
+	int ns = c->m->nshapes;
+	c->k = k;
+	c->params = xcalloc((size_t)ns * (k->nparams + 1) + 1, sizeof *c->params);
+	c->params_ok = xcalloc((size_t)ns + 1, sizeof *c->params_ok);
+	shape_set ss;
+	shape_set_init(&ss, k);
+	for (int s = 0; s < ns; s++)
+		c->params_ok[s] = shape_param_values(k, &ss, c->m->rows + (size_t)s * c->m->nargs,
+		                                     c->params + (size_t)s * (k->nparams + 1)) == EVAL_OK;
+	shape_set_finish(&ss);
+	c->tp_unit = ""; /* cell_throughput's, until the scale is known */
+	double max = 0;
+	for (int s = 0; s < ns; s++) {
+		double tp = cell_throughput(c, s, c->sh[s].best);
+		if (tp > max)
+			max = tp;
+	}
+	c->tp_unit = ir_throughput_scale(k->metric, max, &c->tp_scale);
 }
 
 static void ctx_init(report_ctx *c, const report_input *in)
@@ -152,6 +204,7 @@ static void ctx_init(report_ctx *c, const report_input *in)
 	if (!c->db->nshape_args)
 		strbuf_puts(&sb, "index");
 	c->size_name = sb.data;
+	ctx_metric(c, in->k);
 }
 
 static void ctx_finish(report_ctx *c)
@@ -161,6 +214,8 @@ static void ctx_finish(report_ctx *c)
 	free(c->wins);
 	free(c->winners);
 	free(c->size_name);
+	free(c->params);
+	free(c->params_ok);
 }
 
 /* The shapes a table of at most cap rows shows, in size order, into out
@@ -320,6 +375,15 @@ static void text_slowdown(strbuf *sb, int width, double sd)
 		strbuf_printf(sb, " %*.3f", width, sd);
 }
 
+/* A throughput in the report's scale, or "-". */
+static void text_throughput(strbuf *sb, int width, const report_ctx *c, double tp)
+{
+	if (isfinite(tp))
+		strbuf_printf(sb, " %*.4g", width, tp / c->tp_scale);
+	else
+		strbuf_printf(sb, " %*s", width, "-");
+}
+
 static void text_shapes(strbuf *sb, const report_ctx *c)
 {
 	const tune_db *db = c->db;
@@ -342,14 +406,30 @@ static void text_shapes(strbuf *sb, const report_ctx *c)
 	}
 	for (int a = 0; a < db->nshape_args; a++)
 		strbuf_printf(sb, "%s%*s", a ? " " : "", w[a], db->shape_args[a]);
-	strbuf_printf(sb, " %10s %11s %9s %9s %7s %s\n", "best ms", "dispatch ms", "slowdown", "single", "noise", "alt");
+	char best_tp[32], disp_tp[32];
+	int tw = 0;
+	if (c->tp_unit) {
+		snprintf(best_tp, sizeof best_tp, "best %s", c->tp_unit);
+		tw = snprintf(disp_tp, sizeof disp_tp, "dispatch %s", c->tp_unit);
+	}
+	strbuf_printf(sb, " %10s", "best ms");
+	if (c->tp_unit)
+		strbuf_printf(sb, " %*s", tw, best_tp);
+	strbuf_printf(sb, " %11s", "dispatch ms");
+	if (c->tp_unit)
+		strbuf_printf(sb, " %*s", tw, disp_tp);
+	strbuf_printf(sb, " %9s %9s %7s %s\n", "slowdown", "single", "noise", "alt");
 	for (int i = 0; i < n; i++) {
 		int s = rows[i];
 		const shape_info *si = &c->sh[s];
 		for (int a = 0; a < db->nshape_args; a++)
 			strbuf_printf(sb, "%s%*lld", a ? " " : "", w[a], (long long)m->rows[(size_t)s * m->nargs + a]);
 		text_time(sb, 10, m->oracle[s]);
+		if (c->tp_unit)
+			text_throughput(sb, tw, c, cell_throughput(c, s, si->best));
 		text_time(sb, 11, is_miss(si->sd_dispatch) ? INFINITY : cell_time(m, s, si->dispatch));
+		if (c->tp_unit)
+			text_throughput(sb, tw, c, is_miss(si->sd_dispatch) ? NAN : cell_throughput(c, s, si->dispatch));
 		text_slowdown(sb, 9, si->sd_dispatch);
 		text_slowdown(sb, 9, si->sd_single);
 		if (isnan(si->noise))
@@ -367,6 +447,9 @@ static void write_text(strbuf *sb, const report_ctx *c)
 {
 	const char *hw = json_string_value(json_object_get(c->db->hardware, "id"));
 	strbuf_printf(sb, "%s on %s: %d measurements\n", c->db->kernel, hw ? hw : "?", c->db->nmeas);
+	if (c->tp_unit)
+		strbuf_printf(sb, "metric: %s %s per launch (AOTC_METRIC); throughputs in %s\n", c->k->metric_count.text,
+		              metric_unit_name(c->k->metric), c->tp_unit);
 	text_winners(sb, c);
 	h_print_report(sb, c->r, c->m, c->eval, c->neval, c->dp);
 	text_failures(sb, c);
@@ -431,13 +514,17 @@ static json_t *jstats(const hstats *s)
 	                 jreal(s->worst), "misses", s->misses, "failed", s->failed, "shapes", s->n);
 }
 
-/* A variant's pick at a shape: name, time, slowdown (null: a miss). */
+/* A variant's pick at a shape: name, time, slowdown (null: a miss) and,
+ * with a metric, throughput (null: none). */
 static json_t *jchoice(const report_ctx *c, int s, int v, double sd)
 {
 	bool miss = is_miss(sd);
-	return json_pack("{s:o,s:o,s:o}", "variant", jstr(vname(c, v)), "time_ms",
-	                 miss ? json_null() : jreal(cell_time(c->m, s, v)), "slowdown",
-	                 miss ? json_null() : json_real(sd));
+	json_t *o = json_pack("{s:o,s:o,s:o}", "variant", jstr(vname(c, v)), "time_ms",
+	                      miss ? json_null() : jreal(cell_time(c->m, s, v)), "slowdown",
+	                      miss ? json_null() : json_real(sd));
+	if (c->tp_unit)
+		json_object_set_new(o, "throughput", miss ? json_null() : jreal(cell_throughput(c, s, v)));
+	return o;
 }
 
 static json_t *jnames(const report_ctx *c, const int *vars, int n)
@@ -480,13 +567,16 @@ static json_t *jshapes(const report_ctx *c)
 			json_object_set_new(args, k ? k : "?", json_integer((json_int_t)m->rows[(size_t)s * m->nargs + a]));
 			json_decref(key);
 		}
-		json_array_append_new(
-			rows, json_pack("{s:i,s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:i}", "index", s, "label", jstr(m->shape_labels[s]),
-			                "args", args, "size", jnumber(si->size), "oracle_ms", jreal(m->oracle[s]),
-			                "best_variant", jstr(vname(c, si->best)), "dispatch",
-			                jchoice(c, s, si->dispatch, si->sd_dispatch), "single",
-			                jchoice(c, s, si->single, si->sd_single), "noise", jreal(si->noise),
-			                "alternated", si->alternated));
+		json_t *row = json_pack("{s:i,s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:i}", "index", s, "label", jstr(m->shape_labels[s]),
+		                        "args", args, "size", jnumber(si->size), "oracle_ms", jreal(m->oracle[s]),
+		                        "best_variant", jstr(vname(c, si->best)), "dispatch",
+		                        jchoice(c, s, si->dispatch, si->sd_dispatch), "single",
+		                        jchoice(c, s, si->single, si->sd_single), "noise", jreal(si->noise),
+		                        "alternated", si->alternated);
+		/* the best's, in the metric's unit per second */
+		if (c->tp_unit)
+			json_object_set_new(row, "throughput", jreal(cell_throughput(c, s, si->best)));
+		json_array_append_new(rows, row);
 	}
 	return rows;
 }
@@ -549,6 +639,15 @@ static void write_json(strbuf *sb, const report_ctx *c)
 	if (!root || json_object_set_new(root, "failing_variants", jfailures(c)) < 0 ||
 	    json_object_set_new(root, "dispatch", jdispatch(c)) < 0)
 		die("report: cannot build the JSON document");
+	/* Only with a metric: other reports read as before. Throughputs are in
+	 * unit per second; scale is what the other formats show them in. */
+	if (c->tp_unit &&
+	    json_object_set_new(root, "metric",
+	                        json_pack("{s:s,s:o,s:s,s:s,s:f}", "unit", metric_unit_name(c->k->metric), "count",
+	                                  jstr(c->k->metric_count.text), "throughput_unit",
+	                                  c->k->metric == METRIC_FLOP ? "FLOP/s" : "B/s", "scale", c->tp_unit,
+	                                  "scale_factor", c->tp_scale)) < 0)
+		die("report: cannot build the JSON document");
 	char *text = json_dumps(root, JSON_INDENT(2) | JSON_SORT_KEYS | JSON_REAL_PRECISION(9));
 	if (!text)
 		die("report: cannot write the JSON document");
@@ -603,6 +702,14 @@ static void md_time(strbuf *sb, double t)
 		strbuf_puts(sb, " - |");
 }
 
+static void md_throughput(strbuf *sb, const report_ctx *c, double tp)
+{
+	if (isfinite(tp))
+		strbuf_printf(sb, " %.4g |", tp / c->tp_scale);
+	else
+		strbuf_puts(sb, " - |");
+}
+
 static void md_slowdown(strbuf *sb, double sd)
 {
 	if (is_miss(sd))
@@ -650,6 +757,12 @@ static void md_summary(strbuf *sb, const report_ctx *c)
 	              h_folds_text(r->fold_by));
 	strbuf_puts(sb, "- **Best single variant:** ");
 	md_code(sb, vname(c, r->single), false);
+	if (c->tp_unit) {
+		strbuf_puts(sb, "\n- **Metric:** ");
+		md_code(sb, c->k->metric_count.text, false);
+		strbuf_printf(sb, " %s per launch (`AOTC_METRIC`); throughputs in %s", metric_unit_name(c->k->metric),
+		              c->tp_unit);
+	}
 	strbuf_puts(sb, "\n\n");
 }
 
@@ -731,16 +844,25 @@ static void md_shapes(strbuf *sb, const report_ctx *c)
 	const hmatrix *m = c->m;
 	strbuf_puts(sb, "## Per shape\n\nEvery shape, by ");
 	md_code(sb, c->size_name, false);
-	strbuf_puts(sb, "; times in ms, slowdowns against the shape's best.\n\n|");
+	strbuf_puts(sb, "; times in ms, slowdowns against the shape's best");
+	if (c->tp_unit)
+		strbuf_printf(sb, ", throughputs in %s", c->tp_unit);
+	strbuf_puts(sb, ".\n\n|");
 	for (int a = 0; a < db->nshape_args; a++) {
 		strbuf_putc(sb, ' ');
 		md_code(sb, db->shape_args[a], true);
 		strbuf_puts(sb, " |");
 	}
-	strbuf_puts(sb, " best ms | best variant | dispatch | dispatch ms | slowdown | single ms | single slowdown | noise | alternated |\n|");
+	strbuf_puts(sb, " best ms |");
+	if (c->tp_unit)
+		strbuf_printf(sb, " best %s |", c->tp_unit);
+	strbuf_puts(sb, " best variant | dispatch | dispatch ms |");
+	if (c->tp_unit)
+		strbuf_printf(sb, " dispatch %s |", c->tp_unit);
+	strbuf_puts(sb, " slowdown | single ms | single slowdown | noise | alternated |\n|");
 	for (int a = 0; a < db->nshape_args; a++)
 		strbuf_puts(sb, "--:|");
-	strbuf_puts(sb, "--:|:--|:--|--:|--:|--:|--:|--:|:--|\n");
+	strbuf_puts(sb, c->tp_unit ? "--:|--:|:--|:--|--:|--:|--:|--:|--:|--:|:--|\n" : "--:|:--|:--|--:|--:|--:|--:|--:|:--|\n");
 	for (int i = 0; i < m->nshapes; i++) {
 		int s = c->by_size[i];
 		const shape_info *si = &c->sh[s];
@@ -748,12 +870,16 @@ static void md_shapes(strbuf *sb, const report_ctx *c)
 		for (int a = 0; a < db->nshape_args; a++)
 			strbuf_printf(sb, " %lld |", (long long)m->rows[(size_t)s * m->nargs + a]);
 		md_time(sb, m->oracle[s]);
+		if (c->tp_unit)
+			md_throughput(sb, c, cell_throughput(c, s, si->best));
 		strbuf_putc(sb, ' ');
 		md_code(sb, vname(c, si->best), true);
 		strbuf_puts(sb, " | ");
 		md_code(sb, vname(c, si->dispatch), true);
 		strbuf_puts(sb, " |");
 		md_time(sb, is_miss(si->sd_dispatch) ? INFINITY : cell_time(m, s, si->dispatch));
+		if (c->tp_unit)
+			md_throughput(sb, c, is_miss(si->sd_dispatch) ? NAN : cell_throughput(c, s, si->dispatch));
 		md_slowdown(sb, si->sd_dispatch);
 		md_time(sb, is_miss(si->sd_single) ? INFINITY : cell_time(m, s, si->single));
 		md_slowdown(sb, si->sd_single);
@@ -871,6 +997,14 @@ static void html_time(strbuf *sb, double t)
 		strbuf_puts(sb, "<td class=\"miss\">-</td>");
 }
 
+static void html_throughput(strbuf *sb, const report_ctx *c, double tp)
+{
+	if (isfinite(tp))
+		strbuf_printf(sb, "<td>%.4g</td>", tp / c->tp_scale);
+	else
+		strbuf_puts(sb, "<td class=\"miss\">-</td>");
+}
+
 static void html_slowdown(strbuf *sb, double sd)
 {
 	if (is_miss(sd))
@@ -915,7 +1049,14 @@ static void html_summary(strbuf *sb, const report_ctx *c)
 	              h_folds_text(r->fold_by));
 	strbuf_puts(sb, "<tr><th>best single variant</th><td><code>");
 	esc(sb, vname(c, r->single));
-	strbuf_puts(sb, "</code></td></tr>\n</table>\n");
+	strbuf_puts(sb, "</code></td></tr>\n");
+	if (c->tp_unit) {
+		strbuf_puts(sb, "<tr><th>metric</th><td><code>");
+		esc(sb, c->k->metric_count.text);
+		strbuf_printf(sb, "</code> %s per launch (AOTC_METRIC); throughputs in %s</td></tr>\n",
+		              metric_unit_name(c->k->metric), c->tp_unit);
+	}
+	strbuf_puts(sb, "</table>\n");
 }
 
 static void html_selectors(strbuf *sb, const report_ctx *c)
@@ -1011,14 +1152,22 @@ static void html_shapes(strbuf *sb, const report_ctx *c)
 	if (n < m->nshapes)
 		strbuf_printf(sb, "; the %d of %d shapes where the dispatch is slowest (<code>--format json</code> has all)",
 		              n, m->nshapes);
-	strbuf_puts(sb, ". Times in ms; slowdowns against the shape&rsquo;s best.</p>\n<table>\n<tr>");
+	strbuf_puts(sb, ". Times in ms; slowdowns against the shape&rsquo;s best");
+	if (c->tp_unit)
+		strbuf_printf(sb, "; throughputs in %s", c->tp_unit);
+	strbuf_puts(sb, ".</p>\n<table>\n<tr>");
 	for (int a = 0; a < db->nshape_args; a++) {
 		strbuf_puts(sb, "<th>");
 		esc(sb, db->shape_args[a]);
 		strbuf_puts(sb, "</th>");
 	}
-	strbuf_puts(sb, "<th>best ms</th><th class=\"l\">best variant</th><th class=\"l\">dispatch</th>"
-	                "<th>dispatch ms</th><th>slowdown</th><th>single ms</th><th>single slowdown</th>"
+	strbuf_puts(sb, "<th>best ms</th>");
+	if (c->tp_unit)
+		strbuf_printf(sb, "<th>best %s</th>", c->tp_unit);
+	strbuf_puts(sb, "<th class=\"l\">best variant</th><th class=\"l\">dispatch</th><th>dispatch ms</th>");
+	if (c->tp_unit)
+		strbuf_printf(sb, "<th>dispatch %s</th>", c->tp_unit);
+	strbuf_puts(sb, "<th>slowdown</th><th>single ms</th><th>single slowdown</th>"
 	                "<th>noise</th><th class=\"l\">alternated</th></tr>\n");
 	for (int i = 0; i < n; i++) {
 		int s = rows[i];
@@ -1027,12 +1176,16 @@ static void html_shapes(strbuf *sb, const report_ctx *c)
 		for (int a = 0; a < db->nshape_args; a++)
 			strbuf_printf(sb, "<td>%lld</td>", (long long)m->rows[(size_t)s * m->nargs + a]);
 		html_time(sb, m->oracle[s]);
+		if (c->tp_unit)
+			html_throughput(sb, c, cell_throughput(c, s, si->best));
 		strbuf_puts(sb, "<td class=\"l\"><code>");
 		esc(sb, vname(c, si->best));
 		strbuf_puts(sb, "</code></td><td class=\"l\"><code>");
 		esc(sb, vname(c, si->dispatch));
 		strbuf_puts(sb, "</code></td>");
 		html_time(sb, is_miss(si->sd_dispatch) ? INFINITY : cell_time(m, s, si->dispatch));
+		if (c->tp_unit)
+			html_throughput(sb, c, is_miss(si->sd_dispatch) ? NAN : cell_throughput(c, s, si->dispatch));
 		html_slowdown(sb, si->sd_dispatch);
 		html_time(sb, is_miss(si->sd_single) ? INFINITY : cell_time(m, s, si->single));
 		html_slowdown(sb, si->sd_single);
@@ -1539,6 +1692,80 @@ static void plot_times(strbuf *sb, const report_ctx *c, const int *cols, int n)
 	strbuf_puts(sb, "</svg>\n");
 }
 
+/* ---- HTML: (e) throughput against shape (AOTC_METRIC) ------------------------ */
+
+/* Throughput of the per-shape best (which = 0) or the dispatch's choice (1)
+ * at shape s, in the report's scale; NAN where none. */
+static double plot_tp(const report_ctx *c, int s, int which)
+{
+	const shape_info *si = &c->sh[s];
+	if (which && is_miss(si->sd_dispatch))
+		return NAN;
+	return cell_throughput(c, s, which ? si->dispatch : si->best) / c->tp_scale;
+}
+
+static void plot_throughput(strbuf *sb, const report_ctx *c, const int *cols, int n)
+{
+	const double W = 1200, ml = 64, mr = 16, mt = 36, ph = 300;
+	double H = mt + ph + 56;
+	double lo = INFINITY, hi = 0;
+	for (int i = 0; i < n; i++)
+		for (int w = 0; w < 2; w++) {
+			double tp = plot_tp(c, cols[i], w);
+			if (isfinite(tp) && tp > 0) {
+				lo = tp < lo ? tp : lo;
+				hi = tp > hi ? tp : hi;
+			}
+		}
+	if (!(lo < INFINITY)) {
+		lo = 1;
+		hi = 10;
+	}
+	if (hi <= lo * 1.01) {
+		lo /= 2;
+		hi *= 2;
+	}
+	logscale y = {lo / 1.15, hi * 1.15, mt + ph, mt};
+	double band = (W - ml - mr) / (n ? n : 1);
+	strbuf label;
+	strbuf_init(&label);
+	strbuf_printf(&label, "throughput in %s (log)", c->tp_unit);
+	svg_begin(sb, "plot-throughput", W, H, "throughput against shape: the per-shape best and the dispatch");
+	svg_y_axis(sb, &y, ml, W - mr, label.data, false);
+	strbuf_finish(&label);
+	static const char *const cls[2] = {"series oracle", "series"}, *const colour[2] = {"#000", "#4c78c8"};
+	static const char *const what[2] = {"per-shape best", "aotc dispatch"};
+	for (int w = 0; w < 2; w++) {
+		strbuf_printf(sb, "<g class=\"%s\"><title>%s</title><path stroke=\"%s\" d=\"", cls[w], what[w], colour[w]);
+		bool pen = false;
+		for (int i = 0; i < n; i++) {
+			double tp = plot_tp(c, cols[i], w);
+			if (!isfinite(tp)) {
+				pen = false;
+				continue;
+			}
+			strbuf_printf(sb, "%s%.1f %.1f", pen ? "L" : "M", ml + (i + 0.5) * band, ls_map(&y, tp));
+			pen = true;
+		}
+		strbuf_puts(sb, "\"/>");
+		for (int i = 0; i < n && n <= 40; i++) {
+			double tp = plot_tp(c, cols[i], w);
+			if (!isfinite(tp))
+				continue;
+			strbuf_printf(sb, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"2.5\" fill=\"%s\"><title>", ml + (i + 0.5) * band,
+			              ls_map(&y, tp), colour[w]);
+			esc(sb, c->m->shape_labels[cols[i]]);
+			strbuf_printf(sb, "\n%s: %.4g %s</title></circle>", what[w], tp, c->tp_unit);
+		}
+		strbuf_puts(sb, "</g>\n");
+	}
+	svg_legend(sb, ml, 22, "#000", "", "per-shape best (oracle)");
+	svg_legend(sb, ml + 300, 22, "#4c78c8", "", "aotc dispatch");
+	svg_size_ticks(sb, c, cols, n, ml, band, y.p0);
+	svg_x_label(sb, c, (ml + W - mr) / 2, y.p0 + 38, n);
+	strbuf_puts(sb, "</svg>\n");
+}
+
 /* ---- HTML: (d) variant × shape heat map ---------------------------------------- */
 
 /* Slowdown classes: upper bounds and colours (green: the best, red: far). */
@@ -1739,6 +1966,16 @@ static void write_html(strbuf *sb, const report_ctx *c)
 	                  "variants (above the line), the best single variant and the next best by training slowdown, "
 	                  "at most %d rows and %d shapes.</figcaption>\n</figure>\n",
 	              HEAT_MAX_ROWS, HEAT_MAX_COLS);
+	if (c->tp_unit) {
+		strbuf_puts(sb, "<figure>\n<div class=\"scroll\">\n");
+		plot_throughput(sb, c, cols, n);
+		strbuf_puts(sb, "</div>\n<figcaption>(e) Throughput (<code>AOTC_METRIC</code>: <code>");
+		esc(sb, c->k->metric_count.text);
+		strbuf_printf(sb, "</code> %s per launch) of the per-shape best and of the dispatch&rsquo;s choice, log "
+		                  "scale; breaks where there is none (no correct measurement, or a count that uses "
+		                  "tunables the variant lacks).</figcaption>\n</figure>\n",
+		              metric_unit_name(c->k->metric));
+	}
 	free(cols);
 
 	html_shapes(sb, c);

@@ -15,6 +15,7 @@
 #include "db.h"
 #include "dispatch.h"
 #include "heuristic.h"
+#include "ir.h"
 #include "util.h"
 
 typedef enum report_format { REPORT_TEXT, REPORT_JSON, REPORT_MARKDOWN, REPORT_HTML } report_format;
@@ -30,6 +31,9 @@ typedef struct report_input {
 	const hstats *eval;     /* SEL_COUNT figures on aotc eval's shapes, or NULL */
 	int neval;              /* how many shapes those are (0: none) */
 	const dispatch *dp;     /* r as select() runs it (dispatch_from_result) */
+	/* The kernel db was tuned from (its source found and unchanged), or
+	 * NULL: with its AOTC_METRIC every format adds throughputs. */
+	const kernel *k;
 } report_input;
 
 /* Appends the report of in to out in format fmt. The text format is the

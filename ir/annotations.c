@@ -830,6 +830,31 @@ static void parse_tolerance(aparser *p)
 	k->tolerance = have_mine ? mine : all;
 }
 
+/* metric -> UNIT ',' expr: UNIT is FLOP or B, the count of one launch */
+static void parse_metric(aparser *p)
+{
+	kernel *k = p->k;
+	aotc_loc uloc = p->l.tok.loc;
+	const char *unit = parse_ident(p, "a unit (FLOP or B)");
+	if (!unit)
+		return;
+	metric_unit u = metric_unit_from_name(unit);
+	if (u == METRIC_NONE) {
+		error_at(p, uloc, "AOTC_METRIC: unknown unit '%s' (FLOP or B)", unit);
+		return;
+	}
+	aexpr a;
+	if (!expect(p, ",") || !parse_aexpr(p, &a) || !expect_end(p))
+		return;
+	if (k->metric != METRIC_NONE) {
+		diag_error(p->d, p->loc, "AOTC_METRIC given twice");
+		p->errors++;
+		return;
+	}
+	k->metric = u;
+	k->metric_count = a;
+}
+
 int ir_annotate(aotc_module *m, kernel *k, const char *kind, const char *text,
                 size_t len, aotc_loc loc, diags *d)
 {
@@ -843,7 +868,7 @@ int ir_annotate(aotc_module *m, kernel *k, const char *kind, const char *text,
 		{"shapes", "AOTC_SHAPES"},     {"features", "AOTC_FEATURES"},
 		{"reference", "AOTC_REFERENCE"}, {"tolerance", "AOTC_TOLERANCE"},
 		{"extern", "AOTC_EXTERN"},     {"types", "AOTC_TYPES"},
-		{"alternative", "AOTC_ALTERNATIVE"},
+		{"alternative", "AOTC_ALTERNATIVE"}, {"metric", "AOTC_METRIC"},
 	};
 	size_t i = 0;
 	while (i < COUNTOF(kinds) && strcmp(kinds[i].kind, kind) != 0)
@@ -875,6 +900,7 @@ int ir_annotate(aotc_module *m, kernel *k, const char *kind, const char *text,
 	case 12: parse_extern(&p); break;
 	case 13: parse_types(&p); break;
 	case 14: parse_alternative(&p); break;
+	case 15: parse_metric(&p); break;
 	}
 	if (nerrors(&p))
 		claim(m, k, arena_printf(&m->arena, "#%s", kind));
@@ -1187,6 +1213,9 @@ int ir_check(aotc_module *m, kernel *k, diags *d)
 		                  k->buffers[i].role == ROLE_IN, true, false, false, false);
 	for (int i = 0; i < k->nfeatures; i++)
 		errors += resolve(m, k, d, &k->features[i], "AOTC_FEATURES", false, true, true, false, false);
+	/* Per variant: a count over the tunables is the kernel's own variants'
+	 * (ir_metric_count). */
+	errors += resolve(m, k, d, &k->metric_count, "AOTC_METRIC", true, true, false, false, true);
 	errors += check_externs(k, d);
 
 	/* A launch-only tunable nothing launches with is almost always a

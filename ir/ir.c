@@ -267,6 +267,71 @@ void ir_key_type(aotc_module *m, kernel *k, int t)
 	}
 }
 
+static const char *const metric_unit_names[] = {NULL, "FLOP", "B"};
+
+const char *metric_unit_name(metric_unit u) { return metric_unit_names[u]; }
+
+metric_unit metric_unit_from_name(const char *name)
+{
+	for (size_t i = 1; i < COUNTOF(metric_unit_names); i++)
+		if (strcmp(metric_unit_names[i], name) == 0)
+			return (metric_unit)i;
+	return METRIC_NONE;
+}
+
+typedef struct metric_uses {
+	const kernel *k;
+	bool tunables, per_variant;
+} metric_uses;
+
+static void note_metric_use(void *ctx, const expr *name)
+{
+	metric_uses *u = ctx;
+	if (name->name_kind == NAME_TUNABLE)
+		u->tunables = true;
+	else if (name->name_kind == NAME_PARAM && ir_param_per_variant(u->k, name->index))
+		u->per_variant = true;
+}
+
+bool ir_metric_count(const kernel *k, const kernel *f, const int64_t *values, const int64_t *params,
+                     double *count)
+{
+	if (k->metric == METRIC_NONE || !k->metric_count.e)
+		return false;
+	metric_uses u = {.k = k};
+	expr_visit_names(k->metric_count.e, note_metric_use, &u);
+	/* Another function's tunables are not k's; a routine has no values. */
+	if ((f != k && u.tunables) || (!f && u.per_variant))
+		return false;
+	int64_t own[k->nparams + 1];
+	memcpy(own, params, (size_t)k->nparams * sizeof *own);
+	if (f && u.per_variant && ir_variant_params(f, values, own) != EVAL_OK)
+		return false;
+	eval_env env = {.tunables = f == k ? values : NULL, .ntunables = f == k ? k->ntunables : 0,
+	                .params = own, .nparams = k->nparams};
+	int64_t n;
+	if (expr_eval(k->metric_count.e, &env, &n) != EVAL_OK || n <= 0)
+		return false;
+	*count = (double)n;
+	return true;
+}
+
+const char *ir_throughput_scale(metric_unit u, double max, double *scale)
+{
+	static const char *const names[][6] = {
+		{"FLOP/s", "kFLOP/s", "MFLOP/s", "GFLOP/s", "TFLOP/s", "PFLOP/s"},
+		{"B/s", "kB/s", "MB/s", "GB/s", "TB/s", "PB/s"},
+	};
+	int p = 0;
+	double s = 1;
+	while (p < 5 && max >= s * 1000) {
+		s *= 1000;
+		p++;
+	}
+	*scale = s;
+	return names[u == METRIC_BYTES][p];
+}
+
 static const char *const const_kind_names[] = {"variable", "enumerator", "macro"};
 
 const char *const_kind_name(const_kind k) { return const_kind_names[k]; }

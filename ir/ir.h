@@ -146,6 +146,12 @@ typedef struct extern_fn {
 	char code[33];         /* what it is checked from (kernel.code); "" if unknown */
 } extern_fn;
 
+/* AOTC_METRIC's unit: what its count counts. */
+typedef enum metric_unit { METRIC_NONE, METRIC_FLOP, METRIC_BYTES } metric_unit;
+
+const char *metric_unit_name(metric_unit u);          /* "FLOP", "B"; NULL for none */
+metric_unit metric_unit_from_name(const char *name); /* METRIC_NONE if unknown */
+
 typedef struct kernel {
 	const char *name;      /* the function, as the source names it */
 	/* What databases, dispatches, records and emitted symbols call it:
@@ -199,6 +205,11 @@ typedef struct kernel {
 	int nexterns;
 	bool has_tolerance;
 	double tolerance;
+	/* AOTC_METRIC(unit, count): what one launch does, for throughput
+	 * (count / time); METRIC_NONE: none. Like the tolerance, the primary's
+	 * serves its alternatives and externs (ir_metric_count). */
+	metric_unit metric;
+	aexpr metric_count;
 	/* AOTC_ALTERNATIVE(primary): other functions that compete with this
 	 * kernel in its one dispatch, each a kernel of its own (its tunables,
 	 * constraints and launch) with the primary's AOTC_BUFFER, AOTC_VALUE and
@@ -447,6 +458,23 @@ bool ir_dispatchable(const kernel *k, const int64_t *values, const int64_t *para
 /* "sgemm<64, 128, 8, 8, 4>" (template arguments in order, defaults as
  * written) or, for launch-only tunables, "name<...>[LX=1, ...]". */
 char *ir_variant_name(arena *a, const kernel *k, const int64_t *values);
+
+/* ---- Throughput (AOTC_METRIC) ---------------------------------------------- */
+
+/* AOTC_METRIC's count for one contender of k's dispatch at parameter values
+ * params (shape_param_values' output: per-variant AOTC_VALUEs not yet
+ * applied): f is k or one of its alternatives with its tunable values, or
+ * NULL for an AOTC_EXTERN routine. False when there is none: k has no
+ * metric, the count uses k's tunables (or a per-variant value) and f is
+ * not k, it does not evaluate, or it is not positive. */
+bool ir_metric_count(const kernel *k, const kernel *f, const int64_t *values, const int64_t *params,
+                     double *count);
+
+/* How throughputs of unit u are shown in one column or table whose
+ * largest is max (per second): the decimal prefix (none, k, M, G, T, P)
+ * that puts max in [1, 1000) (P above), as *scale (1e9 for G), and its
+ * name ("GFLOP/s", "TB/s"), static. */
+const char *ir_throughput_scale(metric_unit u, double max, double *scale);
 
 /* ---- Text that later stages write into generated code -------------------- */
 

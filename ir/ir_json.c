@@ -185,6 +185,10 @@ static json_t *jkernel(const kernel *k)
 		json_object_set_new(o, "externs", es);
 	}
 	json_object_set_new(o, "tolerance", k->has_tolerance ? json_real(k->tolerance) : json_null());
+	/* Only where there is one: other IR reads and writes as before. */
+	if (k->metric != METRIC_NONE)
+		json_object_set_new(o, "metric", json_pack("{s:s, s:o}", "unit", metric_unit_name(k->metric),
+		                                            "count", jexpr(&k->metric_count)));
 	if (k->code[0])
 		json_object_set_new(o, "code", json_string(k->code));
 	/* Only for one type of AOTC_TYPES: other IR reads and writes as before. */
@@ -749,6 +753,16 @@ static void rkernel(reader *r, const json_t *o)
 		k->has_tolerance = true;
 		k->tolerance = number(r, o, "tolerance");
 	}
+	const json_t *met = json_object_get(o, "metric");
+	if (met && !json_is_object(met))
+		mistyped(r, "metric");
+	if (met && json_is_object(met) && !r->errors) {
+		const char *unit = str(r, met, "unit", false);
+		k->metric = unit ? metric_unit_from_name(unit) : METRIC_NONE;
+		rexpr(r, json_object_get(met, "count"), &k->metric_count);
+		if (!r->errors && (k->metric == METRIC_NONE || !k->metric_count.e))
+			bad(r, "metric needs a unit (FLOP or B) and a count");
+	}
 	const json_t *key = json_object_get(o, "type_key");
 	if (key && !json_is_object(key))
 		mistyped(r, "type_key");
@@ -777,8 +791,8 @@ static void rkernel(reader *r, const json_t *o)
 		           "a C identifier");
 		if (!r->errors && k->host_launcher && k->is_global)
 			bad(r, "a host launcher is not __global__");
-		else if (!r->errors && (k->reference || k->nexterns))
-			bad(r, "an alternative has no reference or externs of its own (its primary's serve it)");
+		else if (!r->errors && (k->reference || k->nexterns || k->metric != METRIC_NONE))
+			bad(r, "an alternative has no reference, externs or metric of its own (its primary's serve it)");
 	}
 	if (!r->errors)
 		r->errors += ir_check(r->m, k, r->d);

@@ -23,6 +23,7 @@ AOTC_BUFFER(B, K * N, in)
 AOTC_BUFFER(C, M * N, out)
 AOTC_SHAPES(M = pow2(32, 256), N = {32, 100, 128, 256}, K = {32, 100, 256})
 AOTC_REFERENCE(matmul_host_naive)
+AOTC_METRIC(FLOP, 2 * M * N * K)
 void matmul_host(int M, int N, int K, const float *__restrict A,
                  const float *__restrict B, float *__restrict C)
 {

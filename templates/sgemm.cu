@@ -147,6 +147,8 @@ AOTC_VALUE(beta, 0.5)
 AOTC_SHAPES(M = geom(100, 4000, 5), N = geom(124, 5000, 5), K = geom(160, 4000, 4))
 AOTC_REFERENCE(sgemm_naive)
 AOTC_EXTERN(sgemm_cublas, cublas)
+// The matrix product's multiply-adds; split-K and cuBLAS share it.
+AOTC_METRIC(FLOP, 2 * M * N * K)
 __global__ void __launch_bounds__((BM * BN) / (TM * TN))
 sgemm(int M, int N, int K, float alpha, const float *__restrict__ A,
       const float *__restrict__ B, float beta, float *__restrict__ C)

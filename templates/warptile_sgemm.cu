@@ -88,6 +88,7 @@ AOTC_VALUE(alpha, 1)
 AOTC_VALUE(beta, 0.5)
 AOTC_SHAPES(M = {320, 1000, 2000}, N = {384, 1800}, K = {512, 1024})
 AOTC_REFERENCE(sgemm_warptile_naive)
+AOTC_METRIC(FLOP, 2 * M * N * K)
 __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32)
 sgemm_warptile(int M, int N, int K, float alpha, const float *__restrict__ A,
                const float *__restrict__ B, float beta, float *__restrict__ C)

@@ -518,7 +518,7 @@ static int cmd_report(options *o, diags *d)
 		free(src);
 		return EXIT_ENV;
 	}
-	report_input in = {db, &m, &r, est, neval, &dp};
+	report_input in = {db, &m, &r, est, neval, &dp, k};
 	strbuf sb;
 	strbuf_init(&sb);
 	report_write(&sb, fmt, &in);

@@ -1298,6 +1298,14 @@ tune_db *db_open(const char *path, const char *kernel, const char *source,
 	bool dropped = false;
 	if (replay_journal(db, source_hash, key, &keep, &dropped, d) < 0)
 		goto fail;
+	/* What the journal held of other code is written aside before the
+	 * journal loses it. */
+	if (!db->kernel)
+		db->kernel = xstrdup(kernel);
+	if (db->superseded_changed && save_superseded(db) < 0) {
+		diag_error(d, (aotc_loc){db->superseded_path, 0, 0}, "cannot write: %s", strerror(errno));
+		goto fail;
+	}
 	if (dropped && write_file_atomic(db->journal_path, keep.data, keep.len) < 0) {
 		diag_error(d, (aotc_loc){db->journal_path, 0, 0}, "cannot write: %s", strerror(errno));
 		goto fail;

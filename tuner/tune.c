@@ -1333,10 +1333,46 @@ static int measure_stage(tune_run *r)
 
 /* ---- Summary ------------------------------------------------------------- */
 
+/* The fastest correct measurement of shape s among the cells this shard
+ * took, or -1. */
+static int best_cell(const tune_run *r, int s)
+{
+	int best = -1;
+	for (int c = 0; c < r->cf.n; c++) {
+		if (r->sc.state[schedule_cell(&r->sc, c, s)] == CELL_OTHER)
+			continue;
+		const measurement *m = cell_meas(r, c, s);
+		if (m && m->status == MS_OK && (best < 0 || m->time_ms < cell_meas(r, best, s)->time_ms))
+			best = c;
+	}
+	return best;
+}
+
+/* Configuration c's throughput at shape s (AOTC_METRIC's count per second),
+ * NAN where it has none. */
+static double cell_throughput(const tune_run *r, int c, int s)
+{
+	double count;
+	const measurement *m = cell_meas(r, c, s);
+	if (!m || m->status != MS_OK || !(m->time_ms > 0) || !r->params_ok[s] ||
+	    !ir_metric_count(r->k, r->cf.fn[c], config_values(&r->cf, c), shape_params(r, s), &count))
+		return NAN;
+	return count / (m->time_ms * 1e-3);
+}
+
 static void print_summary(const tune_run *r, FILE *out)
 {
 	const kernel *k = r->k;
 	const schedule *sc = &r->sc;
+	/* AOTC_METRIC: the best's throughput, in one scale for the table */
+	double *tp = xcalloc((size_t)r->ss.count + 1, sizeof *tp), max = 0, scale = 1;
+	for (int s = 0; s < r->ss.count; s++) {
+		int best = best_cell(r, s);
+		tp[s] = best >= 0 ? cell_throughput(r, best, s) : NAN;
+		if (tp[s] > max)
+			max = tp[s];
+	}
+	const char *unit = k->metric != METRIC_NONE ? ir_throughput_scale(k->metric, max, &scale) : NULL;
 	fprintf(out, "\nAUTOTUNE %s: %d configurations x %d shapes, search %s", k->id, r->cf.n, r->ss.count,
 	       search_name(sc->kind));
 	if (sc->p.nshards > 1)
@@ -1372,6 +1408,10 @@ static void print_summary(const tune_run *r, FILE *out)
 		if (best >= 0) {
 			double tb = cell_meas(r, best, s)->time_ms;
 			fprintf(out, " best %s %.4f ms", r->cf.names[best], tb);
+			if (unit && isfinite(tp[s]))
+				fprintf(out, " (%.4g %s)", tp[s] / scale, unit);
+			else if (unit)
+				fprintf(out, " (- %s)", unit);
 			if (second >= 0) {
 				double t2 = cell_meas(r, second, s)->time_ms;
 				fprintf(out, ", next %s %.4f ms (%.2fx)", r->cf.names[second], t2, t2 / tb);
@@ -1393,6 +1433,7 @@ static void print_summary(const tune_run *r, FILE *out)
 			fprintf(out, "; %d not measured", unmeasured);
 		fputc('\n', out);
 	}
+	free(tp);
 }
 
 /* The machine's timing noise over the shapes with a winner: the median

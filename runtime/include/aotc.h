@@ -19,6 +19,7 @@
  *   AOTC_EXTERN(fn [, lib, ...]) a library routine measured beside the variants;
  *                                libs are linked with it (cublas: -lcublas)
  *   AOTC_TOLERANCE(tol)          accepted relative error per output buffer
+ *   AOTC_METRIC(unit, count)     what one launch does (unit FLOP or B), for throughput
  *   AOTC_TYPES(T, t1, t2, ...)   type parameter T is a dispatch key: one dispatch per type
  *   AOTC_ALTERNATIVE(primary)    this function competes with kernel primary in its
  *                                dispatch, with its own TUNE/REQUIRE/VALID_IF/GRID/BLOCK/SMEM
@@ -57,6 +58,7 @@
 #define AOTC_REFERENCE(...) AOTC__ANNOTATE("aotc.reference:", __VA_ARGS__)
 #define AOTC_EXTERN(...)    AOTC__ANNOTATE("aotc.extern:", __VA_ARGS__)
 #define AOTC_TOLERANCE(...) AOTC__ANNOTATE("aotc.tolerance:", __VA_ARGS__)
+#define AOTC_METRIC(...)    AOTC__ANNOTATE("aotc.metric:", __VA_ARGS__)
 #define AOTC_TYPES(...)     AOTC__ANNOTATE("aotc.types:", __VA_ARGS__)
 #define AOTC_ALTERNATIVE(...) AOTC__ANNOTATE("aotc.alternative:", __VA_ARGS__)
 
@@ -75,6 +77,7 @@
 #define AOTC_REFERENCE(...)
 #define AOTC_EXTERN(...)
 #define AOTC_TOLERANCE(...)
+#define AOTC_METRIC(...)
 #define AOTC_TYPES(...)
 #define AOTC_ALTERNATIVE(...)
 

@@ -9,8 +9,8 @@
 # cells that emit compares.
 # Usage: db-key.sh AOTC REPO_ROOT
 unset AOTC_NO_SAVE
-aotc=$1
-root=$2
+aotc=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
+root=$(cd "$2" && pwd)
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 export AOTC_CACHE_DIR="$tmp/cache"
@@ -44,7 +44,7 @@ if [ "$n" -eq 3 ]; then ok "parse gives a code to the kernel and its two alterna
 { cat k.orig; printf '\n// a comment at the end\nint main() { return 0; }\n'; } >k.cpp
 sed -i 's|^    for (int rep = 0; rep < 2; ++rep)|    for (int rep = 0;   rep < 2; ++rep) /* spaced */|' k.cpp
 codes k.cpp >codes.new
-if cmp -s codes.orig codes.new; then ok "comments, spaces and host code leave every code as it was"; else bad "codes kept" "$(diff codes.orig codes.new)"; fi
+if [ -s codes.orig ] && cmp -s codes.orig codes.new; then ok "comments, spaces and host code leave every code as it was"; else bad "codes kept" "$(diff codes.orig codes.new)"; fi
 cp k.orig k.cpp
 
 # --- Tuning after edits -----------------------------------------------------
@@ -114,6 +114,24 @@ has "the refusal names both files" "$(basename "$db" .json).other.json"
 check "tune --shard beside another hardware id's database exits 3" $? 3
 has "it says why" "shards of one --db must come from one hardware id"
 rm -f db/*.other.json
+
+# link: two emitted directories of one kernel and architecture, measured on
+# two hardware ids, are refused with the ids named
+mkdir dA dB
+cp "$root/templates/softmax.cuda_NVIDIA_H200_13.0.json" dA/
+python3 - "$root/templates/softmax.cuda_NVIDIA_H200_13.0.json" dB/softmax.cuda_NVIDIA_H100_13.0.json <<'EOF2'
+import json, sys
+d = json.load(open(sys.argv[1]))
+d["hardware"]["id"] = "cuda_NVIDIA_H100_13.0"
+json.dump(d, open(sys.argv[2], "w"))
+EOF2
+"$aotc" emit "$root/templates/softmax.cu" --arch sm90 --db dA -o linkA >"$tmp/log" 2>&1 &&
+	"$aotc" emit "$root/templates/softmax.cu" --arch sm90 --db dB -o linkB >>"$tmp/log" 2>&1
+check "emit from each hardware id alone exits 0" $? 0
+mkdir linked
+"$aotc" link linkA linkB -o linked/aot_softmax.c >"$tmp/log" 2>&1
+check "link refuses two hardware ids for one architecture (exit 1)" $? 1
+has "link names both hardware ids" "(sm90, measured on cuda_NVIDIA_H100_13.0)"
 
 cp k.orig k.cpp
 rm -rf db

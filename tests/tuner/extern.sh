@@ -32,7 +32,8 @@ ext = {i: c["name"] for i, c in enumerate(db["configs"]) if c.get("extern")}
 if sorted(ext.values()) != sorted(want):
     errors.append("extern configs %s" % sorted(ext.values()))
 for i, c in enumerate(db["configs"]):
-    if c.get("extern") and (c != {"name": c["name"], "extern": True, "values": []}):
+    if c.get("extern") and ({k: v for k, v in c.items() if k != "code"} != {"name": c["name"], "extern": True, "values": []}
+                            or len(c.get("code", "")) != 32):
         errors.append("entry %r" % c)
     if not c.get("extern") and "extern" in c:
         errors.append("variant entry %r" % c)
@@ -104,7 +105,7 @@ done
 kill -KILL "-$pid"
 wait "$pid" 2>/dev/null
 lines=$(wc -l <"$journal")
-grep -q '"config":"copy_memcpy","extern":true,"values":\[\]' "$journal" &&
+grep -q '"config":"copy_memcpy","extern":true,"code":"[0-9a-f]\{32\}","compiler":"[^"]*","values":\[\]' "$journal" &&
 	ok "kill: an extern line journalled ($lines lines)" || bad "kill: journal" "$(head -3 "$journal")"
 "$aotc" tune "$here/extern_host.cpp" --arch host --db "$tmp/dbk" --shapes "$tmp/many.json" \
 	>"$tmp/log" 2>&1
@@ -139,11 +140,11 @@ for case in "name:copy memcpy" "values:[1]" "flag:\"yes\""; do
 import json, sys
 path, what, value = sys.argv[1], sys.argv[2], sys.argv[3]
 text = open(path).read()
-old = "{\"name\":\"copy_memcpy\",\"extern\":true,\"values\":[]}"
+old = "{\"name\":\"copy_memcpy\",\"extern\":true,\"values\":[],"
 assert old in text, text
-new = {"name": "{\"name\":\"%s\",\"extern\":true,\"values\":[]}" % value,
-       "values": "{\"name\":\"copy_memcpy\",\"extern\":true,\"values\":%s}" % value,
-       "flag": "{\"name\":\"copy_memcpy\",\"extern\":%s,\"values\":[]}" % value}[what]
+new = {"name": "{\"name\":\"%s\",\"extern\":true,\"values\":[]," % value,
+       "values": "{\"name\":\"copy_memcpy\",\"extern\":true,\"values\":%s," % value,
+       "flag": "{\"name\":\"copy_memcpy\",\"extern\":%s,\"values\":[]," % value}[what]
 open(path, "w").write(text.replace(old, new))
 ' "$f" "$what" "${case#*:}"
 	"$aotc" report "$f" >"$tmp/log" 2>&1

@@ -1,6 +1,7 @@
 /* Unit tests for the checks on IR text that reaches emitted code (ir/ir.c):
  * what the frontend writes passes, anything that could end a declaration,
  * an argument list or a comment does not. */
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -91,6 +92,25 @@ int main(void)
 		       "dtype_of_spelling", spellings[i].spelling);
 	expect(dtype_of_spelling("floatX") == DT_OTHER, true, "dtype_of_spelling", "floatX");
 	expect(dtype_of_spelling("float4") == DT_OTHER, true, "dtype_of_spelling", "float4");
+	/* AOTC_METRIC's units and the prefix that puts the largest in [1, 1000) */
+	static const struct {
+		metric_unit u;
+		double max, scale;
+		const char *name;
+	} scales[] = {
+		{METRIC_FLOP, 0, 1, "FLOP/s"}, {METRIC_FLOP, 999.9, 1, "FLOP/s"}, {METRIC_FLOP, 1000, 1e3, "kFLOP/s"},
+		{METRIC_FLOP, 3.2e12, 1e12, "TFLOP/s"}, {METRIC_FLOP, 5e18, 1e15, "PFLOP/s"}, {METRIC_BYTES, 4.1e12, 1e12, "TB/s"},
+		{METRIC_BYTES, 8.77e9, 1e9, "GB/s"}, {METRIC_BYTES, 2.5e7, 1e6, "MB/s"}, {METRIC_BYTES, NAN, 1, "B/s"},
+	};
+	for (size_t i = 0; i < COUNTOF(scales); i++) {
+		double scale = 0;
+		const char *name = ir_throughput_scale(scales[i].u, scales[i].max, &scale);
+		expect(strcmp(name, scales[i].name) == 0 && scale == scales[i].scale, true, "ir_throughput_scale",
+		       scales[i].name);
+	}
+	expect(metric_unit_from_name("FLOP") == METRIC_FLOP && metric_unit_from_name("B") == METRIC_BYTES &&
+	               metric_unit_from_name("FLOPS") == METRIC_NONE && metric_unit_from_name("") == METRIC_NONE,
+	       true, "metric_unit_from_name", "FLOP, B, FLOPS, ''");
 	printf("%d passed, %d failed\n", passed, failed);
 	return failed != 0;
 }
