@@ -389,7 +389,7 @@ static void text_shapes(strbuf *sb, const report_ctx *c)
 	const tune_db *db = c->db;
 	const hmatrix *m = c->m;
 	int *rows = xmalloc(((size_t)m->nshapes + 1) * sizeof *rows);
-	int n = table_rows(c, TEXT_MAX_ROWS, rows);
+	int n = table_rows(c, TEXT_MAX_ROWS, rows), alternated = 0;
 	strbuf_printf(sb, "\nper shape, by %s", c->size_name);
 	if (n < m->nshapes)
 		strbuf_printf(sb, " (the %d of %d where the dispatch is slowest)", n, m->nshapes);
@@ -418,7 +418,7 @@ static void text_shapes(strbuf *sb, const report_ctx *c)
 	strbuf_printf(sb, " %11s", "dispatch ms");
 	if (c->tp_unit)
 		strbuf_printf(sb, " %*s", tw, disp_tp);
-	strbuf_printf(sb, " %9s %9s %7s %s\n", "slowdown", "single", "noise", "alt");
+	strbuf_printf(sb, " %9s %9s %8s\n", "slowdown", "single", "noise");
 	for (int i = 0; i < n; i++) {
 		int s = rows[i];
 		const shape_info *si = &c->sh[s];
@@ -432,13 +432,17 @@ static void text_shapes(strbuf *sb, const report_ctx *c)
 			text_throughput(sb, tw, c, is_miss(si->sd_dispatch) ? NAN : cell_throughput(c, s, si->dispatch));
 		text_slowdown(sb, 9, si->sd_dispatch);
 		text_slowdown(sb, 9, si->sd_single);
+		/* the best's spread; '*': the shape's contenders were alternated */
 		if (isnan(si->noise))
-			strbuf_printf(sb, " %7s %s\n", "-", "-");
+			strbuf_printf(sb, " %8s\n", "-");
 		else
-			strbuf_printf(sb, " %6.1f%% %s\n", 100 * si->noise, si->alternated ? "yes" : "no");
+			strbuf_printf(sb, " %7.1f%%%s\n", 100 * si->noise, si->alternated ? "*" : "");
+		alternated += si->alternated > 0;
 	}
 	if (n < m->nshapes)
 		strbuf_printf(sb, "\xe2\x80\xa6 %d more (--format json has all)\n", m->nshapes - n);
+	if (alternated)
+		strbuf_puts(sb, "noise: the best's p10-p90 spread over its median; *: its contenders were alternated\n");
 	free(w);
 	free(rows);
 }
