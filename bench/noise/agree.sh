@@ -32,7 +32,7 @@ for load in 0 "$nload"; do
 		"$aotc" tune "$kernel" --arch host --db "$tmp/a" --quiet
 		"$aotc" tune "$kernel" --arch host --db "$tmp/b" --quiet
 		printf 'loads %s pair %s: ' "$load" "$p"
-		python3 "$root/tests/tuner/noise_agree.py" "$tmp"/a/poly.*.json "$tmp"/b/poly.*.json
+		python3 "$root/tests/tuner/noise_agree.py" "$tmp"/a/poly.host_*.json "$tmp"/b/poly.host_*.json
 		p=$((p + 1))
 	done
 	for q in $loads; do kill "$q" 2>/dev/null; done

@@ -47,8 +47,8 @@ loads=""
 # Per shape the two agree on the winner, or the one's winner is within the
 # other's recorded noise of the other's (noise_agree.py); every alternated
 # cell has its rounds as samples; the method records warm-up and alternation.
-python3 "$here/noise_agree.py" "$tmp"/a/poly.*.json "$tmp"/b/poly.*.json >"$tmp/agree.json"
-why=$(python3 - "$tmp/agree.json" "$tmp"/a/poly.*.json "$tmp"/b/poly.*.json <<'PY'
+python3 "$here/noise_agree.py" "$tmp"/a/poly.host_*.json "$tmp"/b/poly.host_*.json >"$tmp/agree.json"
+why=$(python3 - "$tmp/agree.json" "$tmp"/a/poly.host_*.json "$tmp"/b/poly.host_*.json <<'PY'
 import json, sys
 r = json.load(open(sys.argv[1]))
 if not r["shapes"] or r["agree"] < 0.9 * r["shapes"]:
@@ -78,7 +78,7 @@ grep -q "0 measurements to take" "$tmp/log" && grep -q "alternated (0 this run)"
 
 # A tune killed between the last cell and the alternation: the rerun
 # alternates those shapes, and measures nothing else.
-python3 - "$tmp"/a/poly.*.json <<'PY'
+python3 - "$tmp"/a/poly.host_*.json <<'PY'
 import json, sys
 db = json.load(open(sys.argv[1]))
 for m in db["measurements"]:
@@ -93,7 +93,7 @@ else
 fi
 
 # The report shows each shape's noise and alternation, in every format.
-db=$(ls "$tmp"/a/poly.*.json)
+db=$(ls "$tmp"/a/poly.host_*.json)
 "$aotc" report "$db" >"$tmp/r.txt" 2>&1 && grep -q " noise$" "$tmp/r.txt" && grep -Eq "[0-9]%\*$" "$tmp/r.txt" &&
 	ok "report: text" || bad "report: text" "$(tail -6 "$tmp/r.txt")"
 "$aotc" report "$db" --format json >"$tmp/r.json" 2>&1 && python3 -c '
