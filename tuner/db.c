@@ -1204,25 +1204,6 @@ int db_drop_stale(tune_db *db, const db_key *key, const char *source_hash, strbu
 	return dropped;
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-	return (x > y) - (x < y);
-}
-
-double db_meas_noise(const measurement *m)
-{
-	if (m->nsamples < 3)
-		return 0;
-	double *v = xmalloc((size_t)m->nsamples * sizeof *v);
-	memcpy(v, m->samples, (size_t)m->nsamples * sizeof *v);
-	qsort(v, (size_t)m->nsamples, sizeof *v, cmp_double);
-	int n = m->nsamples;
-	double lo = v[(int)(0.1 * (n - 1) + 0.5)], hi = v[(int)(0.9 * (n - 1) + 0.5)], med = v[n / 2];
-	free(v);
-	return med > 0 ? (hi - lo) / med : 0;
-}
-
 tune_db *db_open(const char *path, const char *kernel, const char *source,
                  const char *source_hash, const char *const *tunables, int ntunables,
                  const char *const *shape_args, int nshape_args, json_t *hardware,

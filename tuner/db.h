@@ -160,8 +160,6 @@ int db_drop_stale(tune_db *db, const db_key *key, const char *source_hash, strbu
 /* How many measurements db_drop_stale would drop. */
 int db_count_stale(const tune_db *db, const db_key *key, const char *source_hash);
 
-/* p10-p90 of m's samples over their median (0 with fewer than 3). */
-double db_meas_noise(const measurement *m);
 
 /* Loads a database read-only (for emit/report), without the lock: the
  * document, then the journal lines of the document's source hash (others

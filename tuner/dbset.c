@@ -230,7 +230,7 @@ static void compare_cells(const tune_db *all, const tune_db *db, anchors *an)
 		const measurement *o = c >= 0 && s >= 0 ? db_get(all, c, s) : NULL;
 		if (!o || o->status != MS_OK)
 			continue;
-		noise[n] = db_meas_noise(m) + db_meas_noise(o);
+		noise[n] = meas_spread(m) + meas_spread(o);
 		diff[n++] = fabs(m->time_ms - o->time_ms) / fmin(m->time_ms, o->time_ms);
 	}
 	an->compared = n;
