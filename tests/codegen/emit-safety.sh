@@ -35,7 +35,14 @@ retarget() {
 import json, os, subprocess, sys
 src, d, sed = sys.argv[1:]
 db = json.load(open(src))
-db["source_hash"] = json.load(open("ir.json"))["source_hash"]
+ir = json.load(open("ir.json"))
+db["source_hash"] = ir["source_hash"]
+k = next(k for k in ir["kernels"] if k["name"] == db["kernel"])
+codes = {a["name"]: a.get("code") for a in k.get("alternatives", []) + k.get("externs", [])}
+for c in db["configs"]:  # measured from this code, as a tune of it would record
+    c["code"] = codes[c.get("function", c["name"])] if c.get("function") or c.get("extern") else k.get("code")
+    if c["code"] is None:
+        del c["code"]
 if sed:
     db["shape_args"] = [subprocess.run(["sed", sed], input=a, capture_output=True, text=True).stdout
                         for a in db["shape_args"]]
