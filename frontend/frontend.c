@@ -1130,7 +1130,7 @@ static void index_names(walk *w)
 }
 
 /* Takes every declaration and macro named name (a macro's definition as it
- * is: it has no references to follow). */
+ * is: no definition, template or class to go up to). */
 static void take_named(walk *w, closure *cl, const char *name)
 {
 	named key = {.name = name};
@@ -1139,15 +1139,11 @@ static void take_named(walk *w, closure *cl, const char *name)
 		return;
 	while (hit > w->names && strcmp(hit[-1].name, name) == 0)
 		hit--;
-	for (; hit < w->names + w->nnames && strcmp(hit->name, name) == 0; hit++) {
-		if (clang_getCursorKind(hit->cursor) != CXCursor_MacroDefinition) {
+	for (; hit < w->names + w->nnames && strcmp(hit->name, name) == 0; hit++)
+		if (clang_getCursorKind(hit->cursor) == CXCursor_MacroDefinition)
+			take_decl(cl, hit->cursor);
+		else
 			use_decl(cl, hit->cursor);
-			continue;
-		}
-		span sp;
-		if (mark(cl, hit->cursor) && span_of(hit->cursor, &sp))
-			ARENA_PUSH(cl->a, cl->spans, cl->nspans, cl->spans_cap, sp);
-	}
 }
 
 typedef enum { TOKENS_CODE, TOKENS_CONTRACT } token_mode;

@@ -227,7 +227,7 @@ static void compile_group(pool *p, job **js, char (*keys)[33], int n)
  * or one job): what the cache has, then the rest compiled together. */
 static void run_jobs(pool *p, job **js, int n)
 {
-	job *todo[RT_BATCH_MAX];
+	job *missing[RT_BATCH_MAX]; /* not in the cache */
 	char keys[RT_BATCH_MAX][33];
 	int m = 0;
 	for (int i = 0; i < n; i++) {
@@ -236,9 +236,9 @@ static void run_jobs(pool *p, job **js, int n)
 		if (cache_lookup(p, js[i], keys[m]))
 			js[i]->seconds = monotonic_s() - t0;
 		else
-			todo[m++] = js[i];
+			missing[m++] = js[i];
 	}
-	compile_group(p, todo, keys, m);
+	compile_group(p, missing, keys, m);
 }
 
 /* After job j is taken: more pending plain instances to compile with it in

@@ -109,17 +109,7 @@ grep -q '"config":"copy_memcpy","extern":true,"code":"[0-9a-f]\{32\}","compiler"
 	ok "kill: an extern line journalled ($lines lines)" || bad "kill: journal" "$(head -3 "$journal")"
 # A cell is journalled again when its shape's close contenders are
 # alternated: the cells, not the lines, are what a resume reuses.
-cells=$(python3 -c '
-import json, sys
-seen = set()
-for line in open(sys.argv[1]).read().splitlines():
-    try:
-        j = json.loads(line)
-    except ValueError:
-        continue  # a torn last line
-    seen.add((j["config"], tuple(j["shape"])))
-print(len(seen))
-' "$journal")
+cells=$(python3 "$here/journal_cells.py" "$journal")
 "$aotc" tune "$here/extern_host.cpp" --arch host --db "$tmp/dbk" --shapes "$tmp/many.json" \
 	>"$tmp/log" 2>&1
 check "kill: resumed tune exits 0" $? 0

@@ -84,17 +84,7 @@ check "kill: resumed tune exits 0" $? 0
 reused=$(sed -n 's/.* measurements to take, \([0-9]*\) reused.*/\1/p' "$tmp/log" | head -1)
 # A cell is journalled again when its shape's close contenders are
 # alternated: the cells, not the lines, are what a resume reuses.
-cells=$(python3 -c '
-import json, sys
-seen = set()
-for line in open(sys.argv[1]).read().splitlines():
-    try:
-        j = json.loads(line)
-    except ValueError:
-        continue  # a torn last line
-    seen.add((j["config"], tuple(j["shape"])))
-print(len(seen))
-' "$tmp/killed.journal")
+cells=$(python3 "$here/journal_cells.py" "$tmp/killed.journal")
 if [ -n "$reused" ] && [ "$reused" -ge "$cells" ]; then ok "kill: resume reused $reused (journal had $lines lines, $cells cells)"
 else bad "kill: resume" "reused '$reused', journal had $lines lines, $cells cells" "$(head -2 "$tmp/log")"; fi
 why=$(py '
