@@ -1894,7 +1894,7 @@ static const char header_mark[] =
 	"/* Copied here by aotc emit (the emitted files need no installed aotc.h); the next emit or\n"
 	" * link into this directory rewrites it. */\n";
 
-int emit_header_copy(const char *dir, char **text, size_t *len, diags *d)
+aotc_status emit_header_copy(const char *dir, char **text, size_t *len, diags *d)
 {
 	strbuf want;
 	strbuf_init(&want);
@@ -2248,24 +2248,24 @@ static bool c_reserved(const char *s)
 	return !strncmp(s, "aot_", 4);
 }
 
-int emit_files(const emit_input *in, diags *d)
+aotc_status emit_files(const emit_input *in, diags *d)
 {
 	const kernel *k = in->k;
 	if (!is_identifier(k->name)) {
 		diag_error(d, k->loc, "kernel name '%s' is not a C identifier", k->name);
-		return 1;
+		return AOTC_DIAGNOSED;
 	}
 	for (int i = 0; i < k->nparams; i++) {
 		const param *p = &k->params[i];
 		if (!is_identifier(p->name) || c_reserved(p->name)) {
 			diag_error(d, p->loc, "parameter name '%s' cannot be used in emitted code", p->name);
-			return 1;
+			return AOTC_DIAGNOSED;
 		}
 		if (!ir_type_text_ok(p->type) || !ir_type_text_ok(p->elem_type) ||
 		    (p->elem_canon && !ir_type_text_ok(p->elem_canon))) {
 			diag_error(d, p->loc, "the type of parameter '%s' cannot be written into emitted code",
 			           p->name);
-			return 1;
+			return AOTC_DIAGNOSED;
 		}
 	}
 	/* What ir_from_json checks, for modules from the frontend too:
@@ -2276,18 +2276,18 @@ int emit_files(const emit_input *in, diags *d)
 		                                      : ir_template_arg_ok(tp->default_text))) {
 			diag_error(d, tp->loc, "the default of '%s' cannot be written into emitted code",
 			           tp->name);
-			return 1;
+			return AOTC_DIAGNOSED;
 		}
 	}
 	for (int i = 0; i < k->ntunables; i++)
 		if (!is_identifier(k->tunables[i].name) || c_reserved(k->tunables[i].name)) {
 			diag_error(d, k->tunables[i].loc, "tunable name '%s' cannot be used in emitted code",
 			           k->tunables[i].name);
-			return 1;
+			return AOTC_DIAGNOSED;
 		}
 	if (!ir_source_hash_ok(in->m->source_hash)) {
 		diag_plain_error(d, "%s: its source hash is not 32 lowercase hex digits", in->m->file);
-		return 1;
+		return AOTC_DIAGNOSED;
 	}
 	ctx c = {.in = in, .t = target_for(in->arch), .k = k, .dp = in->dp, .nvars = in->dp->nvariants};
 	char tag[64];
@@ -2295,7 +2295,7 @@ int emit_files(const emit_input *in, diags *d)
 	snprintf(c.prefix, sizeof c.prefix, "aot_%s_%s", k->id, tag);
 	snprintf(c.family, sizeof c.family, "aot_%s_%s", k->name, tag);
 	snprintf(c.base, sizeof c.base, "_aot_%s_%s", k->id, tag);
-	int status = 0;
+	aotc_status status = AOTC_OK;
 	/* The dispatch, the header, the launcher, the manifest and the copy
 	 * of aotc.h. */
 	enum { NOWN = 4, NFILES = 5 };
@@ -2324,7 +2324,7 @@ int emit_files(const emit_input *in, diags *d)
 			if (c.fn[i]->host_launcher && !routines_built(&c)) {
 				diag_plain_error(d, "%s: '%s' is a variant of a CUDA host launcher, not built for %s (aotc tune leaves it out there): the database was not tuned for %s",
 				                 in->m->file, dv->name, in->arch, in->arch);
-				status = 3;
+				status = AOTC_ENVIRONMENT;
 			}
 			continue;
 		}
@@ -2333,12 +2333,12 @@ int emit_files(const emit_input *in, diags *d)
 		if (!routines_built(&c)) {
 			diag_plain_error(d, "%s: routine '%s' is a CUDA routine, not built for %s (aotc tune leaves it out there): the database was not tuned for %s",
 			                 in->m->file, dv->name, in->arch, in->arch);
-			status = 3;
+			status = AOTC_ENVIRONMENT;
 		}
 	}
 	if (!status && mkdir_p(in->out_dir) < 0) {
 		diag_plain_error(d, "cannot create %s: %s", in->out_dir, strerror(errno));
-		status = 3;
+		status = AOTC_ENVIRONMENT;
 	}
 	if (!status) {
 		c.include = include_path(in);
@@ -2348,7 +2348,7 @@ int emit_files(const emit_input *in, diags *d)
 			else
 				diag_plain_error(d, "the file name of %s cannot be written in an #include: give --include-as",
 				                 in->m->file);
-			status = 1;
+			status = AOTC_DIAGNOSED;
 		}
 	}
 	if (status)
@@ -2360,7 +2360,7 @@ int emit_files(const emit_input *in, diags *d)
 	switch (emit_header_copy(in->out_dir, &files[NOWN], &lens[NOWN], d)) {
 	case 1: nfiles = NFILES; break;
 	case 0: break;
-	default: status = 3; goto out;
+	default: status = AOTC_ENVIRONMENT; goto out;
 	}
 	const char *ext[NOWN] = {"c", "h", c.t->launcher_ext, "json"};
 	for (int i = 0; i < NOWN; i++) {
@@ -2377,7 +2377,7 @@ int emit_files(const emit_input *in, diags *d)
 		files[2] = launcher(&c);
 		files[3] = manifest(&c, d);
 		if (!files[3]) {
-			status = 1;
+			status = AOTC_DIAGNOSED;
 			break;
 		}
 		for (int i = 0; i < NOWN; i++)
@@ -2395,7 +2395,7 @@ int emit_files(const emit_input *in, diags *d)
 		for (int i = 0; i < NOWN; i++)
 			order[norder++] = set[i];
 		if (outdir_write(in->out_dir, "emit", order, norder, d) < 0)
-			status = 3;
+			status = AOTC_ENVIRONMENT;
 	}
 	for (int i = 0; i < NOWN; i++)
 		strbuf_finish(&paths[i]);

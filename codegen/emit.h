@@ -21,6 +21,7 @@
 #ifndef AOTC_EMIT_H
 #define AOTC_EMIT_H
 
+#include "status.h"
 #include "arch.h"
 #include "dispatch.h"
 #include "ir.h"
@@ -87,7 +88,7 @@ const char *emit_launcher_ext(const char *arch);
  * aotc wrote); 0 when it already holds this copy or the runtime header
  * itself (left as it is); -1 after a diagnostic when it is some other file
  * (never overwritten) or cannot be read. */
-int emit_header_copy(const char *dir, char **text, size_t *len, diags *d);
+aotc_status emit_header_copy(const char *dir, char **text, size_t *len, diags *d);
 
 /* Writes the files as one set (codegen/outdir.h: unchanged files left
  * alone, the rest moved into place together, the manifest last), each
@@ -95,6 +96,6 @@ int emit_header_copy(const char *dir, char **text, size_t *len, diags *d);
  * launcher's use of it, the manifest's "set". Returns 0, or 1 after a diagnostic (a name that is not a C identifier, an
  * include that cannot be written, a name the manifest cannot hold), or 3 when a file cannot be written or
  * a foreign aotc.h is in the way. */
-int emit_files(const emit_input *in, diags *d);
+aotc_status emit_files(const emit_input *in, diags *d);
 
 #endif

@@ -943,32 +943,32 @@ static char *gen_launcher(const gen *g)
 
 /* ---- Entry point --------------------------------------------------------------- */
 
-int link_dirs(const char *const *dirs, int ndirs, const char *out_path, const char *include_as,
+aotc_status link_dirs(const char *const *dirs, int ndirs, const char *out_path, const char *include_as,
               diags *d)
 {
 	size_t ol = strlen(out_path);
 	if (ol < 3 || strcmp(out_path + ol - 2, ".c") != 0 || out_path[ol - 3] == '/') {
 		diag_plain_error(d, "link: -o '%s' must name the C file to write (e.g. aot_sgemm.c)", out_path);
-		return 2;
+		return AOTC_USAGE;
 	}
 	const char *slash = strrchr(out_path, '/');
 	char *base = trim_dup(slash ? slash + 1 : out_path, strlen(slash ? slash + 1 : out_path) - 2);
 	char *out_dir = slash ? trim_dup(out_path, slash == out_path ? 1 : (size_t)(slash - out_path))
 	                      : xstrdup(".");
 	char *out_real = realpath(out_dir, NULL);
-	int status = 0;
+	aotc_status status = AOTC_OK;
 	if (!out_real) {
 		diag_plain_error(d, "link: cannot use the directory of '%s': %s", out_path, strerror(errno));
-		status = 2;
+		status = AOTC_USAGE;
 	} else if (!path_is_plain(base) || !strncmp(base, "_aot_", 5)) {
 		/* _aot_ names are emit's: linking over a per-arch file would destroy it. */
 		diag_plain_error(d, "link: -o '%s': the file name must be plain (letters, digits, . _ + -) and not start with _aot_",
 		                 out_path);
-		status = 2;
+		status = AOTC_USAGE;
 	}
 	if (ndirs == 0) {
 		diag_plain_error(d, "link: needs at least one directory of emitted files");
-		status = 2;
+		status = AOTC_USAGE;
 	}
 	entries es = {0};
 	const platform *plat = NULL;
@@ -976,24 +976,24 @@ int link_dirs(const char *const *dirs, int ndirs, const char *out_path, const ch
 	bool scan = status == 0;
 	for (int i = 0; scan && i < ndirs; i++)
 		if (!scan_dir(&es, dirs[i], out_real, d))
-			status = 1;
+			status = AOTC_DIAGNOSED;
 	if (status == 0 && !(plat = check_platform(&es, d)))
-		status = 1;
+		status = AOTC_DIAGNOSED;
 	if (status == 0) {
 		qsort(es.v, (size_t)es.n, sizeof *es.v, cmp_entry);
 		if (!check_groups(&es, d))
-			status = 1;
+			status = AOTC_DIAGNOSED;
 	}
 	/* One --include-as names one file: refused for kernels from several. */
 	for (int i = 1; status == 0 && include_as && i < es.n; i++)
 		if (strcmp(es.v[i].source, es.v[0].source) != 0) {
 			diag_plain_error(d, "link: --include-as names one kernel source, but the linked files include %s and %s",
 			                 es.v[0].source, es.v[i].source);
-			status = 1;
+			status = AOTC_DIAGNOSED;
 		}
 	if (status == 0 && include_as && !include_text_ok(include_as)) {
 		diag_plain_error(d, "link: --include-as '%s' cannot be written in an #include", include_as);
-		status = 1;
+		status = AOTC_DIAGNOSED;
 	}
 	/* aotc.h beside the output, as emit writes it; a foreign aotc.h there
 	 * stops the link with nothing written. */
@@ -1001,7 +1001,7 @@ int link_dirs(const char *const *dirs, int ndirs, const char *out_path, const ch
 	size_t hdr_len = 0;
 	int h = 0;
 	if (status == 0 && (h = emit_header_copy(out_dir, &hdr, &hdr_len, d)) < 0)
-		status = 3;
+		status = AOTC_ENVIRONMENT;
 	if (status == 0) {
 		strbuf guard, prefix;
 		strbuf_init(&guard);
@@ -1047,7 +1047,7 @@ int link_dirs(const char *const *dirs, int ndirs, const char *out_path, const ch
 			n++;
 		}
 		if (outdir_write(out_dir, "link", set, n, d) < 0)
-			status = 3;
+			status = AOTC_ENVIRONMENT;
 		for (int i = 0; i < NOWN; i++) {
 			free(files[i]);
 			strbuf_finish(&names[i]);

@@ -47,6 +47,7 @@
 #ifndef AOTC_LINK_H
 #define AOTC_LINK_H
 
+#include "status.h"
 #include "diag.h"
 
 /* Returns 0; 2 for a usage error (-o not a plain FILE.c in a directory
@@ -60,7 +61,7 @@
  * include_as (may be NULL) replaces how FILE.cu includes the kernel
  * source. Nothing is written unless every input is good. Unless
  * d->quiet_warnings (--quiet), a line on stdout says what was linked. */
-int link_dirs(const char *const *dirs, int ndirs, const char *out, const char *include_as,
+aotc_status link_dirs(const char *const *dirs, int ndirs, const char *out, const char *include_as,
               diags *d);
 
 #endif

@@ -117,12 +117,12 @@ static void warn_unmeasured(const hmatrix *mt, const dispatch *dp, const int *ma
 	strbuf_finish(&names);
 }
 
-int eval_kernel(const aotc_module *m, const kernel *k, const tune_options *o, const hoptions *ho,
+aotc_status eval_kernel(const aotc_module *m, const kernel *k, const tune_options *o, const hoptions *ho,
                 diags *d)
 {
 	if (!o->shapes_file) {
 		diag_plain_error(d, "aotc eval needs --shapes FILE: the held-out shapes to measure on");
-		return 2;
+		return AOTC_USAGE;
 	}
 	char *dir = dbset_eval_dir(o->db_dir);
 	tune_options eo = *o;
@@ -136,7 +136,7 @@ int eval_kernel(const aotc_module *m, const kernel *k, const tune_options *o, co
 	diags_init_buffered(&held);
 	held.quiet_warnings = d->quiet_warnings;
 	bool have_device = true, no_device = false;
-	int status = tune_kernel(m, k, &eo, &no_device, &held);
+	aotc_status status = tune_kernel(m, k, &eo, &no_device, &held);
 	if (status == 3 && no_device) {
 		have_device = false;
 		status = 0;
@@ -173,7 +173,7 @@ int eval_kernel(const aotc_module *m, const kernel *k, const tune_options *o, co
 		diags_finish(&quiet);
 		const char *a = db ? json_string_value(json_object_get(db->hardware, "arch")) : NULL;
 		db_key key = dbset_key(k);
-		int before = db ? db->nmeas : 0;
+		int before = db ? db->nmeas : AOTC_OK;
 		char *old = db ? xstrdup(db->source_hash) : NULL;
 		if (a && !strcmp(a, o->arch) && before && db_drop_stale(db, &key, m->source_hash, NULL) == before) {
 			/* all of another version: the check below says so */
@@ -192,7 +192,7 @@ int eval_kernel(const aotc_module *m, const kernel *k, const tune_options *o, co
 			diags_flush(&held, d->out); /* why it cannot tune */
 		dbset_free_paths(paths);
 		diag_plain_error(d, "no held-out database in %s", dir);
-		status = 3;
+		status = AOTC_ENVIRONMENT;
 		goto out;
 	}
 	dbset_free_paths(paths);
@@ -202,7 +202,7 @@ int eval_kernel(const aotc_module *m, const kernel *k, const tune_options *o, co
 	train = dbset_load(o->db_dir, k, o->arch, m->source_hash, m->file, NULL, d);
 	if (!train) {
 		fprintf(stderr, "aotc: eval learns from the training database: run aotc tune first\n");
-		status = 3;
+		status = AOTC_ENVIRONMENT;
 		goto out;
 	}
 	/* Measurements of another version of the kernel are no held-out
@@ -214,18 +214,18 @@ int eval_kernel(const aotc_module *m, const kernel *k, const tune_options *o, co
 		                 "%s %.8s): measure the held-out shapes again with aotc eval where a %s device is, or "
 		                 "put in %s the held-out database measured from this source",
 		                 test->path, m->file, test->source_hash, train->path, train->source_hash, o->arch, dir);
-		status = 3;
+		status = AOTC_ENVIRONMENT;
 		goto out;
 	}
 	if (!hmatrix_from_db(&mt, train, k, d) || !hmatrix_from_db(&me, test, k, d)) {
-		status = 1;
+		status = AOTC_DIAGNOSED;
 		goto out;
 	}
 	h_build(&r, &mt, ho);
 	built = true;
 	/* The dispatch as emitted: its choice is what a program would run. */
 	if (!dispatch_from_result(&dp, k, train, &mt, &r, NULL, 0, d)) {
-		status = 3;
+		status = AOTC_ENVIRONMENT;
 		goto out;
 	}
 
@@ -283,7 +283,7 @@ int eval_kernel(const aotc_module *m, const kernel *k, const tune_options *o, co
 	free(valid);
 	if (n == 0) {
 		diag_plain_error(d, "no held-out shape has a variant that ran");
-		status = 4;
+		status = AOTC_NO_VARIANT;
 		goto out;
 	}
 	if (dispatched_failures)

@@ -3,6 +3,7 @@
 #ifndef AOTC_EVAL_H
 #define AOTC_EVAL_H
 
+#include "status.h"
 #include "heuristic.h"
 #include "ir.h"
 #include "db.h"
@@ -12,7 +13,7 @@
  * there), builds the heuristic from the training database <db>, and prints
  * the chosen variant's slowdown against the per-shape best on each new
  * shape, with the best single variant beside it. Returns an exit status. */
-int eval_kernel(const aotc_module *m, const kernel *k, const tune_options *o,
+aotc_status eval_kernel(const aotc_module *m, const kernel *k, const tune_options *o,
                 const hoptions *ho, diags *d);
 
 /* Every selector of r (learnt from mt) on the shapes of a held-out matrix

@@ -67,7 +67,7 @@ void dispatch_key(const aotc_module *m, const kernel *k, const learn_options *o,
 	snprintf(key, 33, "%016llx%016llx", (unsigned long long)h.high64, (unsigned long long)h.low64);
 }
 
-int dispatch_learn(const aotc_module *m, const kernel *k, const learn_options *o, dispatch *dp, learnt *keep,
+aotc_status dispatch_learn(const aotc_module *m, const kernel *k, const learn_options *o, dispatch *dp, learnt *keep,
                    diags *d)
 {
 	memset(dp, 0, sizeof *dp);
@@ -83,18 +83,18 @@ int dispatch_learn(const aotc_module *m, const kernel *k, const learn_options *o
 	diags_finish(&rec);
 	if (!l.db) {
 		diag_list_finish(&said);
-		return 3;
+		return AOTC_ENVIRONMENT;
 	}
 	if (!hmatrix_from_db(&l.hm, l.db, k, d)) {
 		diag_list_finish(&said);
 		db_close(l.db);
-		return 3;
+		return AOTC_ENVIRONMENT;
 	}
 	h_build(&l.r, &l.hm, &o->ho);
-	int status = 0;
+	aotc_status status = AOTC_OK;
 	if (l.r.nsubset == 0) {
 		diag_plain_error(d, "no variant of '%s' ran correctly in %s", k->id, l.db->path);
-		status = 4;
+		status = AOTC_NO_VARIANT;
 		goto out;
 	}
 	const char *hw = json_string_value(json_object_get(l.db->hardware, "id"));
@@ -108,7 +108,7 @@ int dispatch_learn(const aotc_module *m, const kernel *k, const learn_options *o
 	}
 	free(epath);
 	if (!dispatch_from_result(dp, k, l.db, &l.hm, &l.r, l.neval > 0 ? &l.eval[SEL_TREE] : NULL, l.neval, d)) {
-		status = 3;
+		status = AOTC_ENVIRONMENT;
 		goto out;
 	}
 	dp->from.db = xstrdup(l.db->path);
@@ -124,7 +124,7 @@ out:
 	return status;
 }
 
-int dispatch_learn_or_load(const aotc_module *m, const kernel *k, const learn_options *o, dispatch *dp,
+aotc_status dispatch_learn_or_load(const aotc_module *m, const kernel *k, const learn_options *o, dispatch *dp,
                            bool *loaded, learnt *keep, diags *d)
 {
 	struct timespec t0, t1;
@@ -133,7 +133,7 @@ int dispatch_learn_or_load(const aotc_module *m, const kernel *k, const learn_op
 	dispatch_key(m, k, o, key);
 	char *path = dbset_dispatch_path(o->db_dir, k->id, o->arch);
 	*loaded = dispatch_load(dp, k, path, key);
-	int status = 0;
+	aotc_status status = AOTC_OK;
 	if (*loaded) {
 		clock_gettime(CLOCK_MONOTONIC, &t1);
 		if (o->verbose)

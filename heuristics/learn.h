@@ -7,6 +7,7 @@
 #ifndef AOTC_LEARN_H
 #define AOTC_LEARN_H
 
+#include "status.h"
 #include <stdbool.h>
 
 #include "db.h"
@@ -48,7 +49,7 @@ void dispatch_key(const aotc_module *m, const kernel *k, const learn_options *o,
  * receives the database, matrix and result (the caller finishes it).
  * Returns 0, or after a diagnostic 3 (no database, unreadable, not this
  * kernel's) or 4 (no variant ran correctly). */
-int dispatch_learn(const aotc_module *m, const kernel *k, const learn_options *o, dispatch *dp, learnt *keep,
+aotc_status dispatch_learn(const aotc_module *m, const kernel *k, const learn_options *o, dispatch *dp, learnt *keep,
                    diags *d);
 
 /* The saved dispatch (dbset_dispatch_path) when its key is dispatch_key's
@@ -57,7 +58,7 @@ int dispatch_learn(const aotc_module *m, const kernel *k, const learn_options *o
  * then the dispatch is saved for next time (a folder that cannot be
  * written is no error: a note under o->verbose). keep: as dispatch_learn,
  * filled only when it learnt. Returns dispatch_learn's status. */
-int dispatch_learn_or_load(const aotc_module *m, const kernel *k, const learn_options *o, dispatch *dp,
+aotc_status dispatch_learn_or_load(const aotc_module *m, const kernel *k, const learn_options *o, dispatch *dp,
                            bool *loaded, learnt *keep, diags *d);
 
 #endif

@@ -31,7 +31,6 @@
 #include "util.h"
 #include "worker.h"
 
-enum { EXIT_DIAG = 1, EXIT_USAGE = 2, EXIT_ENV = 3, EXIT_NO_VARIANT = 4 };
 
 
 /* What each subcommand runs; its options and help are in tools/options.c. */
@@ -100,7 +99,7 @@ static int cmd_parse(options *o, diags *d)
 {
 	aotc_module *m = load_module(o, false, d);
 	if (!m)
-		return EXIT_DIAG;
+		return AOTC_DIAGNOSED;
 	char *json = ir_to_json(m);
 	fputs(json, stdout);
 	free(json);
@@ -124,10 +123,10 @@ static int cmd_configs(options *o, diags *d)
 {
 	aotc_module *m = load_module(o, false, d);
 	if (!m)
-		return EXIT_DIAG;
+		return AOTC_DIAGNOSED;
 	if (!kernel_selected(o, m, d)) {
 		ir_module_destroy(m);
-		return EXIT_USAGE;
+		return AOTC_USAGE;
 	}
 	for (int i = 0; i < m->nkernels; i++) {
 		const kernel *k = &m->kernels[i];
@@ -158,10 +157,10 @@ static int run_per_kernel(options *o, diags *d, int mode)
 {
 	aotc_module *m = load_module(o, mode == RUN_EMIT, d);
 	if (!m)
-		return EXIT_DIAG;
+		return AOTC_DIAGNOSED;
 	if (!kernel_selected(o, m, d)) {
 		ir_module_destroy(m);
-		return EXIT_USAGE;
+		return AOTC_USAGE;
 	}
 	tune_options to = {
 		.arch = o->arch, .db_dir = o->db_dir, .shapes_file = o->shapes,
@@ -192,7 +191,7 @@ static int run_per_kernel(options *o, diags *d, int mode)
 			status = emit_kernel(o, m, k, d);
 		} else if (mode == RUN_SIMULATE) {
 			tune_db *db = find_db(o, m, k, NULL, d);
-			status = db ? tune_simulate(k, db, &to, o->out_given ? o->out_dir : NULL, d) : EXIT_ENV;
+			status = db ? tune_simulate(k, db, &to, o->out_given ? o->out_dir : NULL, d) : AOTC_ENVIRONMENT;
 			db_close(db);
 		} else if (mode == RUN_CHECK) {
 			status = dispatch_check(o, m, k, d);
@@ -205,7 +204,7 @@ static int run_per_kernel(options *o, diags *d, int mode)
 			held.quiet_warnings = d->quiet_warnings;
 			bool no_device = false;
 			status = tune_kernel(m, k, &to, &no_device, &held);
-			if (status == EXIT_ENV && no_device) {
+			if (status == AOTC_ENVIRONMENT && no_device) {
 				if (!o->quiet)
 					fprintf(stderr, "aotc: no %s device here: emitting from the tuning database in %s/\n",
 					        o->arch, o->db_dir);
@@ -232,7 +231,7 @@ static int run_per_kernel(options *o, diags *d, int mode)
 	if (tuned == 0) {
 		diag_plain_error(d, "no kernel in '%s' is a %s kernel (use --kernel to name one)", o->file,
 		                 strcmp(o->arch, "host") ? "__global__" : "host");
-		status = EXIT_DIAG;
+		status = AOTC_DIAGNOSED;
 	}
 	ir_module_destroy(m);
 	return status;
@@ -313,7 +312,7 @@ static int dispatch_check(options *o, const aotc_module *m, const kernel *k, dia
 	diags_finish(&quiet);
 	if (!db) {
 		dispatch_finish(&dp);
-		return EXIT_ENV;
+		return AOTC_ENVIRONMENT;
 	}
 	int nargs = db->nshape_args;
 	shape_set ss;
@@ -451,7 +450,7 @@ static int cmd_report(options *o, diags *d)
 {
 	tune_db *db = db_load(o->file, d);
 	if (!db)
-		return EXIT_ENV;
+		return AOTC_ENVIRONMENT;
 	/* The kernel the database was tuned from, where its source is still
 	 * there unchanged: then report learns what emit learns (features,
 	 * validity, the cost model). */
@@ -516,7 +515,7 @@ static int cmd_report(options *o, diags *d)
 		db_close(db);
 		ir_module_destroy(km);
 		free(src);
-		return EXIT_ENV;
+		return AOTC_ENVIRONMENT;
 	}
 	report_input in = {db, &m, &r, est, neval, &dp, k};
 	strbuf sb;
@@ -524,7 +523,7 @@ static int cmd_report(options *o, diags *d)
 	report_write(&sb, fmt, &in);
 	if (fwrite(sb.data, 1, sb.len, stdout) != sb.len || fflush(stdout) != 0) {
 		fprintf(stderr, "aotc: cannot write the report: %s\n", strerror(errno));
-		status = EXIT_ENV;
+		status = AOTC_ENVIRONMENT;
 	}
 	strbuf_finish(&sb);
 	dispatch_finish(&dp);
@@ -548,7 +547,7 @@ int main(int argc, char **argv)
 	diags_init(&d);
 	if (argc < 2) {
 		options_usage(stderr);
-		return EXIT_USAGE;
+		return AOTC_USAGE;
 	}
 	if (!strcmp(argv[1], "__worker"))
 		return worker_main(); /* tuner.c starts us so */
@@ -568,7 +567,7 @@ int main(int argc, char **argv)
 	if (!cmd || !known) {
 		fprintf(stderr, "aotc: unknown command '%s'\n", argv[1]);
 		options_usage(stderr);
-		return EXIT_USAGE;
+		return AOTC_USAGE;
 	}
 
 	options o;
@@ -585,7 +584,7 @@ int main(int argc, char **argv)
 	}
 	d.quiet_warnings = o.quiet;
 	if (!frontend_env_ok(&d)) {
-		status = EXIT_ENV;
+		status = AOTC_ENVIRONMENT;
 		goto out;
 	}
 
@@ -595,9 +594,9 @@ int main(int argc, char **argv)
 	}
 	status = cmd->run(&o, &d);
 	if (d.errors && status == 0)
-		status = EXIT_DIAG;
+		status = AOTC_DIAGNOSED;
 	diags_print_hidden(&d);
-	if (status == EXIT_DIAG && d.errors)
+	if (status == AOTC_DIAGNOSED && d.errors)
 		fprintf(stderr, "%d error%s generated.\n", d.errors, d.errors == 1 ? "" : "s");
 out:
 	options_finish(&o);

@@ -10,8 +10,6 @@
 #include "text.h"
 #include "util.h"
 
-enum { EXIT_USAGE = 2 };
-
 /* What every command that reads a kernel source takes. */
 #define SOURCE_OPTS (OPTB_INCLUDE | OPTB_DEFINE | OPTB_KERNEL | OPTB_QUIET)
 #define HEURISTIC_OPTS (OPTB_MAX_VARIANTS | OPTB_GOAL | OPTB_SEED)
@@ -245,7 +243,7 @@ static int bad_arch(const options_for *f, const char *arch)
 	for (int i = 0; i < arch_count(); i++)
 		fprintf(f->err, " %s", arch_at(i)->name);
 	fputc('\n', f->err);
-	return EXIT_USAGE;
+	return AOTC_USAGE;
 }
 
 int options_parse(options *o, const options_for *f, int argc, char **argv)
@@ -306,25 +304,25 @@ int options_parse(options *o, const options_for *f, int argc, char **argv)
 				        bits[i].name, cmd);
 				list_takers(f->err, bits[i].bit);
 				fprintf(f->err, "); see 'aotc %s --help'\n", cmd);
-				return EXIT_USAGE;
+				return AOTC_USAGE;
 			}
 		switch (c) {
 		case 'I':
 			if (!path_given(f, "-I", optarg))
-				return EXIT_USAGE;
+				return AOTC_USAGE;
 			o->includes[o->nincludes++] = optarg;
 			break;
 		case 'D': o->defines[o->ndefines++] = optarg; break;
 		case 'o':
 			if (!path_given(f, "-o", optarg))
-				return EXIT_USAGE;
+				return AOTC_USAGE;
 			o->out_dir = optarg;
 			o->out_given = true;
 			break;
 		case 'j':
 			if (!parse_int(optarg, 1, 1024, &n)) {
 				fprintf(f->err, "aotc %s: -j needs a number from 1 to 1024, not '%s'\n", cmd, optarg);
-				return EXIT_USAGE;
+				return AOTC_USAGE;
 			}
 			o->jobs = (int)n;
 			break;
@@ -332,31 +330,31 @@ int options_parse(options *o, const options_for *f, int argc, char **argv)
 		case OPT_ARCH: o->arch = optarg; break;
 		case OPT_DB:
 			if (!path_given(f, "--db", optarg))
-				return EXIT_USAGE;
+				return AOTC_USAGE;
 			o->db_dir = optarg;
 			break;
 		case OPT_SHAPES:
 			if (!path_given(f, "--shapes", optarg))
-				return EXIT_USAGE;
+				return AOTC_USAGE;
 			o->shapes = optarg;
 			break;
 		case OPT_BUDGET:
 			if ((o->budget_s = options_duration(optarg)) <= 0) {
 				fprintf(f->err, "aotc %s: --budget needs a duration with a unit, like 90s, 10m, 1h or 1h30m, not '%s'\n",
 				        cmd, optarg);
-				return EXIT_USAGE;
+				return AOTC_USAGE;
 			}
 			break;
 		case OPT_SEED:
 			if (!parse_int(optarg, 0, 2147483647L, &o->seed)) {
 				fprintf(f->err, "aotc %s: --seed needs a non-negative number, not '%s'\n", cmd, optarg);
-				return EXIT_USAGE;
+				return AOTC_USAGE;
 			}
 			break;
 		case OPT_MAX_VARIANTS:
 			if (!parse_int(optarg, 1, 64, &n)) {
 				fprintf(f->err, "aotc %s: --max-variants needs a number from 1 to 64, not '%s'\n", cmd, optarg);
-				return EXIT_USAGE;
+				return AOTC_USAGE;
 			}
 			o->max_variants = (int)n;
 			break;
@@ -365,7 +363,7 @@ int options_parse(options *o, const options_for *f, int argc, char **argv)
 			o->goal = strtod(optarg, &end);
 			if (end == optarg || *end || !(o->goal >= 1)) {
 				fprintf(f->err, "aotc %s: --goal needs a slowdown of at least 1 (e.g. 1.02), not '%s'\n", cmd, optarg);
-				return EXIT_USAGE;
+				return AOTC_USAGE;
 			}
 			break;
 		}
@@ -375,14 +373,14 @@ int options_parse(options *o, const options_for *f, int argc, char **argv)
 			if (!include_text_ok(optarg)) {
 				fprintf(f->err, "aotc %s: --include-as '%s' cannot be written in an #include "
 				        "(no control character, \", \\, /*, */, // or two question marks)\n", cmd, optarg);
-				return EXIT_USAGE;
+				return AOTC_USAGE;
 			}
 			o->include_as = optarg;
 			break;
 		case OPT_SEARCH:
 			if (!known_choice(optarg, searches)) {
 				fprintf(f->err, "aotc %s: --search is 'exhaustive' or 'model', not '%s'\n", cmd, optarg);
-				return EXIT_USAGE;
+				return AOTC_USAGE;
 			}
 			o->search = optarg;
 			break;
@@ -399,7 +397,7 @@ int options_parse(options *o, const options_for *f, int argc, char **argv)
 			if (!ok) {
 				fprintf(f->err, "aotc %s: --shard needs I/N with 1 <= I <= N (e.g. 2/8), not '%s'\n",
 				        cmd, optarg);
-				return EXIT_USAGE;
+				return AOTC_USAGE;
 			}
 			o->shard = (int)i;
 			o->nshards = (int)n2;
@@ -408,14 +406,14 @@ int options_parse(options *o, const options_for *f, int argc, char **argv)
 		case OPT_DUMP:
 			if (!known_choice(optarg, dumps)) {
 				fprintf(f->err, "aotc %s: --dump is configs, compile or schedule, not '%s'\n", cmd, optarg);
-				return EXIT_USAGE;
+				return AOTC_USAGE;
 			}
 			o->dump = optarg;
 			break;
 		case OPT_FORMAT:
 			if (!known_choice(optarg, formats)) {
 				fprintf(f->err, "aotc %s: --format is text, json, markdown or html, not '%s'\n", cmd, optarg);
-				return EXIT_USAGE;
+				return AOTC_USAGE;
 			}
 			o->format = optarg;
 			break;
@@ -431,24 +429,24 @@ int options_parse(options *o, const options_for *f, int argc, char **argv)
 			return 0;
 		case ':':
 			fprintf(f->err, "aotc %s: option '%s' needs an argument\n", cmd, argv[optind - 1]);
-			return EXIT_USAGE;
+			return AOTC_USAGE;
 		default:
 			fprintf(f->err, "aotc %s: unknown option '%s'; see 'aotc %s --help'\n", cmd, argv[optind - 1], cmd);
-			return EXIT_USAGE;
+			return AOTC_USAGE;
 		}
 	}
 	bool link = !strcmp(cmd, "link");
 	const char *input = link ? "DIR" : !strcmp(cmd, "report") ? "DB" : "FILE";
 	for (int i = optind; i < argc; i++) {
 		if (!path_given(f, input, argv[i]))
-			return EXIT_USAGE;
+			return AOTC_USAGE;
 		o->inputs[o->ninputs++] = argv[i];
 	}
 	if (link) {
 		if (o->ninputs == 0 || !o->out_given) {
 			fprintf(f->err, "aotc link: %s\nusage: aotc %s\n",
 			        o->ninputs ? "needs -o FILE.c" : "needs a DIR", f->synopsis);
-			return EXIT_USAGE;
+			return AOTC_USAGE;
 		}
 		return -1;
 	}
@@ -456,16 +454,16 @@ int options_parse(options *o, const options_for *f, int argc, char **argv)
 		fprintf(f->err, "aotc %s: %s\nusage: aotc %s\n", cmd,
 		        o->ninputs ? (input[0] == 'D' ? "takes one DB" : "takes one FILE")
 		                   : (input[0] == 'D' ? "needs a DB" : "needs a FILE"), f->synopsis);
-		return EXIT_USAGE;
+		return AOTC_USAGE;
 	}
 	o->file = o->inputs[0];
 	if (o->dump && o->compile_only) {
 		fprintf(f->err, "aotc tune: --dump and --compile-only do not go together\n");
-		return EXIT_USAGE;
+		return AOTC_USAGE;
 	}
 	if (f->needs_arch && !o->arch) {
 		fprintf(f->err, "aotc %s: needs --arch (e.g. --arch sm90 or --arch host)\n", cmd);
-		return EXIT_USAGE;
+		return AOTC_USAGE;
 	}
 	if (o->arch && !arch_lookup(o->arch))
 		return bad_arch(f, o->arch);

@@ -9,6 +9,7 @@
 
 #include <stdbool.h>
 #include <stdio.h>
+#include "status.h"
 
 typedef struct options {
 	const char *file;

@@ -107,36 +107,36 @@ meas_status launch_dims(const kernel *k, const launch *grid, const launch *block
 /* ---- The worker ---------------------------------------------------------- */
 
 /* Starts (or restarts) the worker and sends init and the current shape. */
-static int start_worker(measurer *ms, strbuf *why)
+static aotc_status start_worker(measurer *ms, strbuf *why)
 {
 	worker_stop(ms->w);
 	ms->w = worker_start(ms->exe, why);
 	if (!ms->w)
-		return 3;
+		return AOTC_ENVIRONMENT;
 	json_t *r;
 	if (worker_call(ms->w, ms->init, 120e3, &r, why) != CALL_OK)
-		return 3;
+		return AOTC_ENVIRONMENT;
 	const char *st = json_string_value(json_object_get(r, "status"));
 	if (!st || strcmp(st, "ok") != 0) {
 		const char *note = json_string_value(json_object_get(r, "note"));
 		ms->no_device = st && !strcmp(st, "no_device");
 		strbuf_puts(why, note ? note : "the worker could not open the device");
 		json_decref(r);
-		return 3;
+		return AOTC_ENVIRONMENT;
 	}
 	if (!ms->device)
 		ms->device = json_incref(json_object_get(r, "device"));
 	json_decref(r);
 	if (ms->shape_req) {
 		if (worker_call(ms->w, ms->shape_req, 600e3, &r, why) != CALL_OK)
-			return 3;
+			return AOTC_ENVIRONMENT;
 		json_decref(r);
 	}
 	ms->fresh = true;
-	return 0;
+	return AOTC_OK;
 }
 
-int measurer_start(measurer *ms, const aotc_module *m, const kernel *k, const char *arch,
+aotc_status measurer_start(measurer *ms, const aotc_module *m, const kernel *k, const char *arch,
                    uint64_t seed, json_t *method, strbuf *why)
 {
 	/* What killed tuners and workers left, even when nothing compiles. */
@@ -145,7 +145,7 @@ int measurer_start(measurer *ms, const aotc_module *m, const kernel *k, const ch
 	if (n <= 0) {
 		strbuf_printf(why, "cannot find the aotc executable: %s", strerror(errno));
 		json_decref(method);
-		return 3;
+		return AOTC_ENVIRONMENT;
 	}
 	ms->exe[n] = 0;
 	char *ir = ir_to_json(m);
@@ -227,7 +227,7 @@ shape_result measurer_shape(measurer *ms, const int64_t *row, int nargs, json_t 
 	/* The worker may be in any state: a fresh one, without this shape. */
 	strbuf w2;
 	strbuf_init(&w2);
-	int rc = start_worker(ms, &w2);
+	aotc_status rc = start_worker(ms, &w2);
 	if (rc != 0)
 		strbuf_printf(why, "; the worker cannot be restarted: %s", w2.data);
 	strbuf_finish(&w2);

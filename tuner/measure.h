@@ -5,6 +5,7 @@
 #ifndef AOTC_MEASURE_H
 #define AOTC_MEASURE_H
 
+#include "status.h"
 #include <limits.h>
 #include <stdbool.h>
 
@@ -33,7 +34,7 @@ typedef struct measurer {
 /* Starts the worker for kernel k of m on arch with the timing method
  * (a reference is taken). 0, or 3 with why (ms->no_device tells "no device
  * of that architecture here" from the rest). */
-int measurer_start(measurer *ms, const aotc_module *m, const kernel *k, const char *arch,
+aotc_status measurer_start(measurer *ms, const aotc_module *m, const kernel *k, const char *arch,
                    uint64_t seed, json_t *method, strbuf *why);
 /* Stops the worker (a later measurer_shape starts it again). */
 void measurer_stop(measurer *ms);

@@ -25,7 +25,7 @@ static double cell_cost(const measurement *m)
 }
 
 /* The cells the schedule measured, as a database in out_dir. */
-static int write_measured(const tune_db *db, const schedule *sc, const char *out_dir, diags *d)
+static aotc_status write_measured(const tune_db *db, const schedule *sc, const char *out_dir, diags *d)
 {
 	const char *base = strrchr(db->path, '/');
 	strbuf path;
@@ -38,8 +38,8 @@ static int write_measured(const tune_db *db, const schedule *sc, const char *out
 	                       db->method, NULL, &inv, d);
 	strbuf_finish(&path);
 	if (!out)
-		return 3;
-	int rc = 0;
+		return AOTC_ENVIRONMENT;
+	aotc_status rc = AOTC_OK;
 	for (int s = 0; s < db->nshapes && !rc; s++)
 		for (int c = 0; c < db->nconfigs && !rc; c++) {
 			const measurement *m = db_get(db, c, s);
@@ -54,13 +54,13 @@ static int write_measured(const tune_db *db, const schedule *sc, const char *out
 	                        "shard", 1, 1);
 	if (rc || db_save(out) < 0) {
 		diag_plain_error(d, "cannot write %s: %s", out->path, strerror(errno));
-		rc = 3;
+		rc = AOTC_ENVIRONMENT;
 	}
 	db_close(out);
 	return rc;
 }
 
-int tune_simulate(const kernel *k, const tune_db *db, const tune_options *o, const char *out_dir,
+aotc_status tune_simulate(const kernel *k, const tune_db *db, const tune_options *o, const char *out_dir,
                   diags *d)
 {
 	shape_set ss;
@@ -69,7 +69,7 @@ int tune_simulate(const kernel *k, const tune_db *db, const tune_options *o, con
 	if (!fits) {
 		diag_error(d, (aotc_loc){db->path, 0, 0}, "the database does not hold '%s'", k->id);
 		shape_set_finish(&ss);
-		return 1;
+		return AOTC_DIAGNOSED;
 	}
 	int nc = db->nconfigs, ns = db->nshapes;
 	for (int s = 0; s < ns; s++)
@@ -148,7 +148,7 @@ int tune_simulate(const kernel *k, const tune_db *db, const tune_options *o, con
 		printf("%6d %8d %8.1f%% %9.4f %9.4f\n", sc.round, measured, 100 * spent / total,
 		       exp(lg / (k2 ? k2 : 1)), worst);
 	}
-	int rc = out_dir ? write_measured(db, &sc, out_dir, d) : 0;
+	aotc_status rc = out_dir ? write_measured(db, &sc, out_dir, d) : AOTC_OK;
 	schedule_finish(&sc);
 	free(cells);
 	free(oracle);

@@ -8,6 +8,7 @@
 #ifndef AOTC_SIMULATE_H
 #define AOTC_SIMULATE_H
 
+#include "status.h"
 #include "db.h"
 #include "ir.h"
 #include "tune.h"
@@ -15,7 +16,7 @@
 /* With out_dir, the cells the search measured are written there as a
  * database of the same name (for emitting from what the search would have
  * measured). 0, or 1 (3: cannot write) after a diagnostic. */
-int tune_simulate(const kernel *k, const tune_db *db, const tune_options *o, const char *out_dir,
+aotc_status tune_simulate(const kernel *k, const tune_db *db, const tune_options *o, const char *out_dir,
                   diags *d);
 
 #endif

@@ -176,12 +176,12 @@ static int add_config_job(pool *p, const configs *c, int i, int nparams)
  * without one the file alone where the backend batches (pool_probe). 0,
  * or the exit status after one diagnostic: the file does not compile, and
  * nothing else is compiled (1; 3 for an environment error). */
-static int compile_file_first(pool *p, const aotc_module *m, const kernel *k, int ref_job, diags *d)
+static aotc_status compile_file_first(pool *p, const aotc_module *m, const kernel *k, int ref_job, diags *d)
 {
 	char *log = NULL;
 	rt_status st = ref_job >= 0 ? pool_first(p, ref_job) : pool_probe(p, &log);
 	if (st == RT_OK)
-		return 0;
+		return AOTC_OK;
 	if (ref_job >= 0) {
 		const job *j = &p->jobs[ref_job];
 		diag_error(d, k->reference_loc, "the reference '%s' does not compile (no variant was compiled):\n%s",
@@ -191,7 +191,7 @@ static int compile_file_first(pool *p, const aotc_module *m, const kernel *k, in
 		           log ? log : rt_status_name(st));
 	}
 	free(log);
-	return st == RT_ERR_ENV ? 3 : 1;
+	return st == RT_ERR_ENV ? AOTC_ENVIRONMENT : AOTC_DIAGNOSED;
 }
 
 /* ---- Progress ---------------------------------------------------------- */
@@ -212,20 +212,20 @@ static void fmt_duration(char *buf, size_t n, double s)
 }
 
 /* The backend that tunes k for --arch: 0, or an exit status (diagnosed). */
-static int backend_for_kernel(const kernel *k, const tune_options *o, const rt_ops **ops,
+static aotc_status backend_for_kernel(const kernel *k, const tune_options *o, const rt_ops **ops,
                               diags *d)
 {
 	*ops = rt_backend_for(o->arch);
 	if (!*ops) {
 		diag_plain_error(d, "this aotc cannot tune for --arch %s (built without that backend)", o->arch);
-		return 3;
+		return AOTC_ENVIRONMENT;
 	}
 	if (k->is_global != (strcmp(o->arch, "host") != 0)) {
 		diag_error(d, k->loc, "'%s' is a %s kernel; it cannot be tuned for --arch %s", k->id,
 		           k->is_global ? "__global__" : "host", o->arch);
-		return 1;
+		return AOTC_DIAGNOSED;
 	}
-	return 0;
+	return AOTC_OK;
 }
 
 /* Every library an AOTC_EXTERN of m names, once, in order of appearance
@@ -391,19 +391,19 @@ static bool left_by_search(const measurement *m)
 
 /* ---- Stage 1: enumerate -------------------------------------------------- */
 
-static int enumerate_stage(tune_run *r)
+static aotc_status enumerate_stage(tune_run *r)
 {
 	const kernel *k = r->k;
-	int status = backend_for_kernel(k, r->o, &r->ops, r->d);
+	aotc_status status = backend_for_kernel(k, r->o, &r->ops, r->d);
 	if (status)
 		return status;
 	if (!(r->o->shapes_file ? shapes_from_file(k, r->o->shapes_file, &r->ss, r->d)
 	                        : shapes_from_ir(k, &r->ss, r->o->seed, r->d)))
-		return 1;
+		return AOTC_DIAGNOSED;
 	enumerate_configs(&r->cf, r->o->arch);
 	if (r->cf.n == 0) {
 		diag_error(r->d, k->loc, "no configuration of '%s' satisfies its AOTC_REQUIREs", k->id);
-		return 1;
+		return AOTC_DIAGNOSED;
 	}
 	add_externs(&r->cf, r->o->arch);
 	r->params = xcalloc((size_t)r->ss.count * (k->nparams + 1), sizeof *r->params);
@@ -419,7 +419,7 @@ static int enumerate_stage(tune_run *r)
 			strbuf_finish(&sb);
 		}
 	}
-	return 0;
+	return AOTC_OK;
 }
 
 static const int64_t *shape_params(const tune_run *r, int s)
@@ -507,14 +507,14 @@ static bool same_hardware_beside(tune_run *r)
 	return ok;
 }
 
-static int open_stage(tune_run *r, bool *no_device)
+static aotc_status open_stage(tune_run *r, bool *no_device)
 {
 	const kernel *k = r->k;
 	const tune_options *o = r->o;
 	strbuf why;
 	strbuf_init(&why);
 	json_t *method = method_json(r->ops->name);
-	int status = measurer_start(&r->ms, r->m, k, o->arch, o->seed, json_incref(method), &why);
+	aotc_status status = measurer_start(&r->ms, r->m, k, o->arch, o->seed, json_incref(method), &why);
 	if (status) {
 		diag_plain_error(r->d, "cannot tune for %s here: %s", o->arch, why.data);
 		if (r->ms.no_device && r->d->out)
@@ -524,12 +524,12 @@ static int open_stage(tune_run *r, bool *no_device)
 		goto out;
 	}
 	if (!choose_compiler(r->ops, r->m, o, &r->req, &r->abs, r->d)) {
-		status = 3;
+		status = AOTC_ENVIRONMENT;
 		goto out;
 	}
 	r->hwid = json_string_value(json_object_get(r->ms.device, "id"));
 	if (!same_hardware_beside(r)) {
-		status = 3;
+		status = AOTC_ENVIRONMENT;
 		goto out;
 	}
 	char *path = dbset_db_path(o->db_dir, k->id, r->hwid, o->shard, o->nshards);
@@ -552,7 +552,7 @@ static int open_stage(tune_run *r, bool *no_device)
 	if (!r->db) {
 		free(superseded);
 		free(path);
-		status = 3;
+		status = AOTC_ENVIRONMENT;
 		goto out;
 	}
 	tune_db *db = r->db;
@@ -583,7 +583,7 @@ static int open_stage(tune_run *r, bool *no_device)
 	if (db_settle(db, &r->key) < 0) {
 		diag_plain_error(r->d, "cannot write %s or %s: %s", db->path, superseded, strerror(errno));
 		free(superseded);
-		status = 3;
+		status = AOTC_ENVIRONMENT;
 		goto out;
 	}
 	if ((db->moved || db->restored) && !o->quiet) {
@@ -604,21 +604,21 @@ out:
 
 /* ---- Stage 3: schedule: what is known before measuring ------------------- */
 
-static int record(tune_run *r, measurement *mm)
+static aotc_status record(tune_run *r, measurement *mm)
 {
 	if (db_record(r->db, mm) < 0) {
 		diag_plain_error(r->d, "cannot write %s: %s", r->db->journal_path, strerror(errno));
-		return 3;
+		return AOTC_ENVIRONMENT;
 	}
 	if (r->db->unsaved >= 1000 && db_save(r->db) < 0) {
 		diag_plain_error(r->d, "cannot write %s: %s", r->db->path, strerror(errno));
-		return 3;
+		return AOTC_ENVIRONMENT;
 	}
-	return 0;
+	return AOTC_OK;
 }
 
 /* Records status st with note for cell (c, s) and tells the schedule. */
-static int record_status(tune_run *r, int c, int s, meas_status st, const char *note)
+static aotc_status record_status(tune_run *r, int c, int s, meas_status st, const char *note)
 {
 	measurement mm = {.config = r->dbc[c], .shape = r->dbs[s], .status = st, .error = NAN,
 	                  .time_ms = NAN, .note = (char *)note};
@@ -678,18 +678,18 @@ static bool same_resources(const tune_run *r, int c, int s, int t)
  * 11): a compile error holds for every shape; resources for every shape
  * with the same block and shared memory; a configuration the model search
  * deprioritises is skipped on its remaining shapes. Records those cells. */
-static int learn_from(tune_run *r, int c, int s)
+static aotc_status learn_from(tune_run *r, int c, int s)
 {
 	const measurement *m = cell_meas(r, c, s);
 	if (!m)
-		return 0;
+		return AOTC_OK;
 	strbuf note, label;
 	strbuf_init(&note);
 	strbuf_init(&label);
 	shape_format(&label, r->k, &r->ss, s);
 	meas_status st = m->status;
 	bool deprioritised = schedule_deprioritised(&r->sc, c);
-	int status = 0;
+	aotc_status status = AOTC_OK;
 	if (st == MS_COMPILE_ERROR)
 		strbuf_printf(&note, "does not compile (the log is with shape %s)", label.data);
 	else if (st == MS_RESOURCES)
@@ -717,7 +717,7 @@ out:
 /* Marks in the schedule what the database holds, records every cell whose
  * status is known without running it (invalid, beyond the device's
  * limits) and what failures learnt once imply. */
-static int schedule_stage(tune_run *r)
+static aotc_status schedule_stage(tune_run *r)
 {
 	json_t *dev = json_object_get(r->ms.device, "sm_count");
 	schedule_stage_init(r, json_is_integer(dev) ? (double)json_integer_value(dev) : 1);
@@ -747,7 +747,7 @@ static int schedule_stage(tune_run *r)
 		}
 	strbuf why;
 	strbuf_init(&why);
-	int status = 0;
+	aotc_status status = AOTC_OK;
 	for (int s = 0; s < r->ss.count && !status; s++) {
 		if (!r->params_ok[s]) {
 			schedule_close_shape(sc, s);
@@ -838,7 +838,7 @@ static bool shape_alternated(const tune_run *r, int s)
 
 /* Compile jobs for what still has cells to measure: the reference first,
  * then configurations in the search's order. */
-static int compile_stage(tune_run *r)
+static aotc_status compile_stage(tune_run *r)
 {
 	const kernel *k = r->k;
 	const schedule *sc = &r->sc;
@@ -849,7 +849,7 @@ static int compile_stage(tune_run *r)
 	r->p.cache_dir = cache_dir();
 	if (mkdir_p(r->p.cache_dir) < 0) {
 		diag_plain_error(r->d, "cannot create the compile cache %s: %s", r->p.cache_dir, strerror(errno));
-		return 3;
+		return AOTC_ENVIRONMENT;
 	}
 	r->p.req = r->req;
 	/* Shapes measured before whose close contenders were not alternated
@@ -858,7 +858,7 @@ static int compile_stage(tune_run *r)
 	for (int s = 0; s < r->ss.count; s++) {
 		int group[ALT_GROUP];
 		bool fresh;
-		int g = r->params_ok[s] && !shape_alternated(r, s) ? contenders(r, s, group, &fresh) : 0;
+		int g = r->params_ok[s] && !shape_alternated(r, s) ? contenders(r, s, group, &fresh) : AOTC_OK;
 		for (int i = 0; i < g && fresh; i++)
 			again[group[i]] = realternate = true;
 	}
@@ -879,7 +879,7 @@ static int compile_stage(tune_run *r)
 	r->pool_started = true; /* run_finish frees it, started or not */
 	/* The reference first, alone: if the file does not compile, nothing
 	 * else is compiled. */
-	int status = r->p.njobs > 0 ? compile_file_first(&r->p, r->m, k, r->ref_job, r->d) : 0;
+	aotc_status status = r->p.njobs > 0 ? compile_file_first(&r->p, r->m, k, r->ref_job, r->d) : AOTC_OK;
 	if (status)
 		return status;
 	long cores = sysconf(_SC_NPROCESSORS_ONLN);
@@ -903,7 +903,7 @@ static int compile_stage(tune_run *r)
 	if (!k->reference && !r->o->quiet)
 		fprintf(stderr, "aotc: warning: '%s' has no AOTC_REFERENCE: the first variant that runs on a shape is taken as correct\n",
 		        k->id);
-	return 0;
+	return AOTC_OK;
 }
 
 /* --dump=compile: every configuration's compile, as it finishes. */
@@ -926,7 +926,7 @@ static void dump_compile(tune_run *r)
 
 /* The reference's compiled blob and launch at shape s (json null without
  * a reference); NULL after a diagnostic. */
-static json_t *reference_at(tune_run *r, int s, int *status)
+static json_t *reference_at(tune_run *r, int s, aotc_status *status)
 {
 	const kernel *k = r->k;
 	if (r->ref_job < 0)
@@ -935,7 +935,7 @@ static json_t *reference_at(tune_run *r, int s, int *status)
 	if (j->rs != RT_OK) {
 		diag_error(r->d, k->reference_loc, "the reference '%s' does not compile:\n%s", k->reference,
 		           j->log ? j->log : "");
-		*status = 1;
+		*status = AOTC_DIAGNOSED;
 		return NULL;
 	}
 	if (k->ref_on_host)
@@ -948,7 +948,7 @@ static json_t *reference_at(tune_run *r, int s, int *status)
 	if (ls != MS_OK) {
 		diag_error(r->d, k->reference_loc, "the reference cannot be launched: %s", why.data);
 		strbuf_finish(&why);
-		*status = 1;
+		*status = AOTC_DIAGNOSED;
 		return NULL;
 	}
 	strbuf_finish(&why);
@@ -1042,7 +1042,7 @@ static void dump_round(const tune_run *r, const int *cells, int n)
 }
 
 /* Measures configuration c at the worker's current shape s; records it. */
-static int measure_cell(tune_run *r, int c, int s)
+static aotc_status measure_cell(tune_run *r, int c, int s)
 {
 	const kernel *k = r->k;
 	measurement mm = {.config = r->dbc[c], .shape = r->dbs[s], .error = NAN, .time_ms = NAN};
@@ -1059,14 +1059,14 @@ static int measure_cell(tune_run *r, int c, int s)
 			strbuf_puts(&why, j->log ? j->log : rt_status_name(j->rs));
 		}
 	}
-	int status = 0;
+	aotc_status status = AOTC_OK;
 	if (mm.status != MS_OK) {
 		json_decref(dims);
 		mm.note = xstrdup(why.data);
 	} else if (!measurer_run(&r->ms, j, dims, r->cf.fn[c], r->cf.fn[c] ? config_values(&r->cf, c) : NULL,
 	                         r->sc.best[s], &mm, &why)) {
 		diag_plain_error(r->d, "the worker cannot be restarted: %s", why.data);
-		status = 3;
+		status = AOTC_ENVIRONMENT;
 	}
 	if (!status) {
 		schedule_mark(&r->sc, c, s, mm.status, mm.time_ms);
@@ -1117,18 +1117,19 @@ static void warm_once(tune_run *r)
  * was not alternated yet, timed again in alternation and recorded; the
  * schedule's times follow. A failure of the worker on them leaves their
  * measurements as they were (with a warning). 0 or an exit status. */
-static int alternate_once(tune_run *r, int s)
+static aotc_status alternate_once(tune_run *r, int s)
 {
 	int group[ALT_GROUP];
 	bool fresh;
 	int n = contenders(r, s, group, &fresh);
 	if (n < 2 || !fresh)
-		return 0;
+		return AOTC_OK;
 	alt_variant v[ALT_GROUP];
 	measurement mm[ALT_GROUP];
 	strbuf why;
 	strbuf_init(&why);
-	int status = 0, nv = 0;
+	aotc_status status = AOTC_OK;
+	int nv = 0;
 	for (int i = 0; i < n; i++) {
 		int c = group[i];
 		json_t *dims;
@@ -1182,7 +1183,7 @@ static int alternate_once(tune_run *r, int s)
 		r->alt_lost++;
 		if (lost) {
 			diag_plain_error(r->d, "the worker cannot be restarted: %s", why.data);
-			status = 3;
+			status = AOTC_ENVIRONMENT;
 		}
 	} else {
 		for (int i = 0; i < nv; i++)
@@ -1199,12 +1200,12 @@ static int alternate_once(tune_run *r, int s)
 /* alternate_once, once more where the new times made a variant measured
  * only once a contender (the first ones were slower in alternation than
  * alone); once per shape until alt_done[s] is reset. */
-static int alternate_shape(tune_run *r, int s)
+static aotc_status alternate_shape(tune_run *r, int s)
 {
 	if (r->alt_done[s])
-		return 0;
+		return AOTC_OK;
 	r->alt_done[s] = true;
-	int status = 0;
+	aotc_status status = AOTC_OK;
 	for (int pass = 0; pass < 2 && !status; pass++)
 		status = alternate_once(r, s);
 	return status;
@@ -1213,9 +1214,9 @@ static int alternate_shape(tune_run *r, int s)
 /* After the rounds: shapes none of whose cells was ever alternated
  * (measured by a run killed before it got there) are set up again and
  * their contenders alternated; nothing else is measured. */
-static int alternate_rest(tune_run *r)
+static aotc_status alternate_rest(tune_run *r)
 {
-	int status = 0;
+	aotc_status status = AOTC_OK;
 	strbuf why;
 	strbuf_init(&why);
 	for (int s = 0; s < r->ss.count && !status; s++) {
@@ -1235,7 +1236,7 @@ static int alternate_rest(tune_run *r)
 			status = alternate_shape(r, s);
 		else if (sr == SHAPE_WORKER_LOST) {
 			diag_plain_error(r->d, "the worker cannot be restarted: %s", why.data);
-			status = 3;
+			status = AOTC_ENVIRONMENT;
 		}
 	}
 	strbuf_finish(&why);
@@ -1243,13 +1244,13 @@ static int alternate_rest(tune_run *r)
 }
 
 /* Rounds until the schedule is done or the budget is spent. */
-static int measure_stage(tune_run *r)
+static aotc_status measure_stage(tune_run *r)
 {
 	r->pr = (progress){.tty = isatty(2), .quiet = r->o->quiet};
 	r->t0 = monotonic_s();
 	int ncells = r->cf.n * r->ss.count;
 	int *cells = xmalloc((size_t)ncells * sizeof *cells + 1);
-	int status = 0;
+	aotc_status status = AOTC_OK;
 	strbuf why;
 	strbuf_init(&why);
 	r->alt_done = xcalloc((size_t)r->ss.count + 1, sizeof *r->alt_done);
@@ -1293,7 +1294,7 @@ static int measure_stage(tune_run *r)
 				r->lost_shapes = true;
 				if (sr == SHAPE_WORKER_LOST) {
 					diag_plain_error(r->d, "the worker cannot be restarted: %s", why.data);
-					status = 3;
+					status = AOTC_ENVIRONMENT;
 				}
 				i = end;
 				continue;
@@ -1510,7 +1511,7 @@ static void note_search(tune_run *r, bool finished)
 	                          "finished", finished, "shard", r->sc.p.shard, r->sc.p.nshards);
 }
 
-int tune_kernel(const aotc_module *m, const kernel *k, const tune_options *o, bool *no_device,
+aotc_status tune_kernel(const aotc_module *m, const kernel *k, const tune_options *o, bool *no_device,
                 diags *d)
 {
 	tune_run r = {.m = m, .k = k, .o = o, .d = d, .cf = {.k = k}, .ref_job = -1};
@@ -1518,12 +1519,12 @@ int tune_kernel(const aotc_module *m, const kernel *k, const tune_options *o, bo
 	shape_set_init(&r.ss, k);
 	if (no_device)
 		*no_device = false;
-	int status = enumerate_stage(&r);
+	aotc_status status = enumerate_stage(&r);
 	if (!status && o->dump == TUNE_DUMP_CONFIGS) {
 		schedule_stage_init(&r, 1);
 		dump_configs(&r);
 		run_finish(&r);
-		return 0;
+		return AOTC_OK;
 	}
 	if (!status)
 		status = open_stage(&r, no_device);
@@ -1534,7 +1535,7 @@ int tune_kernel(const aotc_module *m, const kernel *k, const tune_options *o, bo
 	if (!status && o->dump == TUNE_DUMP_COMPILE) {
 		dump_compile(&r);
 		run_finish(&r);
-		return 0;
+		return AOTC_OK;
 	}
 	if (!status)
 		status = measure_stage(&r);
@@ -1552,7 +1553,7 @@ int tune_kernel(const aotc_module *m, const kernel *k, const tune_options *o, bo
 	if (db_save(r.db) < 0) {
 		diag_plain_error(d, "cannot write %s: %s", r.db->path, strerror(errno));
 		run_finish(&r);
-		return 3;
+		return AOTC_ENVIRONMENT;
 	}
 	if (!o->quiet) {
 		/* The summary on stdout, unless stdout is a dump's. */
@@ -1561,7 +1562,7 @@ int tune_kernel(const aotc_module *m, const kernel *k, const tune_options *o, bo
 		int cached = 0;
 		for (int i = 0; i < r.p.njobs; i++)
 			cached += r.p.jobs[i].state == JOB_DONE && r.p.jobs[i].cached;
-		double cwall = r.p.njobs ? r.p.finished_at - r.p.started_at : 0;
+		double cwall = r.p.njobs ? r.p.finished_at - r.p.started_at : AOTC_OK;
 		int built = pool_done(&r.p) - cached;
 		fprintf(out, "\n%d measurements taken, %d reused, %d learnt from failures elsewhere, in %.1f s (checking %.1f s, timing %.1f s, shape setup %.1f s",
 		        r.measured, r.reused, r.learned, wall, r.ms.check_ms / 1e3, r.ms.timing_ms / 1e3,
@@ -1599,7 +1600,7 @@ int tune_kernel(const aotc_module *m, const kernel *k, const tune_options *o, bo
 	if (!any_ok && !r.out_of_budget) {
 		diag_plain_error(d, "no configuration of '%s' ran correctly on any shape (the summary says how they failed; %s has every status)",
 		                 k->id, r.db->path);
-		status = 4;
+		status = AOTC_NO_VARIANT;
 	}
 	run_finish(&r);
 	return status;
@@ -1618,10 +1619,10 @@ static void print_log(const char *log, bool all)
 	}
 }
 
-int tune_compile_only(const aotc_module *m, const kernel *k, const tune_options *o, diags *d)
+aotc_status tune_compile_only(const aotc_module *m, const kernel *k, const tune_options *o, diags *d)
 {
 	const rt_ops *ops;
-	int status = backend_for_kernel(k, o, &ops, d);
+	aotc_status status = backend_for_kernel(k, o, &ops, d);
 	if (status != 0)
 		return status;
 	configs cf = {.k = k};
@@ -1634,12 +1635,12 @@ int tune_compile_only(const aotc_module *m, const kernel *k, const tune_options 
 	enumerate_configs(&cf, o->arch);
 	if (cf.n == 0) {
 		diag_error(d, k->loc, "no configuration of '%s' satisfies its AOTC_REQUIREs", k->id);
-		status = 1;
+		status = AOTC_DIAGNOSED;
 		goto out;
 	}
 	add_externs(&cf, o->arch);
 	if (!choose_compiler(ops, m, o, &req, &abs, d)) {
-		status = 3;
+		status = AOTC_ENVIRONMENT;
 		goto out;
 	}
 	p.ops = ops;
@@ -1649,7 +1650,7 @@ int tune_compile_only(const aotc_module *m, const kernel *k, const tune_options 
 	p.cache_dir = cache_dir();
 	if (mkdir_p(p.cache_dir) < 0) {
 		diag_plain_error(d, "cannot create the compile cache %s: %s", p.cache_dir, strerror(errno));
-		status = 3;
+		status = AOTC_ENVIRONMENT;
 		goto out;
 	}
 	int ref_job = add_reference(&p, k);

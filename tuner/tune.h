@@ -4,6 +4,7 @@
 #ifndef AOTC_TUNE_H
 #define AOTC_TUNE_H
 
+#include "status.h"
 #include <stdbool.h>
 
 #include "ir.h"
@@ -35,7 +36,7 @@ typedef struct tune_options {
  * database), 4 (no variant ran correctly). *no_device (if non-NULL) tells a
  * 3 for "no device of that architecture on this machine" from the other
  * environment errors. */
-int tune_kernel(const aotc_module *m, const kernel *k, const tune_options *o, bool *no_device,
+aotc_status tune_kernel(const aotc_module *m, const kernel *k, const tune_options *o, bool *no_device,
                 diags *d);
 
 /* `aotc tune --compile-only`: compiles the reference and every
@@ -44,6 +45,6 @@ int tune_kernel(const aotc_module *m, const kernel *k, const tune_options *o, bo
  * compiled ...". 0 when the reference (if any) and at least one
  * configuration compile; 1 when the reference does not (diagnosed); 4 when
  * no configuration does (3 if for want of a compiler). */
-int tune_compile_only(const aotc_module *m, const kernel *k, const tune_options *o, diags *d);
+aotc_status tune_compile_only(const aotc_module *m, const kernel *k, const tune_options *o, diags *d);
 
 #endif

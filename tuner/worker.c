@@ -1435,7 +1435,7 @@ int worker_main(void)
 	worker_pid = getpid();
 	FILE *in = protocol_in();
 	if (!in)
-		return 3;
+		return AOTC_ENVIRONMENT;
 	wstate w = {.pid = worker_pid};
 	strbuf_init(&w.err);
 	traces_take(&w.base);

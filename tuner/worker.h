@@ -30,6 +30,7 @@
 #ifndef AOTC_WORKER_H
 #define AOTC_WORKER_H
 
+#include "status.h"
 #include <jansson.h>
 
 #include "util.h"
