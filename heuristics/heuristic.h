@@ -183,7 +183,7 @@ hstats h_stats(double *sd, int n);
 /* The geometric mean of sd[0..n) below H_MISS_SLOWDOWN weighted by w[]. */
 double h_wgeomean(const double *sd, const double *w, int n);
 
-/* What cross-validation folds hold out (heuristic.c, make_folds): one
+/* What cross-validation folds hold out (crossval.c, make_folds): one
  * value or range of values of one shape argument, one shape (small sets),
  * or random shapes. */
 typedef enum hfolds { H_FOLDS_RANDOM, H_FOLDS_VALUE, H_FOLDS_SHAPE } hfolds;
@@ -246,7 +246,7 @@ typedef struct hresult {
 	struct hmodel *model;   /* every selector's final model, for h_choose */
 } hresult;
 
-/* Learns the dispatch (heuristic.c, "Candidate dispatches"): every
+/* Learns the dispatch (heuristic.c; candidates.c lists the candidates): every
  * candidate (tree from the measured shapes or distilled from the cost
  * model, how many variants, depth, minimum leaf) is measured by
  * cross-validation on folds that fit the grid (over at most H_CV_SHAPES
