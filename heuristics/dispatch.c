@@ -179,6 +179,7 @@ typedef struct builder {
 	const htree *t;
 	int **order;            /* per tree node (leaves): the truncated order, -1 ended */
 	int *merged;            /* per tree node: 1 when it became a leaf */
+	int *store;             /* what order[] points into */
 	int orders_len;         /* of the dispatch's orders[] so far */
 } builder;
 
@@ -305,103 +306,120 @@ static void train_figures(dispatch *d, const hmatrix *m, const htree *t, const i
 	free(w);
 }
 
-bool dispatch_from_result(dispatch *d, const kernel *k, const tune_db *db, const hmatrix *m,
-                          const hresult *r, const hstats *eval, int neval, diags *dg)
+/* The leaf orders truncated (truncate_order), then the tree simplified. */
+static void builder_init(builder *b, const hmatrix *m, const tune_db *db, const htree *t)
 {
-	memset(d, 0, sizeof *d);
-	const htree *t = &r->tree;
-	builder b = {.m = m, .db = db, .t = t};
-	b.order = xcalloc((size_t)t->nnodes + 1, sizeof *b.order);
-	b.merged = xcalloc((size_t)t->nnodes + 1, sizeof *b.merged);
-	int *store = xmalloc(((size_t)t->nnodes * (m->nvariants + 1) + 1) * sizeof *store);
+	*b = (builder){.m = m, .db = db, .t = t};
+	b->order = xcalloc((size_t)t->nnodes + 1, sizeof *b->order);
+	b->merged = xcalloc((size_t)t->nnodes + 1, sizeof *b->merged);
+	b->store = xmalloc(((size_t)t->nnodes * (m->nvariants + 1) + 1) * sizeof *b->store);
 	for (int i = 0; i < t->nnodes; i++) {
 		if (t->nodes[i].feature >= 0)
 			continue;
-		b.order[i] = store + (size_t)i * (m->nvariants + 1);
-		b.order[i][truncate_order(&t->nodes[i], m, db, b.order[i])] = -1;
+		b->order[i] = b->store + (size_t)i * (m->nvariants + 1);
+		b->order[i][truncate_order(&t->nodes[i], m, db, b->order[i])] = -1;
 	}
 	if (t->nnodes)
-		simplify(&b, 0);
+		simplify(b, 0);
+}
 
-	/* The variants some leaf can return, in database order. */
-	bool *vused = xcalloc((size_t)m->nvariants + 1, sizeof *vused);
-	if (t->nnodes)
-		mark_variants(&b, 0, vused);
-	int *emitted = xmalloc((size_t)m->nvariants * sizeof *emitted + 1);
-	int *config = xmalloc((size_t)m->nvariants * sizeof *config + 1);
-	for (int c = 0; c < m->nvariants; c++) {
-		emitted[c] = vused[c] ? d->nvariants : -1;
+static void builder_finish(builder *b)
+{
+	free(b->order);
+	free(b->merged);
+	free(b->store);
+}
+
+/* The variants some leaf can return, in database order: config[v] is
+ * dispatch variant v's configuration, emitted[c] configuration c's
+ * dispatch variant (-1: none). Returns how many. */
+static int used_variants(const builder *b, int *emitted, int *config)
+{
+	int nvariants = b->m->nvariants, n = 0;
+	bool *vused = xcalloc((size_t)nvariants + 1, sizeof *vused);
+	if (b->t->nnodes)
+		mark_variants(b, 0, vused);
+	for (int c = 0; c < nvariants; c++) {
+		emitted[c] = vused[c] ? n : -1;
 		if (vused[c])
-			config[d->nvariants++] = c;
+			config[n++] = c;
 	}
-	d->variants = xcalloc((size_t)d->nvariants + 1, sizeof *d->variants);
-	d->ntunables = db->ntunables;
+	free(vused);
+	return n;
+}
+
+/* Dispatch variant dv for configuration c of db: its values and names,
+ * checked against the kernel k (NULL: the database alone), and where its
+ * failures keep it out. False (an error in dg) when the database is not
+ * k's. */
+static bool make_variant(dvariant *dv, const kernel *k, const tune_db *db, const hmatrix *m, int c, arena *a,
+                         diags *dg)
+{
 	bool ok = true;
-	arena a;
-	arena_init(&a);
-	for (int v = 0; v < d->nvariants; v++) {
-		dvariant *dv = &d->variants[v];
-		const db_entry *cf = &db->configs[config[v]];
-		dv->config = config[v];
-		dv->routine = -1;
-		dv->alt = -1;
-		dv->values = xcalloc((size_t)cf->nvalues + 1, sizeof *dv->values);
-		memcpy(dv->values, cf->values, (size_t)cf->nvalues * sizeof *dv->values);
-		dv->nvalues = cf->nvalues;
-		dv->name = xstrdup(cf->name);
-		dv->function = cf->function ? xstrdup(cf->function) : NULL;
-		const kernel *fk = k && cf->function ? ir_member(k, cf->function) : k;
-		if (k && cf->function && (!fk || fk == k || fk->ntunables != cf->nvalues)) {
-			diag_plain_error(dg, "%s: '%s' is not a variant of an AOTC_ALTERNATIVE of '%s': the database is not this kernel's",
+	const db_entry *cf = &db->configs[c];
+	dv->config = c;
+	dv->routine = -1;
+	dv->alt = -1;
+	dv->values = xcalloc((size_t)cf->nvalues + 1, sizeof *dv->values);
+	memcpy(dv->values, cf->values, (size_t)cf->nvalues * sizeof *dv->values);
+	dv->nvalues = cf->nvalues;
+	dv->name = xstrdup(cf->name);
+	dv->function = cf->function ? xstrdup(cf->function) : NULL;
+	const kernel *fk = k && cf->function ? ir_member(k, cf->function) : k;
+	if (k && cf->function && (!fk || fk == k || fk->ntunables != cf->nvalues)) {
+		diag_plain_error(dg, "%s: '%s' is not a variant of an AOTC_ALTERNATIVE of '%s': the database is not this kernel's",
+		                 db->path, cf->name, k->name);
+		ok = false;
+		fk = NULL;
+	} else if (k && cf->function) {
+		dv->alt = (int)(fk - k->alts);
+	}
+	if (k && cf->is_extern) {
+		for (int e = 0; e < k->nexterns; e++)
+			if (!strcmp(k->externs[e].name, cf->name))
+				dv->routine = e;
+		if (dv->routine < 0) {
+			diag_plain_error(dg, "%s: routine '%s' is not an AOTC_EXTERN of '%s': the database is not this kernel's",
 			                 db->path, cf->name, k->name);
 			ok = false;
-			fk = NULL;
-		} else if (k && cf->function) {
-			dv->alt = (int)(fk - k->alts);
 		}
-		if (k && cf->is_extern) {
-			for (int e = 0; e < k->nexterns; e++)
-				if (!strcmp(k->externs[e].name, cf->name))
-					dv->routine = e;
-			if (dv->routine < 0) {
-				diag_plain_error(dg, "%s: routine '%s' is not an AOTC_EXTERN of '%s': the database is not this kernel's",
-				                 db->path, cf->name, k->name);
-				ok = false;
-			}
-		} else if (fk) {
-			/* Names come from the IR and the values, never from the
-			 * database's text: a database that disagrees is refused. */
-			const char *name = ir_variant_name(&a, fk, cf->values);
-			if (strcmp(name, cf->name) != 0) {
-				diag_plain_error(dg, "%s: configuration '%s' does not match its values (%s): the database is not this kernel's",
-				                 db->path, cf->name, name);
-				ok = false;
-			}
-		} else if (cf->is_extern) {
-			dv->routine = 0; /* no kernel: which routine is unknown, only that it is one */
+	} else if (fk) {
+		/* Names come from the IR and the values, never from the
+		 * database's text: a database that disagrees is refused. */
+		const char *name = ir_variant_name(a, fk, cf->values);
+		if (strcmp(name, cf->name) != 0) {
+			diag_plain_error(dg, "%s: configuration '%s' does not match its values (%s): the database is not this kernel's",
+			                 db->path, cf->name, name);
+			ok = false;
 		}
-		const hfailure *f = m->fail ? &m->fail[config[v]] : NULL;
-		if (f && f->nfailed) {
-			strbuf why;
-			strbuf_init(&why);
-			hf_print_why(&why, f, db);
-			dv->failed = why.data;
-			dv->terms = xcalloc((size_t)f->nterms + 1, sizeof *dv->terms);
-			dv->nterms = f->nterms;
-			for (int i = 0; i < f->nterms; i++)
-				dv->terms[i] = (dterm){.arg = f->terms[i].arg,
-				                       .kind = f->terms[i].kind == HT_MULTIPLE ? DT_MULTIPLE
-				                             : f->terms[i].kind == HT_AT_MOST ? DT_AT_MOST : DT_AT_LEAST,
-				                       .bound = f->terms[i].bound};
-		}
+	} else if (cf->is_extern) {
+		dv->routine = 0; /* no kernel: which routine is unknown, only that it is one */
 	}
-	arena_finish(&a);
+	const hfailure *f = m->fail ? &m->fail[c] : NULL;
+	if (f && f->nfailed) {
+		strbuf why;
+		strbuf_init(&why);
+		hf_print_why(&why, f, db);
+		dv->failed = why.data;
+		dv->terms = xcalloc((size_t)f->nterms + 1, sizeof *dv->terms);
+		dv->nterms = f->nterms;
+		for (int i = 0; i < f->nterms; i++)
+			dv->terms[i] = (dterm){.arg = f->terms[i].arg,
+			                       .kind = f->terms[i].kind == HT_MULTIPLE ? DT_MULTIPLE
+			                             : f->terms[i].kind == HT_AT_MOST ? DT_AT_MOST : DT_AT_LEAST,
+			                       .bound = f->terms[i].bound};
+	}
+	return ok;
+}
 
-	/* The features the simplified tree splits on, in the matrix's order. */
+/* The features the simplified tree splits on, in the matrix's order:
+ * fmap[f] is matrix feature f's dispatch feature (-1: none). */
+static void make_features(dispatch *d, const kernel *k, const builder *b, int *fmap)
+{
+	const hmatrix *m = b->m;
 	bool *fused = xcalloc((size_t)m->nfeatures + 1, sizeof *fused);
-	if (t->nnodes)
-		mark_features(&b, 0, fused);
-	int *fmap = xmalloc((size_t)m->nfeatures * sizeof *fmap + 1);
+	if (b->t->nnodes)
+		mark_features(b, 0, fused);
 	d->features = xcalloc((size_t)m->nfeatures + 1, sizeof *d->features);
 	for (int f = 0; f < m->nfeatures; f++) {
 		fmap[f] = -1;
@@ -426,21 +444,30 @@ bool dispatch_from_result(dispatch *d, const kernel *k, const tune_db *db, const
 				df->param = f;
 		}
 	}
+	free(fused);
+}
 
-	/* The tree, the orders in the variants' new numbers. */
+/* The tree, the orders in the variants' new numbers. */
+static void make_tree(dispatch *d, builder *b, const int *emitted, const int *fmap)
+{
+	const htree *t = b->t;
 	d->nodes = xcalloc((size_t)t->nnodes + 1, sizeof *d->nodes);
 	d->orders = xmalloc(((size_t)t->nnodes * (d->nvariants + 1) + 1) * sizeof *d->orders);
 	d->order_at = xmalloc(((size_t)t->nnodes + 1) * sizeof *d->order_at);
 	if (t->nnodes) {
-		copy_node(&b, d, 0, emitted, fmap);
+		copy_node(b, d, 0, emitted, fmap);
 	} else {
 		d->nodes[0] = (dnode){.feature = -1, .left = -1, .right = -1, .order = 0};
 		d->orders[0] = -1;
 		d->order_at[0] = 0;
 		d->nnodes = d->norders = 1;
 	}
+}
 
-	/* Figures, for this tree. */
+/* Figures, for this tree. */
+static void make_figures(dispatch *d, const tune_db *db, const hmatrix *m, const hresult *r, const int *config,
+                         const hstats *eval, int neval)
+{
 	const char *hw = json_string_value(json_object_get(db->hardware, "id"));
 	d->fig.hardware = hw ? xstrdup(hw) : NULL;
 	d->fig.shapes = m->nshapes;
@@ -451,7 +478,7 @@ bool dispatch_from_result(dispatch *d, const kernel *k, const tune_db *db, const
 	}
 	d->fig.distilled = r->distilled;
 	d->fig.dense_shapes = r->dense_shapes;
-	train_figures(d, m, t, config);
+	train_figures(d, m, &r->tree, config);
 	d->fig.heldout = to_dstats(&r->heldout[SEL_TREE]);
 	d->fig.folds = r->folds;
 	d->fig.fold_by = (int)r->fold_by;
@@ -459,14 +486,32 @@ bool dispatch_from_result(dispatch *d, const kernel *k, const tune_db *db, const
 	d->fig.heldout_w = r->heldout_w[SEL_TREE];
 	if (eval && neval > 0)
 		d->fig.eval = to_dstats(eval);
+}
 
-	free(b.order);
-	free(b.merged);
-	free(store);
-	free(vused);
+bool dispatch_from_result(dispatch *d, const kernel *k, const tune_db *db, const hmatrix *m,
+                          const hresult *r, const hstats *eval, int neval, diags *dg)
+{
+	memset(d, 0, sizeof *d);
+	builder b;
+	builder_init(&b, m, db, &r->tree);
+	int *emitted = xmalloc((size_t)m->nvariants * sizeof *emitted + 1);
+	int *config = xmalloc((size_t)m->nvariants * sizeof *config + 1);
+	d->nvariants = used_variants(&b, emitted, config);
+	d->variants = xcalloc((size_t)d->nvariants + 1, sizeof *d->variants);
+	d->ntunables = db->ntunables;
+	bool ok = true;
+	arena a;
+	arena_init(&a);
+	for (int v = 0; v < d->nvariants; v++)
+		ok &= make_variant(&d->variants[v], k, db, m, config[v], &a, dg);
+	arena_finish(&a);
+	int *fmap = xmalloc((size_t)m->nfeatures * sizeof *fmap + 1);
+	make_features(d, k, &b, fmap);
+	make_tree(d, &b, emitted, fmap);
+	make_figures(d, db, m, r, config, eval, neval);
+	builder_finish(&b);
 	free(emitted);
 	free(config);
-	free(fused);
 	free(fmap);
 	if (!ok)
 		dispatch_finish(d);
