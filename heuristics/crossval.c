@@ -227,9 +227,6 @@ void cv_candidates(const hmatrix *m, const hprobes *pv, const int *shapes, int n
 	free(pair0);
 }
 
-/* The first candidate in [lo, hi) (the simplest) whose held-out cost is
- * within 0.1% of the lowest (pw: each pair's weight, or NULL), and that
- * cost's geomean. */
 int best_candidate(const float *sd, int lo, int hi, int npairs, const double *pw, double *geomean)
 {
 	double wsum = 0, best_score = INFINITY;
@@ -252,8 +249,6 @@ int best_candidate(const float *sd, int lo, int hi, int npairs, const double *pw
 	return best;
 }
 
-/* Held-out slowdowns of the single variant, nearest neighbour and the
- * Helion-style tree: sd[sel][pair]. */
 void cv_baselines(const hmatrix *m, const int *shapes, int n, const folds *F, const hoptions *o,
                   double *sd[SEL_COUNT])
 {

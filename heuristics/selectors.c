@@ -166,7 +166,7 @@ static void nn_search(const nn_index *ix, int id, const double *qs, double *bd, 
 /* Nearest training shape in squashed, standardised feature space (through
  * ix when there is one); its variants by time, the first valid at s. */
 int h_nearest_choose(const hmatrix *m, const int *train, int n, const double *scale,
-                          const nn_index *ix, const double *feat, const bool *valid)
+                     const nn_index *ix, const double *feat, const bool *valid)
 {
 	int best = -1;
 	double bd = INFINITY;
