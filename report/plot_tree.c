@@ -1,5 +1,4 @@
 /* The HTML report's plot (b): the dispatch's decision tree. */
-#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 

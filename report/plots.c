@@ -3,7 +3,6 @@
  * heat map. (b), the tree, is plot_tree.c. */
 #include <math.h>
 #include <stdlib.h>
-#include <string.h>
 
 #include "report_ctx.h"
 

@@ -5,7 +5,6 @@
  * plots share. */
 #include <math.h>
 #include <stdlib.h>
-#include <string.h>
 
 #include <jansson.h>
 

@@ -2,7 +2,6 @@
  * that are not UTF-8 with '?' for their high bytes), keys sorted. */
 #include <math.h>
 #include <stdlib.h>
-#include <string.h>
 
 #include <jansson.h>
 

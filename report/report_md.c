@@ -2,7 +2,6 @@
  * figures, the chosen variants, the failures, the tree and every shape.
  * Names from the database go in code spans. */
 #include <math.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include <jansson.h>

@@ -1,8 +1,6 @@
 /* SVG plot helpers of the HTML report: log axes, legends and the shape
  * axis of the plots over shapes. */
 #include <math.h>
-#include <stdlib.h>
-#include <string.h>
 
 #include "report_ctx.h"
 
