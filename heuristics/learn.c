@@ -9,7 +9,7 @@
 #include <xxhash.h>
 
 #include "dbset.h"
-#include "eval.h"
+#include "heldout.h"
 #include "from_db.h"
 
 void learnt_finish(learnt *l)

@@ -18,6 +18,7 @@
 #include "eval.h"
 #include "frontend.h"
 #include "from_db.h"
+#include "heldout.h"
 #include "heuristic.h"
 #include "learn.h"
 #include "link.h"

@@ -5,6 +5,9 @@
  * same database gives the same bytes. Strings from the database (kernel,
  * variant, shape argument and feature names) are escaped for the format.
  *
+ * A reader of the database (tuner/) and of what heuristics/ learnt from
+ * it; only tools/ calls it. The files of report/ share report_ctx.h.
+ *
  * Ownership: report_input borrows everything; report_write only appends
  * to out. */
 #ifndef AOTC_REPORT_H

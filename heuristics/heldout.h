@@ -1,20 +1,22 @@
-/* `aotc eval`: the dispatch's choice, learnt from the database, measured on
- * shapes it was not trained on. */
-#ifndef AOTC_EVAL_H
-#define AOTC_EVAL_H
+/* Learning measured on shapes it was not trained on: the held-out
+ * database aotc eval tunes into <db>/eval/ (tools/eval.c), read back as a
+ * matrix, and every selector's slowdowns on it. learn and report show
+ * these figures beside the cross-validated ones. */
+#ifndef AOTC_HELDOUT_H
+#define AOTC_HELDOUT_H
 
-#include "status.h"
+#include <stdbool.h>
+
+#include "db.h"
 #include "heuristic.h"
 #include "ir.h"
-#include "db.h"
-#include "tune.h"
 
-/* Tunes every variant on o->shapes_file into <db>/eval (reusing what is
- * there), builds the heuristic from the training database <db>, and prints
- * the chosen variant's slowdown against the per-shape best on each new
- * shape, with the best single variant beside it. Returns an exit status. */
-aotc_status eval_kernel(const aotc_module *m, const kernel *k, const tune_options *o,
-                const hoptions *ho, diags *d);
+/* Which variants of mt the emitted dispatch may run at shape s of me: as
+ * mt's validity says there (its AOTC_VALID_IFs and the regions learnt
+ * from mt's failures, never me's, which the dispatch cannot know), among
+ * those me measured (map: mt variant -> me variant, -1: not measured),
+ * into valid[mt->nvariants]. */
+void eval_trained_valid(const hmatrix *mt, const hmatrix *me, int s, const int *map, bool *valid);
 
 /* Every selector of r (learnt from mt) on the shapes of a held-out matrix
  * me (from an aotc eval database, variants matched by name): slowdowns
