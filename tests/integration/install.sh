@@ -50,7 +50,9 @@ done
 
 # 1. Install into a staging tree, then move it: nothing may remember where
 # it was installed (the CMake package and aotc.pc find their prefix from
-# their own place).
+# their own place). This is docs/integration.md's `meson install -C build`
+# with --destdir: whatever prefix the build directory has (meson configure
+# sets it there) is found below, and the build under test keeps its own.
 if meson install -C "$build" --no-rebuild --quiet --destdir "$tmp/stage" >"$tmp/install.log" 2>&1; then
 	ok "meson install"
 else
