@@ -1,6 +1,7 @@
 #!/bin/sh
 # Installs what aotc needs to build and test on Debian 12 / Ubuntu 24.04 and
-# builds it into ./build. Run as root (or with sudo available).
+# builds it into ./build (meson's default prefix, /usr/local), then says how to
+# install it. Run as root (or with sudo available).
 set -eu
 cd "$(dirname "$0")/.."
 
@@ -27,3 +28,12 @@ if [ ! -f build/build.ninja ]; then
 	meson setup build
 fi
 meson compile -C build
+
+# build/ exists now, so a later `meson setup build --prefix ...` changes nothing
+# (meson says "Directory already configured" and exits 0): an existing build
+# directory takes another prefix from meson configure.
+prefix=$(meson introspect --buildoptions build |
+	python3 -c 'import json, sys; print(next(o["value"] for o in json.load(sys.stdin) if o["name"] == "prefix"))')
+echo "setup: built build/aotc; to install it (README.md, \"Install\"):"
+echo "  meson install -C build                      # into $prefix"
+echo "  meson configure build --prefix \"\$HOME/.local\" && meson install -C build   # elsewhere"

@@ -4,7 +4,8 @@
 # the CMake package and its version file, the man page); the tree still works
 # after it is moved; a downstream CMake project (C, C++ and CUDA with nvcc,
 # sm_90) builds one-architecture, two-architecture (aotc link) and host
-# programs with aotc_add_kernel and runs them; a changed database emits
+# programs with aotc_add_kernel and runs them, one whose kernel is found from
+# its source (named otherwise than its file); a changed database emits
 # again; aotc_add_kernel's mistakes stop the configure with a message; a
 # downstream meson project builds the same through pkg-config.
 # The programs run everywhere: without a GPU they check the dispatch only,
@@ -30,7 +31,7 @@ bad() {
 finish() {
 	if [ -n "${AOTC_KEEP_PROGRAMS:-}" ]; then
 		mkdir -p "$AOTC_KEEP_PROGRAMS"
-		for app in app app_multi app_host app_types; do
+		for app in app app_multi app_host app_types app_found; do
 			[ -x "$tmp/cmake-project/build/$app" ] && cp "$tmp/cmake-project/build/$app" "$AOTC_KEEP_PROGRAMS/cmake_$app"
 			[ -x "$tmp/meson-project/build/$app" ] && cp "$tmp/meson-project/build/$app" "$AOTC_KEEP_PROGRAMS/meson_$app"
 		done
@@ -49,7 +50,9 @@ done
 
 # 1. Install into a staging tree, then move it: nothing may remember where
 # it was installed (the CMake package and aotc.pc find their prefix from
-# their own place).
+# their own place). This is docs/integration.md's `meson install -C build`
+# with --destdir: whatever prefix the build directory has (meson configure
+# sets it there) is found below, and the build under test keeps its own.
 if meson install -C "$build" --no-rebuild --quiet --destdir "$tmp/stage" >"$tmp/install.log" 2>&1; then
 	ok "meson install"
 else
@@ -116,8 +119,8 @@ cmake_configure() { # SRC BUILD LOG [ARGS...]
 	cmake -S "$src" -B "$bld" -G Ninja -DCMAKE_PREFIX_PATH="$dest" -DCMAKE_BUILD_TYPE=Release "$@" >"$log" 2>&1
 }
 if cmake_configure "$cm" "$cm/build" "$tmp/cmake.log" && cmake --build "$cm/build" >>"$tmp/cmake.log" 2>&1; then
-	ok "cmake: configure and build (app, app_multi, app_host, app_types)"
-	for app in app app_multi app_host app_types; do
+	ok "cmake: configure and build (app, app_multi, app_host, app_types, app_found)"
+	for app in app app_multi app_host app_types app_found; do
 		if "$cm/build/$app" >"$tmp/$app.out" 2>&1; then
 			ok "cmake: $app runs: $(grep -c . "$tmp/$app.out") lines, last: $(tail -1 "$tmp/$app.out")"
 		else
@@ -132,6 +135,13 @@ if cmake_configure "$cm" "$cm/build" "$tmp/cmake.log" && cmake --build "$cm/buil
 		ok "cmake: app_multi has two architectures' dispatches and the linked launcher"
 	else
 		bad "cmake: app_multi's emitted files"
+	fi
+	# app_found named no KERNEL: both types of axpy (axpy_types.cpp) emitted.
+	if [ -f "$cm/build/aotc/app_found/axpy_f32/_aot_axpy_f32_host.c" ] &&
+	   [ -f "$cm/build/aotc/app_found/axpy_f64/_aot_axpy_f64_host.c" ]; then
+		ok "cmake: app_found's kernels found from the source (axpy_f32, axpy_f64)"
+	else
+		bad "cmake: app_found's emitted files" "$tmp/cmake.log"
 	fi
 	# Nothing to do when nothing changed; a changed database emits again.
 	cmake --build "$cm/build" >"$tmp/again.log" 2>&1
@@ -166,12 +176,17 @@ expect_configure() {
 		bad "cmake mistake: $name: no /$pattern/ in the output" "$p/log"
 	fi
 }
-expect_configure "no database" "no tuning database for 'matmul_host' in .*/nodb" \
+expect_configure "no database" "no tuning database for 'matmul_host' .*in .*/nodb .*--arch host --db nodb. on this machine" \
 	'file(MAKE_DIRECTORY ${CMAKE_CURRENT_SOURCE_DIR}/nodb)
 aotc_add_kernel(app_host SOURCE kernels/matmul_host.cpp ARCH host DB nodb)'
-expect_configure "no database of that architecture" "no tuning database for 'sgemm' on sm100 .*only for sm80, sm90" \
+expect_configure "no database of that architecture" "no tuning database for 'sgemm' on sm100 .*only for sm80, sm90.*--arch sm100 --db kernels. on an sm100 GPU" \
 	'enable_language(CUDA)
 aotc_add_kernel(app_host SOURCE kernels/sgemm.cu ARCH sm100 DB kernels)'
+expect_configure "KERNEL not the source's" "no tuning database for 'matmul' .*on this machine.*leave KERNEL out .*aotc configs kernels/matmul_host.cpp" \
+	'aotc_add_kernel(app_host SOURCE kernels/matmul_host.cpp ARCH host DB kernels KERNEL matmul)'
+expect_configure "no kernel in the source" "plain.cpp has no kernel for aotc" \
+	'file(WRITE ${CMAKE_CURRENT_SOURCE_DIR}/plain.cpp "int plain(int x) { return x; }")
+aotc_add_kernel(app_host SOURCE plain.cpp ARCH host DB kernels)'
 expect_configure "bad ARCH" "ARCH 'sm_90' is not a CUDA architecture" \
 	'aotc_add_kernel(app_host SOURCE kernels/sgemm.cu ARCH sm_90 DB kernels)'
 expect_configure "ROCm ARCH" "ARCH gfx90a: ROCm architectures are not taken here; emit with .aotc emit --arch gfx90a." \
