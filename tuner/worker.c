@@ -1479,10 +1479,10 @@ static bool left_behind(wstate *w, strbuf *why)
 	return why->len > 0;
 }
 
-/* Replies go to a duplicate of stdout and requests come from one of stdin,
- * both close-on-exec, and the standard streams become /dev/null (in) and
- * stderr (out): a library that prints cannot corrupt the protocol, and a
- * program a variant runs cannot read or answer requests. */
+/* Replies go to a duplicate of stdout (*proto) and requests come from one
+ * of stdin (returned), both close-on-exec, and the standard streams become
+ * /dev/null (in) and stderr (out): a library that prints cannot corrupt the
+ * protocol, and a program a variant runs cannot read or answer requests. */
 static FILE *protocol_in(FILE **proto)
 {
 	int in = fcntl(0, F_DUPFD_CLOEXEC, 3), out = fcntl(1, F_DUPFD_CLOEXEC, 3);
