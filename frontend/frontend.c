@@ -50,6 +50,7 @@ static char *take(arena *a, CXString s)
 
 const char *frontend_clang_version(void)
 {
+	/* The loaded libclang's version: a process-wide fact, kept once read. */
 	static char buf[128];
 	if (!buf[0]) {
 		CXString s = clang_getClangVersion();
@@ -2053,7 +2054,7 @@ static const char *find_cuda(const frontend_options *opt)
 {
 	const char *cands[] = {opt->cuda_path, getenv("CUDA_PATH"), getenv("CUDA_HOME"),
 	                       "/usr/local/cuda"};
-	static char buf[4096];
+	char buf[4096];
 	for (size_t i = 0; i < COUNTOF(cands); i++) {
 		struct stat st;
 		if (!cands[i] || !cands[i][0])
