@@ -1467,89 +1467,108 @@ static void per_function(out *o, dctx *x)
 	free(has);
 }
 
-static char *dispatch_c(const ctx *c)
+/* aot_params has a column per tunable of the function with the most. */
+static int params_width(const kernel *k)
 {
-	const kernel *k = c->k;
-	const dispatch *dp = c->dp;
-	out o;
-	strbuf_init(&o.sb);
-	o.indent = 0;
-	dctx x = {.c = c, .f = k, .sfx = ""};
-	/* aot_params has a column per tunable of the function with the most */
 	int width = k->ntunables;
 	for (int a = 0; a < k->nalts; a++)
 		width = k->alts[a].ntunables > width ? k->alts[a].ntunables : width;
-	x.tun = xcalloc((size_t)width + 1, sizeof *x.tun);
-	x.sel = xcalloc((size_t)k->nparams + 1, sizeof *x.sel);
-	x.any = xcalloc((size_t)k->nparams + 1, sizeof *x.any);
-	tunable_ranges(&x);
+	return width;
+}
+
+/* What the dispatch's functions know of the kernel's values: each
+ * tunable's range, each parameter's where select() checks that it fits,
+ * and whether per-shape (aot_shape) or per-variant values (aot_values)
+ * are needed. Freed by dctx_finish. */
+static void dctx_init(dctx *x, const ctx *c, int width)
+{
+	const kernel *k = c->k;
+	*x = (dctx){.c = c, .f = k, .sfx = ""};
+	x->tun = xcalloc((size_t)width + 1, sizeof *x->tun);
+	x->sel = xcalloc((size_t)k->nparams + 1, sizeof *x->sel);
+	x->any = xcalloc((size_t)k->nparams + 1, sizeof *x->any);
+	tunable_ranges(x);
 	for (int i = 0; i < k->nparams; i++) {
-		x.any[i] = (ival){INT64_MIN, INT64_MAX};
-		x.sel[i] = ir_param_is_integer(&k->params[i]) ? type_range(&k->params[i]) : x.any[i];
-		if (k->params[i].shape >= 0 && x.sel[i].lo != INT64_MIN)
-			x.need_shape = true;
+		x->any[i] = (ival){INT64_MIN, INT64_MAX};
+		x->sel[i] = ir_param_is_integer(&k->params[i]) ? type_range(&k->params[i]) : x->any[i];
+		if (k->params[i].shape >= 0 && x->sel[i].lo != INT64_MIN)
+			x->need_shape = true;
 	}
 	for (int i = 0; i < k->nvalues; i++)
-		x.need_shape |= value_per_shape(k, i);
-	x.need_values = ir_has_per_variant(k) && c->any_kernel;
-	bool device = c->t->device;
+		x->need_shape |= value_per_shape(k, i);
+	x->need_values = ir_has_per_variant(k) && c->any_kernel;
+}
 
-	/* The functions first, into their own buffer: which helpers they use
-	 * is known after. */
-	out fn = {.indent = 0};
-	strbuf_init(&fn.sb);
-	if (x.need_shape)
-		shape_function(&fn, &x);
+static void dctx_finish(dctx *x)
+{
+	free(x->tun);
+	free(x->sel);
+	free(x->any);
+}
+
+/* The dispatch's static functions (aot_shape, aot_values, aot_dims,
+ * aot_valid, select), into fn: which helpers they use is known after. */
+static void dispatch_functions(out *fn, dctx *x)
+{
+	const ctx *c = x->c;
+	if (x->need_shape)
+		shape_function(fn, x);
 	if (c->any_alt) {
-		per_function(&fn, &x);
+		per_function(fn, x);
 	} else {
-		if (x.need_values)
-			values_function(&fn, &x);
-		if (device && c->any_kernel)
-			dims_function(&fn, &x);
-		valid_function(&fn, &x);
+		if (x->need_values)
+			values_function(fn, x);
+		if (c->t->device && c->any_kernel)
+			dims_function(fn, x);
+		valid_function(fn, x);
 	}
-	select_function(&fn, &x);
+	select_function(fn, x);
+}
 
-	provenance(&o, c, "The dispatch: which precompiled variant to run for a shape. C99, no dependencies.");
-	out_raw(&o, "#include <stddef.h>\n#include <stdint.h>\n\n");
-	out_line(&o, "#include \"%s.h\"", c->base);
-	set_definition(&o, c);
-	out_raw(&o, "\n");
-	out_line(&o, "#define AOT_NV %d", c->nvars);
-	out_raw(&o, "\n");
-	out_line(&o, "static const char *const aot_names[AOT_NV] = {");
+/* The variants' tables: aot_names, which function each is of (or the
+ * tunables' order) and aot_params. */
+static void variant_tables(out *o, const ctx *c, int width)
+{
+	const kernel *k = c->k;
+	out_line(o, "#define AOT_NV %d", c->nvars);
+	out_raw(o, "\n");
+	out_line(o, "static const char *const aot_names[AOT_NV] = {");
 	for (int i = 0; i < c->nvars; i++) {
-		strbuf_puts(&o.sb, "\t");
-		put_string(&o.sb, c->names[i]);
-		strbuf_puts(&o.sb, ",\n");
+		strbuf_puts(&o->sb, "\t");
+		put_string(&o->sb, c->names[i]);
+		strbuf_puts(&o->sb, ",\n");
 	}
-	out_line(&o, "};");
-	out_raw(&o, "\n");
+	out_line(o, "};");
+	out_raw(o, "\n");
 	if (c->any_alt) {
-		function_table(&o, c);
+		function_table(o, c);
 	} else {
-		strbuf_puts(&o.sb, "/* Tunable values in declaration order:");
+		strbuf_puts(&o->sb, "/* Tunable values in declaration order:");
 		for (int i = 0; i < k->ntunables; i++) {
-			strbuf_putc(&o.sb, ' ');
-			put_comment_text(&o.sb, k->tunables[i].name);
+			strbuf_putc(&o->sb, ' ');
+			put_comment_text(&o->sb, k->tunables[i].name);
 		}
-		strbuf_puts(&o.sb, c->any_ext ? " (a library routine's are 0) */\n" : " */\n");
+		strbuf_puts(&o->sb, c->any_ext ? " (a library routine's are 0) */\n" : " */\n");
 	}
-	out_line(&o, "static const int64_t aot_params[AOT_NV][%d] = {", width ? width : 1);
+	out_line(o, "static const int64_t aot_params[AOT_NV][%d] = {", width ? width : 1);
 	for (int i = 0; i < c->nvars; i++) {
-		strbuf_puts(&o.sb, "\t{");
-		const dvariant *dv = &dp->variants[i];
+		strbuf_puts(&o->sb, "\t{");
+		const dvariant *dv = &c->dp->variants[i];
 		for (int j = 0; j < width; j++) {
 			long long v = j < dv->nvalues ? (long long)dv->values[j] : 0;
-			strbuf_printf(&o.sb, v >= INT32_MIN && v <= INT32_MAX ? "%s%lld" : "%sINT64_C(%lld)", j ? ", " : "", v);
+			strbuf_printf(&o->sb, v >= INT32_MIN && v <= INT32_MAX ? "%s%lld" : "%sINT64_C(%lld)", j ? ", " : "", v);
 		}
 		if (!width)
-			strbuf_puts(&o.sb, "0");
-		strbuf_puts(&o.sb, "},\n");
+			strbuf_puts(&o->sb, "0");
+		strbuf_puts(&o->sb, "},\n");
 	}
-	out_line(&o, "};");
-	out_raw(&o, "\n");
+	out_line(o, "};");
+	out_raw(o, "\n");
+}
+
+/* aot_orders: each leaf's variants, best first, each row ended by -1. */
+static void order_table(out *o, const dispatch *dp)
+{
 	int longest = 1;
 	for (int i = 0; i < dp->norders; i++) {
 		int n = 1;
@@ -1557,93 +1576,135 @@ static char *dispatch_c(const ctx *c)
 			n++;
 		longest = n > longest ? n : longest;
 	}
-	out_line(&o, "/* Each leaf's variants, best first: select() returns the first valid one (-1 ends). */");
-	out_line(&o, "static const %s aot_orders[%d][%d] = {",
+	out_line(o, "/* Each leaf's variants, best first: select() returns the first valid one (-1 ends). */");
+	out_line(o, "static const %s aot_orders[%d][%d] = {",
 	         dp->nvariants < 127 ? "signed char" : dp->nvariants < 32767 ? "short" : "int", dp->norders, longest);
 	for (int i = 0; i < dp->norders; i++) {
-		strbuf_puts(&o.sb, "\t{");
+		strbuf_puts(&o->sb, "\t{");
 		for (const int *p = dp->orders + dp->order_at[i];; p++) {
-			strbuf_printf(&o.sb, "%d", *p);
+			strbuf_printf(&o->sb, "%d", *p);
 			if (*p < 0)
 				break;
-			strbuf_puts(&o.sb, ", ");
+			strbuf_puts(&o->sb, ", ");
 		}
-		strbuf_puts(&o.sb, "},\n");
+		strbuf_puts(&o->sb, "},\n");
 	}
-	out_line(&o, "};");
+	out_line(o, "};");
+	out_raw(o, "\n");
+}
+
+/* The public functions over the variants' tables: num_variants,
+ * variant_name, variant_params and variant_valid. */
+static void public_variant_functions(out *o, dctx *x)
+{
+	const ctx *c = x->c;
+	out_line(o, "int %s_num_variants(void)", c->prefix);
+	out_line(o, "{");
+	out_line(o, "\treturn AOT_NV;");
+	out_line(o, "}");
+	out_raw(o, "\n");
+	out_line(o, "const char *%s_variant_name(int v)", c->prefix);
+	out_line(o, "{");
+	out_line(o, "\treturn v >= 0 && v < AOT_NV ? aot_names[v] : NULL;");
+	out_line(o, "}");
+	out_raw(o, "\n");
+	out_line(o, "const int64_t *%s_variant_params(int v)", c->prefix);
+	out_line(o, "{");
+	out_line(o, "\treturn v >= 0 && v < AOT_NV ? aot_params[v] : NULL;");
+	out_line(o, "}");
+	out_raw(o, "\n");
+	strbuf_printf(&o->sb, "int %s_variant_valid(int aot_v", c->prefix);
+	args(&o->sb, c->k, true, true);
+	strbuf_puts(&o->sb, ")\n{\n");
+	o->indent = 1;
+	public_prologue(o, x, "0");
+	strbuf_puts(&o->sb, "\treturn aot_valid(aot_v");
+	args(&o->sb, c->k, false, false);
+	strbuf_puts(&o->sb, ");\n");
+	o->indent = 0;
+	out_line(o, "}");
+}
+
+/* variant_values: a variant's AOTC_VALUEs over tunables at a shape. */
+static void public_variant_values(out *o, dctx *x)
+{
+	const ctx *c = x->c;
+	const kernel *k = c->k;
+	out_raw(o, "\n");
+	variant_values_decl(o, c);
+	strbuf_puts(&o->sb, "\n{\n");
+	o->indent = 1;
+	public_prologue(o, x, "-1");
+	if (x->need_values) {
+		strbuf_puts(&o->sb, "\treturn aot_values(aot_v");
+		args(&o->sb, k, false, false);
+		for (int i = 0; i < k->nparams; i++)
+			if (ir_param_per_variant(k, i))
+				strbuf_printf(&o->sb, ", %s", k->params[i].name);
+		strbuf_puts(&o->sb, ") ? -1 : 0;\n");
+	} else {
+		for (int i = 0; i < k->nparams; i++)
+			if (ir_param_per_variant(k, i))
+				out_line(o, "*%s = 0;", k->params[i].name);
+		out_line(o, "return 0;");
+	}
+	o->indent = 0;
+	out_line(o, "}");
+}
+
+/* launch_dims: a kernel variant's grid, block and dynamic shared memory. */
+static void public_launch_dims(out *o, const ctx *c)
+{
+	const kernel *k = c->k;
+	out_raw(o, "\n");
+	strbuf_printf(&o->sb, "int %s_launch_dims(int aot_v", c->prefix);
+	args(&o->sb, k, false, true);
+	strbuf_puts(&o->sb, ", uint32_t aot_grid[3], uint32_t aot_block[3], uint32_t *aot_smem)\n{\n");
+	o->indent = 1;
+	if (c->any_kernel) {
+		strbuf_puts(&o->sb, "\treturn aot_v >= 0 && aot_v < AOT_NV && !aot_dims(aot_v");
+		args(&o->sb, k, false, false);
+		strbuf_puts(&o->sb, ", aot_grid, aot_block, aot_smem) ? 0 : -1;\n");
+	} else {
+		unused_args(o, k, false, "");
+		out_line(o, "(void)aot_v, (void)aot_grid, (void)aot_block, (void)aot_smem;");
+		out_line(o, "return -1;");
+	}
+	o->indent = 0;
+	out_line(o, "}");
+}
+
+/* The dispatch's C file: the variants' tables, the static functions that
+ * select from them, then the public functions. */
+static char *dispatch_c(const ctx *c)
+{
+	out o;
+	strbuf_init(&o.sb);
+	o.indent = 0;
+	int width = params_width(c->k);
+	dctx x;
+	dctx_init(&x, c, width);
+	out fn = {.indent = 0};
+	strbuf_init(&fn.sb);
+	dispatch_functions(&fn, &x);
+
+	provenance(&o, c, "The dispatch: which precompiled variant to run for a shape. C99, no dependencies.");
+	out_raw(&o, "#include <stddef.h>\n#include <stdint.h>\n\n");
+	out_line(&o, "#include \"%s.h\"", c->base);
+	set_definition(&o, c);
 	out_raw(&o, "\n");
+	variant_tables(&o, c, width);
+	order_table(&o, c->dp);
 	cx_helpers(&o.sb, x.helpers);
 	out_raw(&o, fn.sb.data);
 	strbuf_finish(&fn.sb);
 
-	out_line(&o, "int %s_num_variants(void)", c->prefix);
-	out_line(&o, "{");
-	out_line(&o, "\treturn AOT_NV;");
-	out_line(&o, "}");
-	out_raw(&o, "\n");
-	out_line(&o, "const char *%s_variant_name(int v)", c->prefix);
-	out_line(&o, "{");
-	out_line(&o, "\treturn v >= 0 && v < AOT_NV ? aot_names[v] : NULL;");
-	out_line(&o, "}");
-	out_raw(&o, "\n");
-	out_line(&o, "const int64_t *%s_variant_params(int v)", c->prefix);
-	out_line(&o, "{");
-	out_line(&o, "\treturn v >= 0 && v < AOT_NV ? aot_params[v] : NULL;");
-	out_line(&o, "}");
-	out_raw(&o, "\n");
-	strbuf_printf(&o.sb, "int %s_variant_valid(int aot_v", c->prefix);
-	args(&o.sb, k, true, true);
-	strbuf_puts(&o.sb, ")\n{\n");
-	o.indent = 1;
-	public_prologue(&o, &x, "0");
-	strbuf_puts(&o.sb, "\treturn aot_valid(aot_v");
-	args(&o.sb, k, false, false);
-	strbuf_puts(&o.sb, ");\n");
-	o.indent = 0;
-	out_line(&o, "}");
-	if (ir_has_per_variant(k)) {
-		out_raw(&o, "\n");
-		variant_values_decl(&o, c);
-		strbuf_puts(&o.sb, "\n{\n");
-		o.indent = 1;
-		public_prologue(&o, &x, "-1");
-		if (x.need_values) {
-			strbuf_puts(&o.sb, "\treturn aot_values(aot_v");
-			args(&o.sb, k, false, false);
-			for (int i = 0; i < k->nparams; i++)
-				if (ir_param_per_variant(k, i))
-					strbuf_printf(&o.sb, ", %s", k->params[i].name);
-			strbuf_puts(&o.sb, ") ? -1 : 0;\n");
-		} else {
-			for (int i = 0; i < k->nparams; i++)
-				if (ir_param_per_variant(k, i))
-					out_line(&o, "*%s = 0;", k->params[i].name);
-			out_line(&o, "return 0;");
-		}
-		o.indent = 0;
-		out_line(&o, "}");
-	}
-	if (device) {
-		out_raw(&o, "\n");
-		strbuf_printf(&o.sb, "int %s_launch_dims(int aot_v", c->prefix);
-		args(&o.sb, k, false, true);
-		strbuf_puts(&o.sb, ", uint32_t aot_grid[3], uint32_t aot_block[3], uint32_t *aot_smem)\n{\n");
-		o.indent = 1;
-		if (c->any_kernel) {
-			strbuf_puts(&o.sb, "\treturn aot_v >= 0 && aot_v < AOT_NV && !aot_dims(aot_v");
-			args(&o.sb, k, false, false);
-			strbuf_puts(&o.sb, ", aot_grid, aot_block, aot_smem) ? 0 : -1;\n");
-		} else {
-			unused_args(&o, k, false, "");
-			out_line(&o, "(void)aot_v, (void)aot_grid, (void)aot_block, (void)aot_smem;");
-			out_line(&o, "return -1;");
-		}
-		o.indent = 0;
-		out_line(&o, "}");
-	}
-	free(x.tun);
-	free(x.sel);
-	free(x.any);
+	public_variant_functions(&o, &x);
+	if (ir_has_per_variant(c->k))
+		public_variant_values(&o, &x);
+	if (c->t->device)
+		public_launch_dims(&o, c);
+	dctx_finish(&x);
 	return o.sb.data;
 }
 
@@ -2248,7 +2309,9 @@ static bool c_reserved(const char *s)
 	return !strncmp(s, "aot_", 4);
 }
 
-aotc_status emit_files(const emit_input *in, diags *d)
+/* What ir_from_json checks, for modules from the frontend too: the names
+ * and types emitted code is written with. */
+static aotc_status check_emittable(const emit_input *in, diags *d)
 {
 	const kernel *k = in->k;
 	if (!is_identifier(k->name)) {
@@ -2268,8 +2331,7 @@ aotc_status emit_files(const emit_input *in, diags *d)
 			return AOTC_DIAGNOSED;
 		}
 	}
-	/* What ir_from_json checks, for modules from the frontend too:
-	 * defaults go into template-ids, tunable names into comments. */
+	/* Defaults go into template-ids, tunable names into comments. */
 	for (int i = 0; i < k->ntparams; i++) {
 		const tparam *tp = &k->tparams[i];
 		if (tp->default_text && !(tp->is_type ? ir_type_text_ok(tp->default_text)
@@ -2289,20 +2351,81 @@ aotc_status emit_files(const emit_input *in, diags *d)
 		diag_plain_error(d, "%s: its source hash is not 32 lowercase hex digits", in->m->file);
 		return AOTC_DIAGNOSED;
 	}
+	return AOTC_OK;
+}
+
+/* The dispatch, the header, the launcher and the manifest, made twice (the
+ * set hash is the hash of the files made with 0 in its place), then
+ * written with aotc.h beside them unless this copy (or aotc.h itself) is
+ * there already; a file of that name aotc did not write is refused before
+ * anything is written. */
+static aotc_status write_files(ctx *c, diags *d)
+{
+	const emit_input *in = c->in;
+	aotc_status status = AOTC_OK;
+	enum { NOWN = 4, NFILES = 5 };
+	char *files[NFILES] = {NULL, NULL, NULL, NULL, NULL};
+	size_t lens[NFILES] = {0, 0, 0, 0, 0};
+	strbuf paths[NOWN];
+	int nfiles = NOWN;
+	switch (emit_header_copy(in->out_dir, &files[NOWN], &lens[NOWN], d)) {
+	case 1: nfiles = NFILES; break;
+	case 0: break;
+	default: return AOTC_ENVIRONMENT;
+	}
+	const char *ext[NOWN] = {"c", "h", c->t->launcher_ext, "json"};
+	for (int i = 0; i < NOWN; i++) {
+		strbuf_init(&paths[i]);
+		strbuf_printf(&paths[i], "%s.%s", c->base, ext[i]);
+	}
+	outdir_file set[NOWN];
+	for (int pass = 0; pass < 2 && !status; pass++) {
+		for (int i = 0; i < NOWN; i++)
+			free(files[i]);
+		files[0] = dispatch_c(c);
+		files[1] = header(c);
+		files[2] = launcher(c);
+		files[3] = manifest(c, d);
+		if (!files[3]) {
+			status = AOTC_DIAGNOSED;
+			break;
+		}
+		for (int i = 0; i < NOWN; i++)
+			set[i] = (outdir_file){paths[i].data, files[i], strlen(files[i])};
+		if (pass == 0)
+			c->set = outdir_set_hash(set, NOWN);
+	}
+	/* aotc.h first and the manifest last: what says the set is complete
+	 * appears when it is. */
+	if (!status) {
+		outdir_file order[NFILES];
+		int norder = 0;
+		if (nfiles == NFILES)
+			order[norder++] = (outdir_file){"aotc.h", files[NOWN], lens[NOWN]};
+		for (int i = 0; i < NOWN; i++)
+			order[norder++] = set[i];
+		if (outdir_write(in->out_dir, "emit", order, norder, d) < 0)
+			status = AOTC_ENVIRONMENT;
+	}
+	for (int i = 0; i < NOWN; i++)
+		strbuf_finish(&paths[i]);
+	for (int i = 0; i < NFILES; i++)
+		free(files[i]);
+	return status;
+}
+
+aotc_status emit_files(const emit_input *in, diags *d)
+{
+	const kernel *k = in->k;
+	aotc_status status = check_emittable(in, d);
+	if (status)
+		return status;
 	ctx c = {.in = in, .t = target_for(in->arch), .k = k, .dp = in->dp, .nvars = in->dp->nvariants};
 	char tag[64];
 	emit_arch_tag(in->arch, tag, sizeof tag);
 	snprintf(c.prefix, sizeof c.prefix, "aot_%s_%s", k->id, tag);
 	snprintf(c.family, sizeof c.family, "aot_%s_%s", k->name, tag);
 	snprintf(c.base, sizeof c.base, "_aot_%s_%s", k->id, tag);
-	aotc_status status = AOTC_OK;
-	/* The dispatch, the header, the launcher, the manifest and the copy
-	 * of aotc.h. */
-	enum { NOWN = 4, NFILES = 5 };
-	char *files[NFILES] = {NULL, NULL, NULL, NULL, NULL};
-	size_t lens[NFILES] = {0, 0, 0, 0, 0};
-	strbuf paths[NOWN];
-	int nfiles = NOWN;
 	strbuf src;
 	strbuf_init(&src);
 	source_name(&src, in->m->file);
@@ -2351,57 +2474,8 @@ aotc_status emit_files(const emit_input *in, diags *d)
 			status = AOTC_DIAGNOSED;
 		}
 	}
-	if (status)
-		goto out;
-
-	/* aotc.h beside the files, unless this copy (or aotc.h itself) is
-	 * there already; a file of that name aotc did not write is refused
-	 * before anything is written. */
-	switch (emit_header_copy(in->out_dir, &files[NOWN], &lens[NOWN], d)) {
-	case 1: nfiles = NFILES; break;
-	case 0: break;
-	default: status = AOTC_ENVIRONMENT; goto out;
-	}
-	const char *ext[NOWN] = {"c", "h", c.t->launcher_ext, "json"};
-	for (int i = 0; i < NOWN; i++) {
-		strbuf_init(&paths[i]);
-		strbuf_printf(&paths[i], "%s.%s", c.base, ext[i]);
-	}
-	/* Twice: the set hash is the hash of the files made with 0 in its place. */
-	outdir_file set[NOWN];
-	for (int pass = 0; pass < 2 && !status; pass++) {
-		for (int i = 0; i < NOWN; i++)
-			free(files[i]);
-		files[0] = dispatch_c(&c);
-		files[1] = header(&c);
-		files[2] = launcher(&c);
-		files[3] = manifest(&c, d);
-		if (!files[3]) {
-			status = AOTC_DIAGNOSED;
-			break;
-		}
-		for (int i = 0; i < NOWN; i++)
-			set[i] = (outdir_file){paths[i].data, files[i], strlen(files[i])};
-		if (pass == 0)
-			c.set = outdir_set_hash(set, NOWN);
-	}
-	/* aotc.h first and the manifest last: what says the set is complete
-	 * appears when it is. */
-	if (!status) {
-		outdir_file order[NFILES];
-		int norder = 0;
-		if (nfiles == NFILES)
-			order[norder++] = (outdir_file){"aotc.h", files[NOWN], lens[NOWN]};
-		for (int i = 0; i < NOWN; i++)
-			order[norder++] = set[i];
-		if (outdir_write(in->out_dir, "emit", order, norder, d) < 0)
-			status = AOTC_ENVIRONMENT;
-	}
-	for (int i = 0; i < NOWN; i++)
-		strbuf_finish(&paths[i]);
-out:
-	for (int i = 0; i < NFILES; i++)
-		free(files[i]);
+	if (!status)
+		status = write_files(&c, d);
 	strbuf_finish(&src);
 	free(c.include);
 	free(c.names);

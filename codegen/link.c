@@ -239,6 +239,152 @@ static void mparams(mreader *r, const json_t *o, const char *key, sig *s, const 
 	s->text = text.data;
 }
 
+/* The manifest at e->manifest, read and parsed; NULL after diagnostics,
+ * and for one of a format this aotc does not read. */
+static json_t *read_manifest(mreader *r, diags *d)
+{
+	size_t len;
+	char *text = read_file_max(r->path, &len, (size_t)AOTC_INPUT_MAX_MIB << 20);
+	if (!text && errno == EFBIG) {
+		merr(r, "larger than %d MiB (not a manifest aotc emit wrote)", AOTC_INPUT_MAX_MIB);
+		return NULL;
+	}
+	if (!text) {
+		diag_plain_error(d, "cannot read '%s': %s", r->path, strerror(errno));
+		return NULL;
+	}
+	diags_add_source(d, r->path, text, len);
+	json_error_t jerr;
+	json_t *m = json_loadb(text, len, JSON_REJECT_DUPLICATES, &jerr);
+	free(text);
+	if (!m) {
+		diag_error(d, (aotc_loc){r->path, jerr.line > 0 ? jerr.line : 0, jerr.column > 0 ? jerr.column : 1},
+		           "not a manifest aotc emit writes: %s", jerr.text);
+		return NULL;
+	}
+	const json_t *ver = json_object_get(m, "aotc_manifest");
+	if (!json_is_object(m) || !json_is_integer(ver) || json_integer_value(ver) < 1) {
+		merr(r, "not a manifest aotc emit writes (no \"aotc_manifest\" format number)");
+		json_decref(m);
+		return NULL;
+	}
+	if (json_integer_value(ver) > AOTC_MANIFEST_VERSION) {
+		merr(r, "written by a newer aotc (manifest format %lld; aotc %s reads format %d): link with that aotc, or emit again with this one",
+		     (long long)json_integer_value(ver), AOTC_VERSION_STRING, AOTC_MANIFEST_VERSION);
+		json_decref(m);
+		return NULL;
+	}
+	return m;
+}
+
+/* The names emit derives from kernel and arch (base: "_aot_K_T"): the
+ * manifest's own file name, its "prefix" and "set"; a manifest that says
+ * otherwise was not written by it, or was renamed. */
+static void mnames(mreader *r, entry *e, const json_t *m, const char *name, const char *base)
+{
+	strbuf want;
+	strbuf_init(&want);
+	strbuf_printf(&want, "%s.json", base);
+	if (strcmp(name, want.data) != 0)
+		merr(r, "describes kernel %s for %s, whose manifest is %s: emit it again rather than renaming",
+		     e->kernel, e->arch, want.data);
+	strbuf_finish(&want);
+	const char *prefix = mstr(r, m, "prefix", false);
+	if (prefix && strcmp(prefix, base + 1) != 0)
+		merr(r, "\"prefix\" '%s' is not %s", prefix, base + 1);
+	e->prefix = xstrdup(base + 1);
+	/* The linked files check that they are built with the emit they were
+	 * linked from: its set hash goes into them. */
+	const char *set = NULL;
+	if (!json_object_get(m, "set"))
+		merr(r, "has no \"set\" (an older aotc wrote it): emit %s for %s again", e->kernel, e->arch);
+	else if ((set = mstr(r, m, "set", false)) && (strlen(set) != 16 || strspn(set, "0123456789abcdef") != 16))
+		merr(r, "\"set\" '%s' is not 16 lowercase hex digits", set);
+	else if (set)
+		e->set = strtoull(set, NULL, 16);
+}
+
+/* "files": the dispatch, header and launcher emit named base.c, base.h
+ * and base.<launcher>, each there in dir; fn[i] is the manifest's name of
+ * each, NULL where it is not that. */
+static void mfiles(mreader *r, const entry *e, const json_t *m, const char *dir, const char *base,
+                   const char *fn[3])
+{
+	const json_t *files = json_object_get(m, "files");
+	const char *keys[3] = {"dispatch", "header", "launcher"};
+	const char *exts[3] = {"c", "h", emit_target_of(e->ai->kind)->launcher_ext};
+	if (!json_is_object(files))
+		merr(r, "\"files\" is missing or not an object");
+	strbuf want;
+	strbuf_init(&want);
+	for (int i = 0; i < 3 && json_is_object(files); i++) {
+		if (!(fn[i] = mstr(r, files, keys[i], false)))
+			continue;
+		want.len = 0;
+		strbuf_printf(&want, "%s.%s", base, exts[i]);
+		if (strcmp(fn[i], want.data) != 0) {
+			merr(r, "\"files\".\"%s\" is '%s', not %s", keys[i], fn[i], want.data);
+			fn[i] = NULL;
+			continue;
+		}
+		/* All three must be there, or the linked files would not build. */
+		strbuf other;
+		strbuf_init(&other);
+		strbuf_printf(&other, "%s/%s", dir, fn[i]);
+		if (access(other.data, R_OK) != 0) {
+			diag_plain_error(r->d, "'%s' is missing beside '%s': emit %s for %s again", other.data,
+			                 e->manifest, e->kernel, e->arch);
+			r->ok = false;
+		}
+		strbuf_finish(&other);
+	}
+	strbuf_finish(&want);
+}
+
+/* "libraries": what the kernel file's AOTC_EXTERNs link with, as "-lNAME"s. */
+static void mlibraries(mreader *r, entry *e, const json_t *m)
+{
+	const json_t *libs = json_object_get(m, "libraries");
+	if (!json_is_array(libs)) {
+		merr(r, "\"libraries\" is missing or not an array");
+		return;
+	}
+	if (!json_array_size(libs))
+		return;
+	strbuf l;
+	strbuf_init(&l);
+	for (size_t i = 0; i < json_array_size(libs); i++) {
+		const char *lib = json_string_value(json_array_get(libs, i));
+		if (!lib || !is_identifier(lib))
+			merr(r, "\"libraries\"[%zu] is not a library name (a C identifier)", i);
+		else
+			strbuf_printf(&l, "%s-l%s", l.len ? " " : "", lib);
+	}
+	e->libs = l.data;
+}
+
+/* The header and the launcher (fn[1], fn[2]) as the output's directory
+ * reaches them through rel; false (diagnosed) when the header's path
+ * cannot be written in an #include. */
+static bool entry_paths(entry *e, const char *dir, const char *rel, const char *const fn[3], diags *d)
+{
+	e->dir_rel = xstrdup(rel);
+	for (int i = 0; i < 2; i++) {
+		strbuf inc;
+		strbuf_init(&inc);
+		if (strcmp(rel, "."))
+			strbuf_printf(&inc, "%s/", rel);
+		strbuf_puts(&inc, fn[i + 1]);
+		*(i ? &e->launcher : &e->include) = inc.data;
+	}
+	if (!path_is_plain(e->include)) {
+		diag_plain_error(d, "'%s': the path from the output's directory, %s, cannot be written in an #include; use a plainer directory name",
+		                 dir, e->include);
+		return false;
+	}
+	return true;
+}
+
 /* Reads the manifest DIR/name into e (rel: DIR from the output's directory).
  * False after diagnostics, and for a host kernel's (*host set: nothing to
  * link, but emitted beside the GPU ones it is no error either). */
@@ -250,35 +396,9 @@ static bool load_manifest(entry *e, const char *dir, const char *name, const cha
 	strbuf_printf(&path, "%s/%s", dir, name);
 	e->manifest = path.data;
 	mreader r = {e->manifest, d, true};
-	size_t len;
-	char *text = read_file_max(e->manifest, &len, (size_t)AOTC_INPUT_MAX_MIB << 20);
-	if (!text && errno == EFBIG) {
-		merr(&r, "larger than %d MiB (not a manifest aotc emit wrote)", AOTC_INPUT_MAX_MIB);
+	json_t *m = read_manifest(&r, d);
+	if (!m)
 		return false;
-	}
-	if (!text) {
-		diag_plain_error(d, "cannot read '%s': %s", e->manifest, strerror(errno));
-		return false;
-	}
-	diags_add_source(d, e->manifest, text, len);
-	json_error_t jerr;
-	json_t *m = json_loadb(text, len, JSON_REJECT_DUPLICATES, &jerr);
-	free(text);
-	if (!m) {
-		diag_error(d, (aotc_loc){e->manifest, jerr.line > 0 ? jerr.line : 0, jerr.column > 0 ? jerr.column : 1},
-		           "not a manifest aotc emit writes: %s", jerr.text);
-		return false;
-	}
-	const json_t *ver = json_object_get(m, "aotc_manifest");
-	if (!json_is_object(m) || !json_is_integer(ver) || json_integer_value(ver) < 1) {
-		merr(&r, "not a manifest aotc emit writes (no \"aotc_manifest\" format number)");
-		goto out;
-	}
-	if (json_integer_value(ver) > AOTC_MANIFEST_VERSION) {
-		merr(&r, "written by a newer aotc (manifest format %lld; aotc %s reads format %d): link with that aotc, or emit again with this one",
-		     (long long)json_integer_value(ver), AOTC_VERSION_STRING, AOTC_MANIFEST_VERSION);
-		goto out;
-	}
 	const char *kernel = mstr(&r, m, "kernel", false), *arch = mstr(&r, m, "arch", false);
 	const char *plat = mstr(&r, m, "platform", false);
 	if (kernel && !is_identifier(kernel))
@@ -309,81 +429,22 @@ static bool load_manifest(entry *e, const char *dir, const char *name, const cha
 		}
 		e->family = xstrdup(f);
 	}
-	/* Names are emit's, derived from kernel and arch: a manifest that
-	 * says otherwise was not written by it, or was renamed. */
 	char tag[64];
 	emit_arch_tag(arch, tag, sizeof tag);
-	strbuf base, want;
+	strbuf base;
 	strbuf_init(&base);
-	strbuf_init(&want);
 	strbuf_printf(&base, "_aot_%s_%s", kernel, tag);
-	strbuf_printf(&want, "%s.json", base.data);
-	if (strcmp(name, want.data) != 0)
-		merr(&r, "describes kernel %s for %s, whose manifest is %s: emit it again rather than renaming",
-		     kernel, arch, want.data);
-	const char *prefix = mstr(&r, m, "prefix", false);
-	if (prefix && strcmp(prefix, base.data + 1) != 0)
-		merr(&r, "\"prefix\" '%s' is not %s", prefix, base.data + 1);
-	e->prefix = xstrdup(base.data + 1);
-	/* The linked files check that they are built with the emit they were
-	 * linked from: its set hash goes into them. */
-	const char *set = NULL;
-	if (!json_object_get(m, "set"))
-		merr(&r, "has no \"set\" (an older aotc wrote it): emit %s for %s again", kernel, arch);
-	else if ((set = mstr(&r, m, "set", false)) && (strlen(set) != 16 || strspn(set, "0123456789abcdef") != 16))
-		merr(&r, "\"set\" '%s' is not 16 lowercase hex digits", set);
-	else if (set)
-		e->set = strtoull(set, NULL, 16);
-	const json_t *files = json_object_get(m, "files");
-	const char *keys[3] = {"dispatch", "header", "launcher"};
-	const char *exts[3] = {"c", "h", emit_target_of(e->ai->kind)->launcher_ext};
 	const char *fn[3] = {NULL, NULL, NULL};
-	if (!json_is_object(files))
-		merr(&r, "\"files\" is missing or not an object");
-	for (int i = 0; i < 3 && json_is_object(files); i++) {
-		if (!(fn[i] = mstr(&r, files, keys[i], false)))
-			continue;
-		want.len = 0;
-		strbuf_printf(&want, "%s.%s", base.data, exts[i]);
-		if (strcmp(fn[i], want.data) != 0) {
-			merr(&r, "\"files\".\"%s\" is '%s', not %s", keys[i], fn[i], want.data);
-			fn[i] = NULL;
-			continue;
-		}
-		/* All three must be there, or the linked files would not build. */
-		strbuf other;
-		strbuf_init(&other);
-		strbuf_printf(&other, "%s/%s", dir, fn[i]);
-		if (access(other.data, R_OK) != 0) {
-			diag_plain_error(d, "'%s' is missing beside '%s': emit %s for %s again", other.data,
-			                 e->manifest, kernel, arch);
-			r.ok = false;
-		}
-		strbuf_finish(&other);
-	}
+	mnames(&r, e, m, name, base.data);
+	mfiles(&r, e, m, dir, base.data, fn);
 	strbuf_finish(&base);
-	strbuf_finish(&want);
 	const char *hw = mstr(&r, m, "hardware_id", true);
 	if (hw)
 		e->hw = xstrdup(hw);
 	const char *hash = mstr(&r, m, "source_hash", false);
 	if (hash && !ir_source_hash_ok(hash))
 		merr(&r, "\"source_hash\" is not 32 lowercase hex digits");
-	const json_t *libs = json_object_get(m, "libraries");
-	if (!json_is_array(libs)) {
-		merr(&r, "\"libraries\" is missing or not an array");
-	} else if (json_array_size(libs)) {
-		strbuf l;
-		strbuf_init(&l);
-		for (size_t i = 0; i < json_array_size(libs); i++) {
-			const char *lib = json_string_value(json_array_get(libs, i));
-			if (!lib || !is_identifier(lib))
-				merr(&r, "\"libraries\"[%zu] is not a library name (a C identifier)", i);
-			else
-				strbuf_printf(&l, "%s-l%s", l.len ? " " : "", lib);
-		}
-		e->libs = l.data;
-	}
+	mlibraries(&r, e, m);
 	const char *src = mstr(&r, m, "include", false);
 	if (src && !include_text_ok(src))
 		merr(&r, "its kernel source '%s' cannot be written in an #include", src);
@@ -394,22 +455,8 @@ static bool load_manifest(entry *e, const char *dir, const char *name, const cha
 	const json_t *nv = json_object_get(m, "variants");
 	if (!json_is_integer(nv) || json_integer_value(nv) < 0)
 		merr(&r, "\"variants\" is missing or not a count");
-	if (!r.ok)
-		goto out;
-	e->dir_rel = xstrdup(rel);
-	for (int i = 0; i < 2; i++) {
-		strbuf inc;
-		strbuf_init(&inc);
-		if (strcmp(rel, "."))
-			strbuf_printf(&inc, "%s/", rel);
-		strbuf_puts(&inc, fn[i + 1]);
-		*(i ? &e->launcher : &e->include) = inc.data;
-	}
-	if (!path_is_plain(e->include)) {
-		diag_plain_error(d, "'%s': the path from the output's directory, %s, cannot be written in an #include; use a plainer directory name",
-		                 dir, e->include);
-		r.ok = false;
-	}
+	if (r.ok)
+		r.ok = entry_paths(e, dir, rel, fn, d);
 out:
 	json_decref(m);
 	return r.ok;

@@ -50,6 +50,7 @@ static char *take(arena *a, CXString s)
 
 const char *frontend_clang_version(void)
 {
+	/* The loaded libclang's version: a process-wide fact, kept once read. */
 	static char buf[128];
 	if (!buf[0]) {
 		CXString s = clang_getClangVersion();
@@ -2053,7 +2054,7 @@ static const char *find_cuda(const frontend_options *opt)
 {
 	const char *cands[] = {opt->cuda_path, getenv("CUDA_PATH"), getenv("CUDA_HOME"),
 	                       "/usr/local/cuda"};
-	static char buf[4096];
+	char buf[4096];
 	for (size_t i = 0; i < COUNTOF(cands); i++) {
 		struct stat st;
 		if (!cands[i] || !cands[i][0])
@@ -2200,69 +2201,153 @@ static int report_clang_diagnostics(walk *w, bool verbose)
 	return errors;
 }
 
-/* The parse itself, in the parser process. */
-static aotc_module *parse_here(const char *path, const frontend_options *opt, json_t *files, diags *d)
+/* How clang reads a file: as C++ (a host source) or as CUDA, with the
+ * toolkit's headers or with aotc's shim. */
+typedef struct parse_mode {
+	bool host;
+	const char *env;    /* $AOTC_FRONTEND: "shim" forces the shim */
+	const char *cuda;   /* the toolkit, or NULL */
+	bool real_headers;
+} parse_mode;
+
+static parse_mode parse_mode_of(const char *path, const frontend_options *opt)
+{
+	parse_mode pm = {.host = is_host_source(path), .env = getenv("AOTC_FRONTEND")};
+	pm.cuda = pm.host ? NULL : find_cuda(opt);
+	pm.real_headers = !pm.host && pm.cuda && clang_major() >= 16 &&
+	                  !(pm.env && strcmp(pm.env, "shim") == 0);
+	return pm;
+}
+
+/* clang's command line for a file read as pm says: *argc arguments, in a. */
+static const char **clang_args(const parse_mode *pm, const frontend_options *opt, arena *a, int *argc)
 {
 	struct stat st;
-	bool host = is_host_source(path);
-	const char *mode = getenv("AOTC_FRONTEND"); /* "shim" forces the shim */
-	const char *cuda = host ? NULL : find_cuda(opt);
-	bool real_headers = !host && cuda && clang_major() >= 16 &&
-	                    !(mode && strcmp(mode, "shim") == 0);
-
-	arena args_arena;
-	arena_init(&args_arena);
 	const char **host_dirs;
-	int nhost_dirs = host_include_dirs(&args_arena, &host_dirs);
-	const char **argv = arena_alloc(&args_arena, (size_t)(32 + 2 * (opt->ninclude_dirs + opt->ndefines + nhost_dirs)) * sizeof *argv);
-	int argc = 0;
-	if (host) {
-		argv[argc++] = "-x";
-		argv[argc++] = "c++";
+	int nhost_dirs = host_include_dirs(a, &host_dirs);
+	const char **argv = arena_alloc(a, (size_t)(32 + 2 * (opt->ninclude_dirs + opt->ndefines + nhost_dirs)) * sizeof *argv);
+	int n = 0;
+	if (pm->host) {
+		argv[n++] = "-x";
+		argv[n++] = "c++";
 	} else {
-		argv[argc++] = "-x";
-		argv[argc++] = "cuda";
-		argv[argc++] = "--cuda-host-only";
-		argv[argc++] = "-nocudalib";
-		if (real_headers) {
-			argv[argc++] = arena_printf(&args_arena, "--cuda-path=%s", cuda);
-			argv[argc++] = "-Wno-unknown-cuda-version";
+		argv[n++] = "-x";
+		argv[n++] = "cuda";
+		argv[n++] = "--cuda-host-only";
+		argv[n++] = "-nocudalib";
+		if (pm->real_headers) {
+			argv[n++] = arena_printf(a, "--cuda-path=%s", pm->cuda);
+			argv[n++] = "-Wno-unknown-cuda-version";
 			/* CUDA 13 dropped a header clang's wrapper still includes. */
-			argv[argc++] = "-isystem";
-			argv[argc++] = VDIR "/compat";
+			argv[n++] = "-isystem";
+			argv[n++] = VDIR "/compat";
 			/* CUDA 13 keeps CCCL (libcu++, CUB, Thrust) there; nvcc adds it. */
-			char *cccl = arena_printf(&args_arena, "%s/include/cccl", cuda);
+			char *cccl = arena_printf(a, "%s/include/cccl", pm->cuda);
 			if (stat(cccl, &st) == 0 && S_ISDIR(st.st_mode)) {
-				argv[argc++] = "-isystem";
-				argv[argc++] = cccl;
+				argv[n++] = "-isystem";
+				argv[n++] = cccl;
 			}
 			/* libcu++'s SFINAE helpers are variadic __host__ __device__
 			 * functions, which clang's CUDA mode rejects and nvcc takes. */
-			argv[argc++] = "-Xclang";
-			argv[argc++] = "-fcuda-allow-variadic-functions";
+			argv[n++] = "-Xclang";
+			argv[n++] = "-fcuda-allow-variadic-functions";
 		} else {
-			argv[argc++] = "-nocudainc";
-			argv[argc++] = "--cuda-path=/nonexistent";
-			argv[argc++] = "-include";
-			argv[argc++] = VDIR "/cuda_shim.h";
+			argv[n++] = "-nocudainc";
+			argv[n++] = "--cuda-path=/nonexistent";
+			argv[n++] = "-include";
+			argv[n++] = VDIR "/cuda_shim.h";
 		}
-		argv[argc++] = "-include";
-		argv[argc++] = VDIR "/cuda_extras.h";
+		argv[n++] = "-include";
+		argv[n++] = VDIR "/cuda_extras.h";
 	}
-	argv[argc++] = "-std=c++17";
+	argv[n++] = "-std=c++17";
 	/* Bounds clang's work on a file of errors; high, because ignored
 	 * system-header errors count too (report_clang_diagnostics). */
-	argv[argc++] = "-ferror-limit=" STR(CLANG_ERROR_LIMIT);
-	argv[argc++] = "-D__AOTC__";
-	argv[argc++] = "-I" VDIR "/include";
+	argv[n++] = "-ferror-limit=" STR(CLANG_ERROR_LIMIT);
+	argv[n++] = "-D__AOTC__";
+	argv[n++] = "-I" VDIR "/include";
 	for (int i = 0; i < opt->ninclude_dirs; i++)
-		argv[argc++] = arena_printf(&args_arena, "-I%s", opt->include_dirs[i]);
+		argv[n++] = arena_printf(a, "-I%s", opt->include_dirs[i]);
 	for (int i = 0; i < opt->ndefines; i++)
-		argv[argc++] = arena_printf(&args_arena, "-D%s", opt->defines[i]);
+		argv[n++] = arena_printf(a, "-D%s", opt->defines[i]);
 	for (int i = 0; i < nhost_dirs; i++) {
-		argv[argc++] = "-idirafter";
-		argv[argc++] = host_dirs[i];
+		argv[n++] = "-idirafter";
+		argv[n++] = host_dirs[i];
 	}
+	*argc = n;
+	return argv;
+}
+
+/* The kernels of the main file's annotated functions, then their
+ * alternatives. */
+static void build_kernels(walk *w)
+{
+	aotc_module *m = w->m;
+	/* References first, so that a function used only as a reference (its
+	 * own GRID/BLOCK, no TUNE) is not taken for a kernel without tunables. */
+	for (int i = 0; i < w->nfns; i++) {
+		fn *f = &w->fns[i];
+		for (int j = 0; j < f->nannots; j++) {
+			if (strcmp(f->annots[j].kind, "reference") != 0)
+				continue;
+			char *name = trim(arena_strndup(&m->arena, f->annots[j].text,
+			                                f->annots[j].len));
+			fn *r = find_fn(w, name);
+			if (r)
+				r->used_as_reference = true;
+		}
+	}
+	for (int i = 0; i < w->nfns; i++) {
+		fn *f = &w->fns[i];
+		if (!f->in_main || !f->nannots || is_alternative(f))
+			continue;
+		if (f->used_as_reference && only_launch_annotations(f))
+			continue;
+		if (only_launch_annotations(f)) {
+			/* A reference nothing names (misspelt in AOTC_REFERENCE, which
+			 * says so): one error, not a tunable-less kernel's four. */
+			diag_error(w->d, f->loc, "'%s' has only launch annotations (AOTC_GRID, AOTC_BLOCK, AOTC_SMEM): a reference no AOTC_REFERENCE names, or a kernel without AOTC_TUNE",
+			           f->name);
+			continue;
+		}
+		if (f->in_namespace) {
+			/* Instantiations and emitted code name the kernel unqualified. */
+			diag_error(w->d, f->loc, "tuned kernel '%s' is inside a namespace; aotc needs tuned kernels at global scope",
+			           f->name);
+			continue;
+		}
+		build_kernel(w, f);
+	}
+	/* Alternatives once their primaries are built. */
+	for (int i = 0; i < w->nfns; i++)
+		if (w->fns[i].in_main && is_alternative(&w->fns[i]))
+			build_alternative(w, &w->fns[i]);
+}
+
+/* A type of AOTC_TYPES is named name_tag downstream: no other kernel may
+ * be. */
+static void check_type_ids(const aotc_module *m, diags *d)
+{
+	for (int i = 0; i < m->nkernels; i++)
+		for (int j = 0; j < i; j++)
+			if ((m->kernels[i].type_tag || m->kernels[j].type_tag) && strcmp(m->kernels[i].id, m->kernels[j].id) == 0) {
+				const kernel *typed = m->kernels[i].type_tag ? &m->kernels[i] : &m->kernels[j];
+				const kernel *other = typed == &m->kernels[i] ? &m->kernels[j] : &m->kernels[i];
+				diag_error(d, other->loc, "kernel '%s' has the name of type %s of '%s' (AOTC_TYPES); rename one",
+				           other->id, typed->type_tag, typed->name);
+				diag_note(d, typed->loc, "'%s' declared here", typed->name);
+			}
+}
+
+/* The parse itself, in the parser process: clang reads the file, the walk
+ * collects the annotated functions, and the kernels are built from them. */
+static aotc_module *parse_here(const char *path, const frontend_options *opt, json_t *files, diags *d)
+{
+	parse_mode pm = parse_mode_of(path, opt);
+	arena args_arena;
+	arena_init(&args_arena);
+	int argc;
+	const char **argv = clang_args(&pm, opt, &args_arena, &argc);
 
 	struct CXUnsavedFile unsaved[] = {
 		{VDIR "/include/aotc.h", aotc_header_text, aotc_header_text_len},
@@ -2295,70 +2380,21 @@ static aotc_module *parse_here(const char *path, const frontend_options *opt, js
 	w.main_file = clang_getFile(w.tu, path);
 	clang_visitChildren(clang_getTranslationUnitCursor(w.tu), visit_top, &w);
 	mark_used(&w);
-	if (!host)
+	if (!pm.host)
 		find_host_code(&w);
 	if (report_clang_diagnostics(&w, opt->verbose) > 0) {
-		if (!host && !real_headers && includes_system_headers(&w))
+		if (!pm.host && !pm.real_headers && includes_system_headers(&w))
 			diag_note(d, (aotc_loc){m->file, 0, 0},
 			          "parsed with aotc's CUDA shim instead of the toolkit's headers (%s); CUDA library and host headers may not parse with it",
-			          mode && strcmp(mode, "shim") == 0 ? "AOTC_FRONTEND=shim"
-			          : !cuda ? "no CUDA toolkit found; set CUDA_PATH"
-			                  : "libclang is older than 16");
+			          pm.env && strcmp(pm.env, "shim") == 0 ? "AOTC_FRONTEND=shim"
+			          : !pm.cuda ? "no CUDA toolkit found; set CUDA_PATH"
+			                     : "libclang is older than 16");
 		goto fail;
 	}
 	m->source = (const_source){find_const, &w, offer_consts};
 	hash_sources(&w, files);
-
-	/* References first, so that a function used only as a reference (its
-	 * own GRID/BLOCK, no TUNE) is not taken for a kernel without tunables. */
-	for (int i = 0; i < w.nfns; i++) {
-		fn *f = &w.fns[i];
-		for (int j = 0; j < f->nannots; j++) {
-			if (strcmp(f->annots[j].kind, "reference") != 0)
-				continue;
-			char *name = trim(arena_strndup(&m->arena, f->annots[j].text,
-			                                f->annots[j].len));
-			fn *r = find_fn(&w, name);
-			if (r)
-				r->used_as_reference = true;
-		}
-	}
-	for (int i = 0; i < w.nfns; i++) {
-		fn *f = &w.fns[i];
-		if (!f->in_main || !f->nannots || is_alternative(f))
-			continue;
-		if (f->used_as_reference && only_launch_annotations(f))
-			continue;
-		if (only_launch_annotations(f)) {
-			/* A reference nothing names (misspelt in AOTC_REFERENCE, which
-			 * says so): one error, not a tunable-less kernel's four. */
-			diag_error(d, f->loc, "'%s' has only launch annotations (AOTC_GRID, AOTC_BLOCK, AOTC_SMEM): a reference no AOTC_REFERENCE names, or a kernel without AOTC_TUNE",
-			           f->name);
-			continue;
-		}
-		if (f->in_namespace) {
-			/* Instantiations and emitted code name the kernel unqualified. */
-			diag_error(d, f->loc, "tuned kernel '%s' is inside a namespace; aotc needs tuned kernels at global scope",
-			           f->name);
-			continue;
-		}
-		build_kernel(&w, f);
-	}
-	/* Alternatives once their primaries are built. */
-	for (int i = 0; i < w.nfns; i++)
-		if (w.fns[i].in_main && is_alternative(&w.fns[i]))
-			build_alternative(&w, &w.fns[i]);
-	/* A type of AOTC_TYPES is named name_tag downstream: no other kernel
-	 * may be. */
-	for (int i = 0; i < m->nkernels; i++)
-		for (int j = 0; j < i; j++)
-			if ((m->kernels[i].type_tag || m->kernels[j].type_tag) && strcmp(m->kernels[i].id, m->kernels[j].id) == 0) {
-				const kernel *typed = m->kernels[i].type_tag ? &m->kernels[i] : &m->kernels[j];
-				const kernel *other = typed == &m->kernels[i] ? &m->kernels[j] : &m->kernels[i];
-				diag_error(d, other->loc, "kernel '%s' has the name of type %s of '%s' (AOTC_TYPES); rename one",
-				           other->id, typed->type_tag, typed->name);
-				diag_note(d, typed->loc, "'%s' declared here", typed->name);
-			}
+	build_kernels(&w);
+	check_type_ids(m, d);
 	if (d->errors == errors_before)
 		code_hashes(&w, opt);
 	m->source = (const_source){0}; /* w and the translation unit end here */

@@ -50,14 +50,8 @@ static json_t *jints(const int64_t *v, int n)
 	return arr;
 }
 
-static json_t *jkernel(const kernel *k)
+static json_t *jtparams(const kernel *k)
 {
-	json_t *o = json_object();
-	json_object_set_new(o, "name", json_string(k->name));
-	json_object_set_new(o, "loc", jloc(k->loc));
-	json_object_set_new(o, "global", json_boolean(k->is_global));
-	json_object_set_new(o, "template", json_boolean(k->is_template));
-
 	json_t *tps = json_array();
 	for (int i = 0; i < k->ntparams; i++) {
 		const tparam *t = &k->tparams[i];
@@ -67,8 +61,11 @@ static json_t *jkernel(const kernel *k)
 			"default", t->default_text ? json_string(t->default_text) : json_null(),
 			"tunable", t->tunable >= 0 ? json_integer(t->tunable) : json_null()));
 	}
-	json_object_set_new(o, "template_params", tps);
+	return tps;
+}
 
+static json_t *jparams(const kernel *k)
+{
 	json_t *ps = json_array();
 	for (int i = 0; i < k->nparams; i++) {
 		const param *p = &k->params[i];
@@ -85,8 +82,11 @@ static json_t *jkernel(const kernel *k)
 			json_object_set_new(jp, "launcher_only", json_true());
 		json_array_append_new(ps, jp);
 	}
-	json_object_set_new(o, "params", ps);
+	return ps;
+}
 
+static json_t *jtunables(const kernel *k)
+{
 	json_t *ts = json_array();
 	for (int i = 0; i < k->ntunables; i++) {
 		const tunable *t = &k->tunables[i];
@@ -95,13 +95,11 @@ static json_t *jkernel(const kernel *k)
 			"template_param", t->tparam >= 0 ? json_integer(t->tparam) : json_null(),
 			"bool", t->is_bool, "values", jints(t->values, t->nvalues)));
 	}
-	json_object_set_new(o, "tunables", ts);
-	json_object_set_new(o, "require", jexprs(k->requires, k->nrequires));
-	json_object_set_new(o, "valid_if", jexprs(k->valid_ifs, k->nvalid_ifs));
-	json_object_set_new(o, "grid", jlaunch(&k->grid));
-	json_object_set_new(o, "block", jlaunch(&k->block));
-	json_object_set_new(o, "smem", jexpr(&k->smem));
+	return ts;
+}
 
+static json_t *jbuffers(const kernel *k)
+{
 	json_t *bs = json_array();
 	for (int i = 0; i < k->nbuffers; i++) {
 		const buffer *b = &k->buffers[i];
@@ -116,8 +114,11 @@ static json_t *jkernel(const kernel *k)
 			"param", k->params[b->param].name, "loc", jloc(b->loc),
 			"count", jexpr(&b->count), "role", role_names[b->role], "init", init));
 	}
-	json_object_set_new(o, "buffers", bs);
+	return bs;
+}
 
+static json_t *jvalues(const kernel *k)
+{
 	json_t *vs = json_array();
 	for (int i = 0; i < k->nvalues; i++) {
 		const value *v = &k->values[i];
@@ -129,8 +130,11 @@ static json_t *jkernel(const kernel *k)
 			json_object_set_new(jv, "expr", jexpr(&v->iexpr));
 		json_array_append_new(vs, jv);
 	}
-	json_object_set_new(o, "values", vs);
+	return vs;
+}
 
+static json_t *jshapes(const kernel *k)
+{
 	json_t *ss = json_array();
 	for (int i = 0; i < k->nshapes; i++) {
 		const shape_dim *s = &k->shapes[i];
@@ -148,42 +152,70 @@ static json_t *jkernel(const kernel *k)
 		}
 		json_array_append_new(ss, js);
 	}
-	json_object_set_new(o, "shapes", ss);
-	json_object_set_new(o, "features", jexprs(k->features, k->nfeatures));
+	return ss;
+}
 
-	if (k->reference) {
-		json_t *ref = json_pack("{s:s, s:o, s:o, s:o, s:o}",
-			"name", k->reference, "loc", jloc(k->reference_loc),
-			"grid", jlaunch(&k->ref_grid), "block", jlaunch(&k->ref_block),
-			"smem", jexpr(&k->ref_smem));
-		if (k->ref_on_host)
-			json_object_set_new(ref, "host", json_true());
-		if (k->ref_template)
-			json_object_set_new(ref, "template", json_true());
-		if (k->ref_param_names) {
-			json_t *names = json_array();
-			for (int i = 0; i < ir_kernel_nparams(k); i++)
-				json_array_append_new(names, json_string(k->ref_param_names[i]));
-			json_object_set_new(ref, "param_names", names);
-		}
-		json_object_set_new(o, "reference", ref);
-	} else
-		json_object_set_new(o, "reference", json_null());
-	/* Only where there are some: IR without externs reads and writes as before. */
-	if (k->nexterns) {
-		json_t *es = json_array();
-		for (int i = 0; i < k->nexterns; i++) {
-			const extern_fn *e = &k->externs[i];
-			json_t *libs = json_array();
-			for (int l = 0; l < e->nlibs; l++)
-				json_array_append_new(libs, json_string(e->libs[l]));
-			json_t *eo = json_pack("{s:s, s:o, s:o}", "name", e->name, "loc", jloc(e->loc), "libs", libs);
-			if (e->code[0])
-				json_object_set_new(eo, "code", json_string(e->code));
-			json_array_append_new(es, eo);
-		}
-		json_object_set_new(o, "externs", es);
+static json_t *jreference(const kernel *k)
+{
+	if (!k->reference)
+		return json_null();
+	json_t *ref = json_pack("{s:s, s:o, s:o, s:o, s:o}",
+		"name", k->reference, "loc", jloc(k->reference_loc),
+		"grid", jlaunch(&k->ref_grid), "block", jlaunch(&k->ref_block),
+		"smem", jexpr(&k->ref_smem));
+	if (k->ref_on_host)
+		json_object_set_new(ref, "host", json_true());
+	if (k->ref_template)
+		json_object_set_new(ref, "template", json_true());
+	if (k->ref_param_names) {
+		json_t *names = json_array();
+		for (int i = 0; i < ir_kernel_nparams(k); i++)
+			json_array_append_new(names, json_string(k->ref_param_names[i]));
+		json_object_set_new(ref, "param_names", names);
 	}
+	return ref;
+}
+
+static json_t *jexterns(const kernel *k)
+{
+	json_t *es = json_array();
+	for (int i = 0; i < k->nexterns; i++) {
+		const extern_fn *e = &k->externs[i];
+		json_t *libs = json_array();
+		for (int l = 0; l < e->nlibs; l++)
+			json_array_append_new(libs, json_string(e->libs[l]));
+		json_t *eo = json_pack("{s:s, s:o, s:o}", "name", e->name, "loc", jloc(e->loc), "libs", libs);
+		if (e->code[0])
+			json_object_set_new(eo, "code", json_string(e->code));
+		json_array_append_new(es, eo);
+	}
+	return es;
+}
+
+/* A kernel's object, its fields in the order every IR file has them. */
+static json_t *jkernel(const kernel *k)
+{
+	json_t *o = json_object();
+	json_object_set_new(o, "name", json_string(k->name));
+	json_object_set_new(o, "loc", jloc(k->loc));
+	json_object_set_new(o, "global", json_boolean(k->is_global));
+	json_object_set_new(o, "template", json_boolean(k->is_template));
+	json_object_set_new(o, "template_params", jtparams(k));
+	json_object_set_new(o, "params", jparams(k));
+	json_object_set_new(o, "tunables", jtunables(k));
+	json_object_set_new(o, "require", jexprs(k->requires, k->nrequires));
+	json_object_set_new(o, "valid_if", jexprs(k->valid_ifs, k->nvalid_ifs));
+	json_object_set_new(o, "grid", jlaunch(&k->grid));
+	json_object_set_new(o, "block", jlaunch(&k->block));
+	json_object_set_new(o, "smem", jexpr(&k->smem));
+	json_object_set_new(o, "buffers", jbuffers(k));
+	json_object_set_new(o, "values", jvalues(k));
+	json_object_set_new(o, "shapes", jshapes(k));
+	json_object_set_new(o, "features", jexprs(k->features, k->nfeatures));
+	json_object_set_new(o, "reference", jreference(k));
+	/* Only where there are some: IR without externs reads and writes as before. */
+	if (k->nexterns)
+		json_object_set_new(o, "externs", jexterns(k));
 	json_object_set_new(o, "tolerance", k->has_tolerance ? json_real(k->tolerance) : json_null());
 	/* Only where there is one: other IR reads and writes as before. */
 	if (k->metric != METRIC_NONE)
@@ -473,17 +505,12 @@ static int param_index(reader *r, kernel *k, const json_t *o)
 	return p;
 }
 
-static void rkernel(reader *r, const json_t *o)
+/* Each step below reads one part of kernel k from its object o. Those that
+ * return false stopped at an error: rkernel reads no further. */
+
+static bool rtparams(reader *r, kernel *k, const json_t *o)
 {
 	arena *a = &r->m->arena;
-	const char *name = str(r, o, "name", false);
-	check_text(r, "name", name, name && ir_is_source_identifier(name), "a C++ identifier");
-	if (!name || r->errors)
-		return;
-	kernel *k = ir_add_kernel(r->m, name, rloc(r, o, "loc"));
-	k->is_global = boolean(r, o, "global");
-	k->is_template = boolean(r, o, "template");
-
 	const json_t *arr = field(r, o, "template_params", JSON_ARRAY, false);
 	k->ntparams = arr ? (int)json_array_size(arr) : 0;
 	k->tparams = arena_alloc(a, (size_t)k->ntparams * sizeof *k->tparams + 1);
@@ -508,10 +535,15 @@ static void rkernel(reader *r, const json_t *o)
 		                       : "a template argument aotc writes into emitted code (names, integers, "
 		                         "parentheses, + - * / % & | ^ ~ ! <<)");
 		if (r->errors)
-			return;
+			return false;
 	}
+	return true;
+}
 
-	arr = field(r, o, "params", JSON_ARRAY, false);
+static bool rparams(reader *r, kernel *k, const json_t *o)
+{
+	arena *a = &r->m->arena;
+	const json_t *arr = field(r, o, "params", JSON_ARRAY, false);
 	k->nparams = arr ? (int)json_array_size(arr) : 0;
 	k->params = arena_alloc(a, (size_t)k->nparams * sizeof *k->params + 1);
 	for (int i = 0; i < k->nparams; i++) {
@@ -551,10 +583,15 @@ static void rkernel(reader *r, const json_t *o)
 			           p->elem_canon && ir_type_text_ok(p->elem_canon), type_expect);
 		}
 		if (r->errors)
-			return;
+			return false;
 	}
+	return true;
+}
 
-	arr = field(r, o, "tunables", JSON_ARRAY, false);
+static bool rtunables(reader *r, kernel *k, const json_t *o)
+{
+	arena *a = &r->m->arena;
+	const json_t *arr = field(r, o, "tunables", JSON_ARRAY, false);
 	k->ntunables = arr ? (int)json_array_size(arr) : 0;
 	k->tunables = arena_alloc(a, (size_t)k->ntunables * sizeof *k->tunables + 1);
 	for (int i = 0; i < k->ntunables; i++) {
@@ -570,39 +607,41 @@ static void rkernel(reader *r, const json_t *o)
 		if (tu->nvalues == 0)
 			bad(r, "tunable without values");
 		if (r->errors)
-			return;
+			return false;
 	}
+	return true;
+}
 
-	/* The frontend and AOTC_TUNE keep these names distinct, and ir_check
-	 * relies on it. */
+/* The frontend and AOTC_TUNE keep these names distinct, and ir_check
+ * relies on it. */
+static bool rdistinct_names(reader *r, const kernel *k)
+{
 	for (int i = 0; i < k->ntparams; i++)
 		for (int j = 0; j < i; j++)
 			if (!strcmp(k->tparams[i].name, k->tparams[j].name)) {
 				bad(r, "duplicate template parameter");
-				return;
+				return false;
 			}
 	for (int i = 0; i < k->nparams; i++)
 		for (int j = 0; j < i; j++)
 			if (!strcmp(k->params[i].name, k->params[j].name)) {
 				bad(r, "duplicate parameter");
-				return;
+				return false;
 			}
 	for (int i = 0; i < k->ntunables; i++)
 		for (int j = 0; j < i; j++)
 			if (!strcmp(k->tunables[i].name, k->tunables[j].name)) {
 				bad(r, "duplicate tunable");
-				return;
+				return false;
 			}
+	return true;
+}
 
-	k->requires = rexprs(r, o, "require", &k->nrequires);
-	k->valid_ifs = rexprs(r, o, "valid_if", &k->nvalid_ifs);
-	rlaunch(r, o, "grid", &k->grid);
-	rlaunch(r, o, "block", &k->block);
-	rexpr(r, json_object_get(o, "smem"), &k->smem);
-
-	arr = field(r, o, "buffers", JSON_ARRAY, false);
+static void rbuffers(reader *r, kernel *k, const json_t *o)
+{
+	const json_t *arr = field(r, o, "buffers", JSON_ARRAY, false);
 	k->nbuffers = arr ? (int)json_array_size(arr) : 0;
-	k->buffers = arena_alloc(a, (size_t)k->nbuffers * sizeof *k->buffers + 1);
+	k->buffers = arena_alloc(&r->m->arena, (size_t)k->nbuffers * sizeof *k->buffers + 1);
 	for (int i = 0; i < k->nbuffers && !r->errors; i++) {
 		const json_t *t = json_array_get(arr, (size_t)i);
 		buffer *b = &k->buffers[i];
@@ -623,10 +662,13 @@ static void rkernel(reader *r, const json_t *o)
 		if (b->param >= 0)
 			k->params[b->param].buffer = i;
 	}
+}
 
-	arr = field(r, o, "values", JSON_ARRAY, false);
+static void rvalues(reader *r, kernel *k, const json_t *o)
+{
+	const json_t *arr = field(r, o, "values", JSON_ARRAY, false);
 	k->nvalues = arr ? (int)json_array_size(arr) : 0;
-	k->values = arena_alloc(a, (size_t)k->nvalues * sizeof *k->values + 1);
+	k->values = arena_alloc(&r->m->arena, (size_t)k->nvalues * sizeof *k->values + 1);
 	for (int i = 0; i < k->nvalues && !r->errors; i++) {
 		const json_t *t = json_array_get(arr, (size_t)i);
 		value *v = &k->values[i];
@@ -643,80 +685,100 @@ static void rkernel(reader *r, const json_t *o)
 		if (v->param >= 0)
 			k->params[v->param].value = i;
 	}
+}
 
-	arr = field(r, o, "shapes", JSON_ARRAY, false);
+/* One shape generator: a list, or lo..hi with its step or count. */
+static void rshape(reader *r, shape_dim *s, const json_t *t)
+{
+	s->gen = (gen_kind)pick(r, gen_names, 5, str(r, t, "gen", false));
+	if (s->gen == GEN_LIST) {
+		s->list = rints(r, t, "values", &s->nlist);
+		if (s->nlist == 0)
+			bad(r, "empty shape list");
+		return;
+	}
+	s->lo = integer(r, t, "lo");
+	s->hi = integer(r, t, "hi");
+	s->step = s->gen == GEN_RANGE ? integer(r, t, "step") : 0;
+	if (s->lo <= 0 && s->gen == GEN_POW2)
+		bad(r, "pow2 needs lo > 0");
+	if (s->gen == GEN_RANGE && s->step <= 0)
+		bad(r, "range needs step > 0");
+	if (s->gen == GEN_GEOM || s->gen == GEN_LOGRAND) {
+		s->count = integer(r, t, "n");
+		if (s->lo <= 0 || s->hi < s->lo || s->count < 1 || s->count > GEN_MAX_COUNT ||
+		    (s->gen == GEN_LOGRAND &&
+		     (uint64_t)(s->hi - s->lo) < (uint64_t)(s->count - 1)))
+			bad(r, "geom/logrand needs 0 < lo <= hi, 1 <= n <= 65536 and, for logrand, n integers in [lo, hi]");
+	}
+}
+
+static void rshapes(reader *r, kernel *k, const json_t *o)
+{
+	const json_t *arr = field(r, o, "shapes", JSON_ARRAY, false);
 	k->nshapes = arr ? (int)json_array_size(arr) : 0;
-	k->shapes = arena_alloc(a, (size_t)k->nshapes * sizeof *k->shapes + 1);
+	k->shapes = arena_alloc(&r->m->arena, (size_t)k->nshapes * sizeof *k->shapes + 1);
 	for (int i = 0; i < k->nshapes && !r->errors; i++) {
 		const json_t *t = json_array_get(arr, (size_t)i);
 		shape_dim *s = &k->shapes[i];
 		s->param = param_index(r, k, t);
 		s->loc = rloc(r, t, "loc");
-		s->gen = (gen_kind)pick(r, gen_names, 5, str(r, t, "gen", false));
-		if (s->gen == GEN_LIST) {
-			s->list = rints(r, t, "values", &s->nlist);
-			if (s->nlist == 0)
-				bad(r, "empty shape list");
-		} else {
-			s->lo = integer(r, t, "lo");
-			s->hi = integer(r, t, "hi");
-			s->step = s->gen == GEN_RANGE ? integer(r, t, "step") : 0;
-			if (s->lo <= 0 && s->gen == GEN_POW2)
-				bad(r, "pow2 needs lo > 0");
-			if (s->gen == GEN_RANGE && s->step <= 0)
-				bad(r, "range needs step > 0");
-			if (s->gen == GEN_GEOM || s->gen == GEN_LOGRAND) {
-				s->count = integer(r, t, "n");
-				if (s->lo <= 0 || s->hi < s->lo || s->count < 1 || s->count > GEN_MAX_COUNT ||
-				    (s->gen == GEN_LOGRAND &&
-				     (uint64_t)(s->hi - s->lo) < (uint64_t)(s->count - 1)))
-					bad(r, "geom/logrand needs 0 < lo <= hi, 1 <= n <= 65536 and, for logrand, n integers in [lo, hi]");
-			}
-		}
+		rshape(r, s, t);
 		if (s->param >= 0)
 			k->params[s->param].shape = i;
 	}
 	for (int i = 0; i < k->nparams && !r->errors; i++)
 		if (k->params[i].launcher_only && k->params[i].shape < 0)
 			bad(r, "a launcher_only parameter must be a shape argument");
-	k->features = rexprs(r, o, "features", &k->nfeatures);
+}
 
+/* An optional boolean field of a sub-object: false when absent. */
+static bool rflag(reader *r, const json_t *o, const char *key, const char *what)
+{
+	const json_t *v = json_object_get(o, key);
+	if (v && !json_is_boolean(v))
+		mistyped(r, what);
+	return json_is_true(v);
+}
+
+static void rreference(reader *r, kernel *k, const json_t *o)
+{
+	arena *a = &r->m->arena;
 	const json_t *ref = field(r, o, "reference", JSON_OBJECT, true);
-	if (ref) {
-		k->reference = str(r, ref, "name", false);
-		check_text(r, "reference.name", k->reference,
-		           k->reference && ir_is_qualified_name(k->reference), "a C++ name");
-		k->reference_loc = rloc(r, ref, "loc");
-		rlaunch(r, ref, "grid", &k->ref_grid);
-		rlaunch(r, ref, "block", &k->ref_block);
-		rexpr(r, json_object_get(ref, "smem"), &k->ref_smem);
-		const json_t *host = json_object_get(ref, "host");
-		if (host && !json_is_boolean(host))
-			mistyped(r, "reference.host");
-		k->ref_on_host = json_is_true(host);
-		const json_t *tmpl = json_object_get(ref, "template");
-		if (tmpl && !json_is_boolean(tmpl))
-			mistyped(r, "reference.template");
-		k->ref_template = json_is_true(tmpl);
-		if (k->ref_on_host && (!k->is_global || k->ref_grid.ndims || k->ref_block.ndims || k->ref_smem.e))
-			bad(r, "a host reference (reference.host) belongs to a __global__ kernel and has no grid, block or smem");
-		const json_t *names = field(r, ref, "param_names", JSON_ARRAY, true);
-		int nk = ir_kernel_nparams(k);
-		if (names && (int)json_array_size(names) != nk)
-			bad(r, "reference param_names must name every parameter");
-		for (int i = 0; names && !r->errors && i < nk; i++) {
-			const json_t *n = json_array_get(names, (size_t)i);
-			if (!json_is_string(n)) {
-				bad(r, "reference param_names must be strings");
-				break;
-			}
-			if (!k->ref_param_names)
-				k->ref_param_names = arena_alloc(a, (size_t)nk * sizeof *k->ref_param_names);
-			k->ref_param_names[i] = arena_strdup(a, json_string_value(n));
-			check_text(r, arena_printf(a, "reference.param_names[%d]", i), k->ref_param_names[i],
-			           ir_is_identifier(k->ref_param_names[i]), "a C identifier");
+	if (!ref)
+		return;
+	k->reference = str(r, ref, "name", false);
+	check_text(r, "reference.name", k->reference,
+	           k->reference && ir_is_qualified_name(k->reference), "a C++ name");
+	k->reference_loc = rloc(r, ref, "loc");
+	rlaunch(r, ref, "grid", &k->ref_grid);
+	rlaunch(r, ref, "block", &k->ref_block);
+	rexpr(r, json_object_get(ref, "smem"), &k->ref_smem);
+	k->ref_on_host = rflag(r, ref, "host", "reference.host");
+	k->ref_template = rflag(r, ref, "template", "reference.template");
+	if (k->ref_on_host && (!k->is_global || k->ref_grid.ndims || k->ref_block.ndims || k->ref_smem.e))
+		bad(r, "a host reference (reference.host) belongs to a __global__ kernel and has no grid, block or smem");
+	const json_t *names = field(r, ref, "param_names", JSON_ARRAY, true);
+	int nk = ir_kernel_nparams(k);
+	if (names && (int)json_array_size(names) != nk)
+		bad(r, "reference param_names must name every parameter");
+	for (int i = 0; names && !r->errors && i < nk; i++) {
+		const json_t *n = json_array_get(names, (size_t)i);
+		if (!json_is_string(n)) {
+			bad(r, "reference param_names must be strings");
+			break;
 		}
+		if (!k->ref_param_names)
+			k->ref_param_names = arena_alloc(a, (size_t)nk * sizeof *k->ref_param_names);
+		k->ref_param_names[i] = arena_strdup(a, json_string_value(n));
+		check_text(r, arena_printf(a, "reference.param_names[%d]", i), k->ref_param_names[i],
+		           ir_is_identifier(k->ref_param_names[i]), "a C identifier");
 	}
+}
+
+static void rexterns(reader *r, kernel *k, const json_t *o)
+{
+	arena *a = &r->m->arena;
 	const json_t *es = json_object_get(o, "externs");
 	if (es && !json_is_array(es))
 		mistyped(r, "externs");
@@ -747,53 +809,98 @@ static void rkernel(reader *r, const json_t *o)
 		}
 		rcode(r, t, at, e->code);
 	}
+}
+
+/* An optional object field: NULL when absent or (reported) not an object,
+ * and when an earlier error stops the reading. */
+static const json_t *optional_object(reader *r, const json_t *o, const char *key)
+{
+	const json_t *v = json_object_get(o, key);
+	if (v && !json_is_object(v))
+		mistyped(r, key);
+	return v && json_is_object(v) && !r->errors ? v : NULL;
+}
+
+static void rmetric(reader *r, kernel *k, const json_t *o)
+{
+	const json_t *met = optional_object(r, o, "metric");
+	if (!met)
+		return;
+	const char *unit = str(r, met, "unit", false);
+	k->metric = unit ? metric_unit_from_name(unit) : METRIC_NONE;
+	rexpr(r, json_object_get(met, "count"), &k->metric_count);
+	if (!r->errors && (k->metric == METRIC_NONE || !k->metric_count.e))
+		bad(r, "metric needs a unit (FLOP or B) and a count");
+}
+
+static void rtype_key(reader *r, kernel *k, const json_t *o)
+{
+	const json_t *key = optional_object(r, o, "type_key");
+	if (!key)
+		return;
+	const char *tp = str(r, key, "param", false), *tag = str(r, key, "tag", false);
+	k->type_tparam = tp ? ir_find_tparam(k, tp) : -1;
+	const tparam *t = k->type_tparam >= 0 ? &k->tparams[k->type_tparam] : NULL;
+	if (!t || !t->is_type || !t->default_text || !tag ||
+	    strcmp(dtype_name(dtype_of_spelling(t->default_text)), tag) != 0)
+		bad(r, "type_key must name a type template parameter whose default has that tag");
+	else {
+		k->type_tag = dtype_name(dtype_of_spelling(t->default_text));
+		k->id = arena_printf(&r->m->arena, "%s_%s", k->name, k->type_tag);
+	}
+}
+
+static void ralternative_of(reader *r, kernel *k, const json_t *o)
+{
+	const json_t *alt = optional_object(r, o, "alternative_of");
+	if (!alt)
+		return;
+	k->alt_of = str(r, alt, "name", false);
+	k->alt_loc = rloc(r, alt, "loc");
+	k->host_launcher = boolean(r, o, "host_launcher");
+	check_text(r, "alternative_of.name", k->alt_of, k->alt_of && ir_is_identifier(k->alt_of),
+	           "a C identifier");
+	if (!r->errors && k->host_launcher && k->is_global)
+		bad(r, "a host launcher is not __global__");
+	else if (!r->errors && (k->reference || k->nexterns || k->metric != METRIC_NONE))
+		bad(r, "an alternative has no reference, externs or metric of its own (its primary's serve it)");
+}
+
+/* kernel object o, appended to the module; its parts in the order jkernel
+ * writes them, then ir_check over the whole. */
+static void rkernel(reader *r, const json_t *o)
+{
+	const char *name = str(r, o, "name", false);
+	check_text(r, "name", name, name && ir_is_source_identifier(name), "a C++ identifier");
+	if (!name || r->errors)
+		return;
+	kernel *k = ir_add_kernel(r->m, name, rloc(r, o, "loc"));
+	k->is_global = boolean(r, o, "global");
+	k->is_template = boolean(r, o, "template");
+	if (!rtparams(r, k, o) || !rparams(r, k, o) || !rtunables(r, k, o) || !rdistinct_names(r, k))
+		return;
+	k->requires = rexprs(r, o, "require", &k->nrequires);
+	k->valid_ifs = rexprs(r, o, "valid_if", &k->nvalid_ifs);
+	rlaunch(r, o, "grid", &k->grid);
+	rlaunch(r, o, "block", &k->block);
+	rexpr(r, json_object_get(o, "smem"), &k->smem);
+	rbuffers(r, k, o);
+	rvalues(r, k, o);
+	rshapes(r, k, o);
+	k->features = rexprs(r, o, "features", &k->nfeatures);
+	rreference(r, k, o);
+	rexterns(r, k, o);
 	rcode(r, o, "kernel", k->code);
 	const json_t *tol = json_object_get(o, "tolerance");
 	if (tol && !json_is_null(tol)) {
 		k->has_tolerance = true;
 		k->tolerance = number(r, o, "tolerance");
 	}
-	const json_t *met = json_object_get(o, "metric");
-	if (met && !json_is_object(met))
-		mistyped(r, "metric");
-	if (met && json_is_object(met) && !r->errors) {
-		const char *unit = str(r, met, "unit", false);
-		k->metric = unit ? metric_unit_from_name(unit) : METRIC_NONE;
-		rexpr(r, json_object_get(met, "count"), &k->metric_count);
-		if (!r->errors && (k->metric == METRIC_NONE || !k->metric_count.e))
-			bad(r, "metric needs a unit (FLOP or B) and a count");
-	}
-	const json_t *key = json_object_get(o, "type_key");
-	if (key && !json_is_object(key))
-		mistyped(r, "type_key");
-	if (key && json_is_object(key) && !r->errors) {
-		const char *tp = str(r, key, "param", false), *tag = str(r, key, "tag", false);
-		k->type_tparam = tp ? ir_find_tparam(k, tp) : -1;
-		const tparam *t = k->type_tparam >= 0 ? &k->tparams[k->type_tparam] : NULL;
-		if (!t || !t->is_type || !t->default_text || !tag ||
-		    strcmp(dtype_name(dtype_of_spelling(t->default_text)), tag) != 0)
-			bad(r, "type_key must name a type template parameter whose default has that tag");
-		else {
-			k->type_tag = dtype_name(dtype_of_spelling(t->default_text));
-			k->id = arena_printf(a, "%s_%s", k->name, k->type_tag);
-		}
-	}
+	rmetric(r, k, o);
+	rtype_key(r, k, o);
 	if (k->ref_template && !k->type_tag && !r->errors)
 		bad(r, "a template reference (reference.template) belongs to a kernel with a type_key");
-	const json_t *alt = json_object_get(o, "alternative_of");
-	if (alt && !json_is_object(alt))
-		mistyped(r, "alternative_of");
-	if (alt && json_is_object(alt) && !r->errors) {
-		k->alt_of = str(r, alt, "name", false);
-		k->alt_loc = rloc(r, alt, "loc");
-		k->host_launcher = boolean(r, o, "host_launcher");
-		check_text(r, "alternative_of.name", k->alt_of, k->alt_of && ir_is_identifier(k->alt_of),
-		           "a C identifier");
-		if (!r->errors && k->host_launcher && k->is_global)
-			bad(r, "a host launcher is not __global__");
-		else if (!r->errors && (k->reference || k->nexterns || k->metric != METRIC_NONE))
-			bad(r, "an alternative has no reference, externs or metric of its own (its primary's serve it)");
-	}
+	ralternative_of(r, k, o);
 	if (!r->errors)
 		r->errors += ir_check(r->m, k, r->d);
 }

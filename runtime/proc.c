@@ -199,8 +199,6 @@ static pid_t scratch_owner(const char *name)
 	return *p == 0 || !strcmp(p, ".so") ? (pid_t)pid : 0;
 }
 
-static int swept;
-
 static void sweep(void)
 {
 	const char *root = proc_tmp_root();
@@ -221,21 +219,19 @@ static void sweep(void)
 		struct stat st;
 		if (lstat(path.data, &st) != 0 || st.st_uid != getuid())
 			continue;
-		if (S_ISDIR(st.st_mode)) {
+		if (S_ISDIR(st.st_mode))
 			proc_remove_dir(path.data);
-			swept += access(path.data, F_OK) != 0;
-		} else if (S_ISREG(st.st_mode)) {
-			swept += unlink(path.data) == 0;
-		}
+		else if (S_ISREG(st.st_mode))
+			unlink(path.data);
 	}
 	strbuf_finish(&path);
 	closedir(d);
 }
 
-int proc_sweep_scratch(void)
+void proc_sweep_scratch(void)
 {
+	/* Once per process: what killed processes left is the same for every
+	 * caller, and /tmp may be large. */
 	static pthread_once_t once = PTHREAD_ONCE_INIT;
-	int before = swept;
 	pthread_once(&once, sweep);
-	return swept - before;
 }

@@ -44,8 +44,8 @@ bool proc_mkdtemp(const char *prefix, strbuf *dir, strbuf *err);
 /* Removes, once per process, what killed aotc processes left in <tmp>:
  * each "aotc-<word>-<pid>-XXXXXX" directory (one level deep) or
  * "aotc-<word>-<pid>-XXXXXX.so" file of this user whose pid no longer
- * runs; returns how many it removed (0 on later calls). */
-int proc_sweep_scratch(void);
+ * runs. */
+void proc_sweep_scratch(void);
 
 /* Removes dir and the files in it (one level: all a backend ever creates). */
 void proc_remove_dir(const char *dir);

@@ -117,27 +117,25 @@ typedef struct wstate {
 	strbuf err;
 	bool too_large;       /* err says the shape's buffers are over the limit */
 	pid_t pid;            /* the worker's: a forked copy has another */
+	FILE *proto;          /* the replies' stream: the real stdout */
 	traces base;          /* what variants must leave as they found it */
 } wstate;
-
-static FILE *proto; /* the replies' stream: the real stdout */
-static pid_t worker_pid;
 
 /* Sends o (taken) as the answer to the request with id (json null: none),
  * with the worker's pid. A forked copy of the worker that got here (a
  * variant forked and its child returned into the worker's code) must not
  * answer: the tuner would take its reply for the worker's. */
-static void reply(json_t *o, json_t *id)
+static void reply(const wstate *w, json_t *o, json_t *id)
 {
-	if (getpid() != worker_pid)
+	if (getpid() != w->pid)
 		_exit(0);
 	if (json_is_integer(id))
 		json_object_set(o, "id", id);
-	json_object_set_new(o, "pid", json_integer(worker_pid));
+	json_object_set_new(o, "pid", json_integer(w->pid));
 	char *s = json_dumps(o, JSON_COMPACT | JSON_REAL_PRECISION(17));
-	fputs(s, proto);
-	fputc('\n', proto);
-	fflush(proto);
+	fputs(s, w->proto);
+	fputc('\n', w->proto);
+	fflush(w->proto);
 	free(s);
 	json_decref(o);
 }
@@ -910,173 +908,246 @@ static json_t *verdict_reply(verdict v, double error, const char *note)
 enum { CHECK_EVERY = 5, MIN_CHECKS = 20 };
 static const double CHECK_SHARE = 0.25;
 
-static json_t *do_measure(wstate *w, const json_t *req)
+/* A measure request, read: its fields or, where one is missing or
+ * malformed, false. */
+typedef struct measure_req {
+	const char *blob, *symbol;
+	const json_t *values;   /* the variant's tunable values: fk->ntunables, none for an extern */
+	const kernel *fk;       /* the function measured: the kernel or one of its alternatives */
+	bool is_extern;         /* an AOTC_EXTERN routine (no values, no function) */
+	rt_launch dims;
+	double best;            /* the best median so far, for the screen; 0: none */
+} measure_req;
+
+static bool read_measure(const wstate *w, const json_t *req, measure_req *mr)
 {
-	if (!w->have_shape)
-		return status_reply("error", "measure before shape");
-	const char *blob = json_string_value(json_object_get(req, "blob"));
-	const char *symbol = json_string_value(json_object_get(req, "symbol"));
-	const json_t *jv = json_object_get(req, "values");
+	mr->blob = json_string_value(json_object_get(req, "blob"));
+	mr->symbol = json_string_value(json_object_get(req, "symbol"));
+	mr->values = json_object_get(req, "values");
 	/* A routine is called with the kernel's arguments and the stream: an
 	 * AOTC_EXTERN (no values, no function) or a host launcher. */
 	bool is_routine = json_is_true(json_object_get(req, "extern"));
 	const json_t *jfn = json_object_get(req, "function");
-	const kernel *fk = jfn ? ir_member(w->k, json_string_value(jfn) ? json_string_value(jfn) : "") : w->k;
-	bool is_extern = is_routine && !jfn;
-	rt_launch dims;
-	if (!blob || !symbol || !json_is_array(jv) || !fk ||
-	    (int)json_array_size(jv) != (is_extern ? 0 : fk->ntunables) ||
-	    !parse_launch(json_object_get(req, "launch"), &dims))
+	mr->fk = jfn ? ir_member(w->k, json_string_value(jfn) ? json_string_value(jfn) : "") : w->k;
+	mr->is_extern = is_routine && !jfn;
+	const json_t *jbest = json_object_get(req, "best_ms");
+	mr->best = json_is_number(jbest) ? json_number_value(jbest) : 0;
+	return mr->blob && mr->symbol && json_is_array(mr->values) && mr->fk &&
+	       (int)json_array_size(mr->values) == (mr->is_extern ? 0 : mr->fk->ntunables) &&
+	       parse_launch(json_object_get(req, "launch"), &mr->dims);
+}
+
+/* A measurement in progress: what the steps of do_measure share. */
+typedef struct measuring {
+	rt_function *f;
+	const rt_launch *dims;
+	double *samples;   /* the timed launches' milliseconds, n of them */
+	int n;
+	int nchecked;      /* checked launches, timed or not */
+	double start;      /* when the timing began (after the warm-up) */
+	double checking;   /* milliseconds spent checking since start */
+	double spent;      /* what the last checked launch spent checking */
+	double error;      /* the largest error of the checked launches */
+	bool screened;     /* stopped early: far behind the best */
+	strbuf note;       /* what the last check found */
+} measuring;
+
+static json_t *verdict_at(verdict v, double error, const char *note, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+
+/* verdict_reply with the note "<where>: note", where from fmt. */
+static json_t *verdict_at(verdict v, double error, const char *note, const char *fmt, ...)
+{
+	strbuf msg;
+	strbuf_init(&msg);
+	va_list ap;
+	va_start(ap, fmt);
+	strbuf_vprintf(&msg, fmt, ap);
+	va_end(ap);
+	strbuf_printf(&msg, ": %s", note);
+	json_t *o = verdict_reply(v, error, msg.data);
+	strbuf_finish(&msg);
+	return o;
+}
+
+/* The warm-up, then launches timed after an L2 flush each, checked as
+ * CHECK_SHARE and CHECK_EVERY say, until the screen (the first few show
+ * the variant far behind the best), the budget or max_samples stops them.
+ * A failed check is RT_OK with its reply in *out. */
+static rt_status timed_launches(wstate *w, measuring *ms, double best, json_t **out)
+{
+	rt_status rs;
+	verdict v;
+	double e;
+	for (int i = 0; i < w->warmup; i++)
+		if ((rs = run_launch(w, ms->f, ms->dims, NULL)) != RT_OK)
+			return rs;
+	int max = w->max_samples > 0 ? w->max_samples : 1;
+	ms->samples = xmalloc((size_t)(max + 1) * sizeof *ms->samples);
+	ms->start = now_ms();
+	while (ms->n < max - 1) {
+		double timing = now_ms() - ms->start - ms->checking;
+		if (ms->checking <= CHECK_SHARE * timing || (ms->n + 1) % CHECK_EVERY == 0) {
+			if ((rs = checked_run(w, ms->f, ms->dims, 0, false, &ms->samples[ms->n], &v, &e, &ms->note,
+			                      &ms->spent)) != RT_OK)
+				return rs;
+			ms->checking += ms->spent;
+			ms->nchecked++;
+			if (v != V_OK) {
+				*out = verdict_at(v, e, ms->note.data, "on timed launch %d (after %d launches)", ms->n + 1,
+				                  1 + w->warmup + ms->n);
+				return RT_OK;
+			}
+			if (e > ms->error)
+				ms->error = e;
+		} else if ((rs = w->ops->flush_cache(w->dev, &w->err)) != RT_OK ||
+		           (rs = run_launch(w, ms->f, ms->dims, &ms->samples[ms->n])) != RT_OK) {
+			return rs;
+		}
+		ms->n++;
+		if (ms->n == w->screen && best > 0 && median(ms->samples, (size_t)ms->n) > w->screen_factor * best) {
+			ms->screened = true;
+			break;
+		}
+		if (ms->n >= w->min_samples - 1 && now_ms() - ms->start - ms->checking > w->budget_ms)
+			break;
+	}
+	return RT_OK;
+}
+
+/* The last timed launch is checked too, on input set 1: a variant that
+ * computes only once, or hands back a result it kept, fails here. */
+static rt_status last_timed_launch(wstate *w, measuring *ms, json_t **out)
+{
+	rt_status rs;
+	verdict v;
+	double e;
+	if ((rs = checked_run(w, ms->f, ms->dims, 1, true, &ms->samples[ms->n], &v, &e, &ms->note,
+	                      &ms->spent)) != RT_OK)
+		return rs;
+	ms->checking += ms->spent;
+	ms->nchecked++;
+	ms->n++;
+	if (v != V_OK) {
+		*out = verdict_at(v, e, ms->note.data, "on the last timed launch (other inputs, after %d launches)",
+		                  ms->n + w->warmup);
+		return RT_OK;
+	}
+	if (e > ms->error)
+		ms->error = e;
+	return RT_OK;
+}
+
+/* Where the timing took few launches (slow ones, or a long cache flush),
+ * more checked launches, untimed and on both input sets in turn, within the
+ * same share of the timing's time; then the guard zones once more. */
+static rt_status checks_after_timing(wstate *w, measuring *ms, json_t **out)
+{
+	rt_status rs;
+	verdict v;
+	double e;
+	double timed = now_ms() - ms->start - ms->checking, cost = ms->spent;
+	int x = 0;
+	for (; ms->nchecked < MIN_CHECKS && ms->checking + cost <= CHECK_SHARE * timed; x++) {
+		double t0 = now_ms();
+		if ((rs = checked_run(w, ms->f, ms->dims, x % NSETS, false, NULL, &v, &e, &ms->note,
+		                      &ms->spent)) != RT_OK)
+			return rs;
+		cost = now_ms() - t0;
+		ms->checking += cost;
+		ms->nchecked++;
+		if (v != V_OK) {
+			*out = verdict_at(v, e, ms->note.data,
+			                  "on checked launch %d after the timing (input set %d, after %d launches)",
+			                  x + 1, x % NSETS, 1 + w->warmup + ms->n + x);
+			return RT_OK;
+		}
+		if (e > ms->error)
+			ms->error = e;
+	}
+	bool zones_ok = true;
+	if (x > 0 && (rs = check_guards(w, true, &zones_ok, &ms->note)) != RT_OK)
+		return rs;
+	if (!zones_ok)
+		*out = verdict_at(V_OUT_OF_BOUNDS, NAN, ms->note.data, "in the checked launches after the timing");
+	return RT_OK;
+}
+
+/* The "ok" reply: samples, error and what the checking cost (began: when
+ * the request came, checked_at: when the first checked launch ended). */
+static json_t *measured_reply(const measuring *ms, bool became_reference, double began, double checked_at)
+{
+	json_t *out = status_reply("ok", NULL);
+	json_t *js = json_array();
+	for (int i = 0; i < ms->n; i++)
+		json_array_append_new(js, json_real(ms->samples[i]));
+	json_object_set_new(out, "samples", js);
+	json_object_set_new(out, "error", json_real(ms->error));
+	if (ms->screened)
+		json_object_set_new(out, "screened", json_true());
+	if (became_reference)
+		json_object_set_new(out, "became_reference", json_true());
+	json_object_set_new(out, "checked", json_integer(ms->nchecked));
+	json_object_set_new(out, "check_ms", json_real(checked_at - began + ms->checking));
+	json_object_set_new(out, "timing_ms", json_real(now_ms() - checked_at - ms->checking));
+	return out;
+}
+
+/* measure: load the variant, check it once (the first variant measured on
+ * a shape without a reference kernel becomes the reference), time it, check
+ * it more. */
+static json_t *do_measure(wstate *w, const json_t *req)
+{
+	if (!w->have_shape)
+		return status_reply("error", "measure before shape");
+	measure_req mr;
+	if (!read_measure(w, req, &mr))
 		return status_reply("error", "malformed measure request");
+	const kernel *fk = mr.fk;
 	double began = now_ms();
 	int64_t *values = xcalloc((size_t)fk->ntunables + 1, sizeof *values);
-	for (int i = 0; i < (int)json_array_size(jv); i++)
-		values[i] = json_integer_value(json_array_get(jv, (size_t)i));
-	const json_t *jbest = json_object_get(req, "best_ms");
-	double best = json_is_number(jbest) ? json_number_value(jbest) : 0;
+	for (int i = 0; i < (int)json_array_size(mr.values); i++)
+		values[i] = json_integer_value(json_array_get(mr.values, (size_t)i));
 
 	json_t *out = NULL;
-	double *samples = NULL;
-	strbuf note;
-	strbuf_init(&note);
+	measuring ms = {.dims = &mr.dims, .nchecked = 1};
+	strbuf_init(&ms.note);
 	const char *why = NULL;
 	rt_status rs;
 	verdict v;
-	double error, e, spent;
 	bool became_reference = false, ok = false;
 	/* Per-variant values: this variant's arguments (an extern has none). */
-	if (!is_extern && ir_has_per_variant(fk)) {
+	if (!mr.is_extern && ir_has_per_variant(fk)) {
 		if (ir_variant_params(fk, values, w->params) != EVAL_OK) {
 			out = status_reply("invalid", "an AOTC_VALUE over tunables cannot be evaluated");
 			goto done;
 		}
 		set_scalar_args(w);
 	}
-	rt_function *f = load_blob(w, blob, symbol, &rs);
-	if (!f)
+	if (!(ms.f = load_blob(w, mr.blob, mr.symbol, &rs)))
 		goto fail;
 	/* An extern has no tunables: its buffers are the reference's. */
-	if ((rs = ensure_buffers(w, fk, is_extern ? NULL : values, &why)) != RT_OK)
+	if ((rs = ensure_buffers(w, fk, mr.is_extern ? NULL : values, &why)) != RT_OK)
 		goto fail;
 
 	/* The first checked launch, on input set 0. */
 	became_reference = !w->have_ref[0];
-	if ((rs = checked_run(w, f, &dims, 0, true, NULL, &v, &error, &note, &spent)) != RT_OK)
+	if ((rs = checked_run(w, ms.f, &mr.dims, 0, true, NULL, &v, &ms.error, &ms.note, &ms.spent)) != RT_OK)
 		goto fail;
 	if (v != V_OK) {
-		out = verdict_reply(v, error, note.data);
+		out = verdict_reply(v, ms.error, ms.note.data);
 		goto done;
 	}
-
-	double checked_at = now_ms(), checking = 0;
-	int nchecked = 1;
-	/* Timing: warm up, then each launch after an L2 flush; stop early
-	 * when the first few show the variant is far behind the best. */
-	for (int i = 0; i < w->warmup; i++)
-		if ((rs = run_launch(w, f, &dims, NULL)) != RT_OK)
-			goto fail;
-	int max = w->max_samples > 0 ? w->max_samples : 1;
-	samples = xmalloc((size_t)(max + 1) * sizeof *samples);
-	int n = 0;
-	bool screened = false;
-	double start = now_ms();
-	while (n < max - 1) {
-		double timing = now_ms() - start - checking;
-		if (checking <= CHECK_SHARE * timing || (n + 1) % CHECK_EVERY == 0) {
-			if ((rs = checked_run(w, f, &dims, 0, false, &samples[n], &v, &e, &note, &spent)) != RT_OK)
-				goto fail;
-			checking += spent;
-			nchecked++;
-			if (v != V_OK) {
-				strbuf msg;
-				strbuf_init(&msg);
-				strbuf_printf(&msg, "on timed launch %d (after %d launches): %s", n + 1,
-				              1 + w->warmup + n, note.data);
-				out = verdict_reply(v, e, msg.data);
-				strbuf_finish(&msg);
-				goto done;
-			}
-			if (e > error)
-				error = e;
-		} else if ((rs = w->ops->flush_cache(w->dev, &w->err)) != RT_OK ||
-		           (rs = run_launch(w, f, &dims, &samples[n])) != RT_OK) {
-			goto fail;
-		}
-		n++;
-		if (n == w->screen && best > 0 && median(samples, (size_t)n) > w->screen_factor * best) {
-			screened = true;
-			break;
-		}
-		if (n >= w->min_samples - 1 && now_ms() - start - checking > w->budget_ms)
-			break;
-	}
-	/* The last timed launch is checked too, on input set 1: a variant that
-	 * computes only once, or hands back a result it kept, fails here. */
-	if ((rs = checked_run(w, f, &dims, 1, true, &samples[n], &v, &e, &note, &spent)) != RT_OK)
+	double checked_at = now_ms();
+	if ((rs = timed_launches(w, &ms, mr.best, &out)) == RT_OK && !out &&
+	    (rs = last_timed_launch(w, &ms, &out)) == RT_OK && !out)
+		rs = checks_after_timing(w, &ms, &out);
+	if (rs != RT_OK)
 		goto fail;
-	checking += spent;
-	nchecked++;
-	n++;
-	if (v != V_OK) {
-		strbuf msg;
-		strbuf_init(&msg);
-		strbuf_printf(&msg, "on the last timed launch (other inputs, after %d launches): %s",
-		              n + w->warmup, note.data);
-		out = verdict_reply(v, e, msg.data);
-		strbuf_finish(&msg);
+	if (out)
 		goto done;
-	}
-	if (e > error)
-		error = e;
-	/* Where the timing took few launches (slow ones, or a long cache
-	 * flush), more checked launches, untimed and on both input sets in
-	 * turn, within the same share of the timing's time. */
-	double timed = now_ms() - start - checking, cost = spent;
-	int x = 0;
-	for (; nchecked < MIN_CHECKS && checking + cost <= CHECK_SHARE * timed; x++) {
-		double t0 = now_ms();
-		if ((rs = checked_run(w, f, &dims, x % NSETS, false, NULL, &v, &e, &note, &spent)) != RT_OK)
-			goto fail;
-		cost = now_ms() - t0;
-		checking += cost;
-		nchecked++;
-		if (v != V_OK) {
-			strbuf msg;
-			strbuf_init(&msg);
-			strbuf_printf(&msg, "on checked launch %d after the timing (input set %d, after %d launches): %s",
-			              x + 1, x % NSETS, 1 + w->warmup + n + x, note.data);
-			out = verdict_reply(v, e, msg.data);
-			strbuf_finish(&msg);
-			goto done;
-		}
-		if (e > error)
-			error = e;
-	}
-	bool zones_ok = true;
-	if (x > 0 && (rs = check_guards(w, true, &zones_ok, &note)) != RT_OK)
-		goto fail;
-	if (!zones_ok) {
-		strbuf msg;
-		strbuf_init(&msg);
-		strbuf_printf(&msg, "in the checked launches after the timing: %s", note.data);
-		out = verdict_reply(V_OUT_OF_BOUNDS, NAN, msg.data);
-		strbuf_finish(&msg);
-		goto done;
-	}
 	ok = true;
-	out = status_reply("ok", NULL);
-	json_t *js = json_array();
-	for (int i = 0; i < n; i++)
-		json_array_append_new(js, json_real(samples[i]));
-	json_object_set_new(out, "samples", js);
-	json_object_set_new(out, "error", json_real(error));
-	if (screened)
-		json_object_set_new(out, "screened", json_true());
-	if (became_reference)
-		json_object_set_new(out, "became_reference", json_true());
-	json_object_set_new(out, "checked", json_integer(nchecked));
-	json_object_set_new(out, "check_ms", json_real(checked_at - began + checking));
-	json_object_set_new(out, "timing_ms", json_real(now_ms() - checked_at - checking));
+	out = measured_reply(&ms, became_reference, began, checked_at);
 	goto done;
 fail:
 	out = why ? status_reply("error", why) : failure(w, rs);
@@ -1085,9 +1156,9 @@ done:
 	 * truth after all. */
 	if (became_reference && !ok)
 		w->have_ref[0] = w->have_ref[1] = false;
-	free(samples);
+	free(ms.samples);
 	free(values);
-	strbuf_finish(&note);
+	strbuf_finish(&ms.note);
 	return out;
 }
 
@@ -1408,18 +1479,18 @@ static bool left_behind(wstate *w, strbuf *why)
 	return why->len > 0;
 }
 
-/* Replies go to a duplicate of stdout and requests come from one of stdin,
- * both close-on-exec, and the standard streams become /dev/null (in) and
- * stderr (out): a library that prints cannot corrupt the protocol, and a
- * program a variant runs cannot read or answer requests. */
-static FILE *protocol_in(void)
+/* Replies go to a duplicate of stdout (*proto) and requests come from one
+ * of stdin (returned), both close-on-exec, and the standard streams become
+ * /dev/null (in) and stderr (out): a library that prints cannot corrupt the
+ * protocol, and a program a variant runs cannot read or answer requests. */
+static FILE *protocol_in(FILE **proto)
 {
 	int in = fcntl(0, F_DUPFD_CLOEXEC, 3), out = fcntl(1, F_DUPFD_CLOEXEC, 3);
 	int null = open("/dev/null", O_RDONLY | O_CLOEXEC);
 	FILE *f = NULL;
 	if (in < 0 || out < 0 || null < 0 || dup2(null, 0) < 0 || dup2(2, 1) < 0 ||
-	    !(proto = fdopen(out, "w")) || !(f = fdopen(in, "r"))) {
-		if (!proto && out >= 0)
+	    !(*proto = fdopen(out, "w")) || !(f = fdopen(in, "r"))) {
+		if (!*proto && out >= 0)
 			close(out);
 		if (in >= 0)
 			close(in);
@@ -1432,11 +1503,10 @@ static FILE *protocol_in(void)
 
 int worker_main(void)
 {
-	worker_pid = getpid();
-	FILE *in = protocol_in();
+	wstate w = {.pid = getpid()};
+	FILE *in = protocol_in(&w.proto);
 	if (!in)
 		return AOTC_ENVIRONMENT;
-	wstate w = {.pid = worker_pid};
 	strbuf_init(&w.err);
 	traces_take(&w.base);
 	char *line = NULL;
@@ -1480,7 +1550,7 @@ int worker_main(void)
 		}
 		strbuf_finish(&left);
 		bool fatal = !strcmp(json_string_value(json_object_get(r, "status")), "fault");
-		reply(r, req ? json_object_get(req, "id") : NULL);
+		reply(&w, r, req ? json_object_get(req, "id") : NULL);
 		json_decref(req);
 		if (fatal) {
 			status = 1; /* the context is gone; the tuner starts a new worker */
@@ -1492,7 +1562,7 @@ int worker_main(void)
 	if (status) {
 		/* Whatever a variant left (threads, handlers) must not run the
 		 * worker's cleanup: the device goes with the process. */
-		fclose(proto);
+		fclose(w.proto);
 		_exit(status);
 	}
 	if (w.dev) {
@@ -1514,7 +1584,7 @@ int worker_main(void)
 		shape_set_finish(&w.shapes);
 	ir_module_destroy(w.m);
 	strbuf_finish(&w.err);
-	fclose(proto);
+	fclose(w.proto);
 	return status;
 }
 
