@@ -15,10 +15,7 @@ root=$2
 case $aotc in /*) ;; *) aotc=$PWD/$aotc ;; esac
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-pass=0
-fail=0
-ok() { echo "PASS $1"; pass=$((pass + 1)); }
-bad() { echo "FAIL $1"; shift; for l in "$@"; do echo "    $l"; done; fail=$((fail + 1)); }
+. "$(dirname "$0")/../lib.sh"
 rerun="(rerun: $0 $aotc $root)"
 
 # A copy of templates/ with the kernel, run from its parent with relative
@@ -239,5 +236,4 @@ PY
 	else echo "SKIP templates/dispatch/$k.cu.ir.json: reused (another libclang or CUDA root here)"; fi
 done
 
-echo "$pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+finish

@@ -21,10 +21,7 @@ case $aotc in /*) ;; *) aotc=$(pwd)/$aotc ;; esac
 case $root in /*) ;; *) root=$(pwd)/$root ;; esac
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-pass=0
-fail=0
-ok() { echo "PASS $1"; pass=$((pass + 1)); }
-bad() { echo "FAIL $1"; shift; for l in "$@"; do printf "%s\n" "$l" | sed "s/^/    /"; done; fail=$((fail + 1)); }
+. "$(dirname "$0")/../lib.sh"
 
 cd "$root" || exit 1
 rocm=tests/codegen/rocm
@@ -266,5 +263,4 @@ END
 		fi
 	done
 fi
-echo "$pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+finish

@@ -25,9 +25,7 @@ tmp=$(mktemp -d "${TMPDIR:-/tmp}/aotc-rocm-templates.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 trap 'exit 1' HUP INT TERM
 export AOTC_CACHE_DIR="$tmp/cache"
-status=0
-ok() { echo "ok   $1"; }
-bad() { echo "FAIL $1"; [ -z "${2:-}" ] || printf '%s\n' "$2" | sed 's/^/     /'; status=1; }
+. "$(dirname "$0")/../lib.sh"
 
 shard=${AOTC_TEST_SGEMM_SHARD:-1/4}
 
@@ -128,4 +126,4 @@ else
 		bad "gfx942 with a hipcc that does not know it: exit $st" "$(head -5 "$tmp/log")"
 	fi
 fi
-exit $status
+finish

@@ -41,6 +41,7 @@ fi
 
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/aotc-golden.XXXXXX") || exit 2
 trap 'rm -rf "$tmp"' EXIT
+. "$(dirname "$0")/../lib.sh"
 trap 'exit 130' INT TERM
 
 # Drop the volatile version banner.
@@ -49,16 +50,12 @@ normalise() {
 	return 0
 }
 
-pass=0
-fail=0
 
 # failcase NAME REASON...: report a failed case; details go to stderr.
 failcase() {
-	echo "FAIL $1"
 	fname=$1
 	shift
-	echo "--- $fname: $*" >&2
-	fail=$((fail + 1))
+	bad "$fname" "$*"
 }
 
 # details: show what aotc wrote, for a failing case.
@@ -190,5 +187,4 @@ else
 	done
 fi
 
-echo "$pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+finish
