@@ -17,7 +17,8 @@
 #
 # aotc is wrapped (when set): each run records its command line in
 # $tmp/.aotc-last, which bad prints, so a failure says what ran. The wrapper
-# execs aotc: its process, exit status and output are aotc's own.
+# execs aotc: its process, exit status and output are aotc's own. A command
+# line the test prints for a person names $aotc_real, the binary itself.
 pass=0
 fail=0
 
@@ -26,13 +27,13 @@ if [ -z "${tmp:-}" ]; then
 	trap 'rm -rf "$tmp"' EXIT
 fi
 
-if [ -n "${aotc:-}" ] && [ -x "$aotc" ]; then
-	_lib_real_aotc=$aotc
+aotc_real=${aotc:-}
+if [ -n "$aotc_real" ] && [ -x "$aotc_real" ]; then
 	aotc=$tmp/.aotc-bin/aotc
 	mkdir -p "$tmp/.aotc-bin"
 	# Paths of mktemp and meson: no single quote in them.
 	{
-		printf '#!/bin/sh\nreal=%s\nlast=%s\n' "'$_lib_real_aotc'" "'$tmp/.aotc-last'"
+		printf '#!/bin/sh\nreal=%s\nlast=%s\n' "'$aotc_real'" "'$tmp/.aotc-last'"
 		cat <<'EOF'
 { printf '%s' "$real"; for a; do printf " '%s'" "$a"; done; echo; } >"$last" 2>/dev/null
 exec "$real" "$@"

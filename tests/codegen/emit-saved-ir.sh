@@ -16,7 +16,7 @@ case $aotc in /*) ;; *) aotc=$PWD/$aotc ;; esac
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 . "$(dirname "$0")/../lib.sh"
-rerun="(rerun: $0 $aotc $root)"
+rerun="(rerun: $0 $aotc_real $root)"
 
 # A copy of templates/ with the kernel, run from its parent with relative
 # names as a user would (the saved IR is keyed on the source as named).

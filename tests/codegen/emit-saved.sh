@@ -14,7 +14,7 @@ root=$2
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 . "$(dirname "$0")/../lib.sh"
-rerun="(rerun: $0 $aotc $root)"
+rerun="(rerun: $0 $aotc_real $root)"
 
 # A copy of the committed softmax set, so nothing under templates/ changes.
 db=$tmp/db

@@ -30,7 +30,7 @@ run_eval() { # DB: exit status in $st, stdout in DB.out, stderr in DB.err
 	"$aotc" eval "$src" --arch sm90 --db "$tmp/$1" --shapes "$shapes" >"$1.out" 2>"$1.err"
 	st=$?
 }
-rerun() { echo "rerun: $aotc eval $src --arch sm90 --db $tmp/$1 --shapes $shapes"; }
+rerun() { echo "rerun: $aotc_real eval $src --arch sm90 --db $tmp/$1 --shapes $shapes"; }
 
 # The committed pair: evaluated, no warning.
 mkdb good "$root/templates/eval/$name"

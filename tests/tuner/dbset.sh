@@ -19,7 +19,7 @@ check() {
 	if [ "$2" -eq "$3" ]; then ok "$1"; else bad "$1" "exit $2, expected $3" "$(tail -8 "$tmp/log")"; fi
 }
 has() { if grep -qF -- "$2" "$tmp/log"; then ok "$1"; else bad "$1" "no '$2' in:" "$(tail -12 "$tmp/log")"; fi; }
-rerun="(rerun: $0 $aotc $root)"
+rerun="(rerun: $0 $aotc_real $root)"
 
 echo '[{"n": 96}, {"n": 320}]' >"$tmp/heldout.json"
 for i in 1 2; do

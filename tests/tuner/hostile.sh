@@ -96,7 +96,7 @@ PY
 	if [ -z "$why" ]; then
 		ok "hostile: each planted variant fails with its note, every innocent is ok on every shape (seed $seed)"
 	else
-		bad "hostile: statuses (seed $seed; rerun: cd $tmp && $aotc tune $src --kernel hostile --arch host --seed $seed --verbose)" "$why"
+		bad "hostile: statuses (seed $seed; rerun: cd $tmp && $aotc_real tune $src --kernel hostile --arch host --seed $seed --verbose)" "$why"
 	fi
 fi
 

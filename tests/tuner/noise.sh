@@ -21,7 +21,7 @@ trap 'exit 1' INT TERM
 export AOTC_CACHE_DIR="$tmp/cache" AOTC_HOST_FLUSH_BYTES=4M
 . "$(dirname "$0")/../lib.sh"
 kernel=$here/noise_host.cpp
-rerun() { echo "rerun: $aotc tune $kernel --arch host --db $1"; }
+rerun() { echo "rerun: $aotc_real tune $kernel --arch host --db $1"; }
 
 # Compiled once, before the load, so that only timing runs under it.
 "$aotc" tune "$kernel" --arch host --db "$tmp/warm" >"$tmp/log" 2>&1 ||
