@@ -28,6 +28,7 @@ if [ -z "${tmp:-}" ]; then
 fi
 
 aotc_real=${aotc:-}
+case $aotc_real in */*) case $aotc_real in /*) ;; *) aotc_real=$(pwd)/$aotc_real ;; esac ;; esac
 if [ -n "$aotc_real" ] && [ -x "$aotc_real" ]; then
 	aotc=$tmp/.aotc-bin/aotc
 	mkdir -p "$tmp/.aotc-bin"

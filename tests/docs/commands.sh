@@ -22,7 +22,7 @@ else
 	(cd "$root" && tar cf - --exclude='./build*' --exclude=./.git .) | (cd "$repo" && tar xf -)
 fi
 mkdir -p "$repo/build"
-ln -s "$(cd "$(dirname "$aotc")" && pwd)/$(basename "$aotc")" "$repo/build/aotc"
+ln -s "$(cd "$(dirname "$aotc_real")" && pwd)/$(basename "$aotc_real")" "$repo/build/aotc"
 
 # One line per command: FILE<TAB>LINE<TAB>STATUS<TAB>COMMAND, or FILE<TAB>LINE<TAB>skip<TAB>REASON.
 python3 - "$root" >"$tmp/commands" <<'PY'
