@@ -10,7 +10,9 @@
 # integration: downstream CMake and meson builds against the installed
 # aotc; templates: the shipped templates through nvcc, and through hipcc for
 # every variant): the code they run is the sanitized suites' already, and
-# nvcc, hipcc and cmake take most of their time.
+# nvcc, hipcc and cmake take most of their time. hipcc compiles a fixed
+# sample of the variants (templates-rocm, rocm); AOTC_TEST_ROCM_FULL=1
+# compiles every one. A failing test prints the command that reruns it alone.
 set -eu
 cd "$(dirname "$0")/.."
 
