@@ -22,9 +22,10 @@ meson test -C build --print-errorlogs
 
 [ -f build-asan/build.ninja ] || meson setup build-asan -Db_sanitize=address,undefined -Db_lundef=false
 meson compile -C build-asan
-# AOTC_TEST_SANITIZED=1: a test whose cases differ only in what a tool other
-# than aotc does runs those of them once, here (frontend-golden: the real
-# CUDA headers only for the cases that need them; the shim run has the rest).
+# AOTC_TEST_SANITIZED=1: what differs only in what a tool other than aotc
+# does runs in the normal run alone (frontend-golden: the real CUDA headers
+# only for the cases that need them, the shim run has the rest; rocm: the
+# hipcc builds of the emitted launchers, the same bytes in both runs).
 AOTC_TEST_SANITIZED=1 \
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
