@@ -3,10 +3,9 @@
 # errors, unreadable files. Usage: cli.sh AOTC REPO_ROOT
 aotc=$1
 root=$2
-pass=0
-fail=0
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
+. "$(dirname "$0")/../lib.sh"
 
 # expect STATUS PATTERN CMD...: CMD exits STATUS and its output matches PATTERN.
 expect() {
@@ -16,16 +15,11 @@ expect() {
 	"$aotc" "$@" >"$tmp/out" 2>&1 </dev/null
 	got=$?
 	if [ "$got" -ne "$want" ]; then
-		echo "FAIL aotc $*: exit $got, expected $want"
-		sed 's/^/    /' "$tmp/out" | head -10
-		fail=$((fail + 1))
+		bad "aotc $*: exit $got, expected $want" "$(head -10 "$tmp/out")"
 	elif ! grep -Eq -- "$pattern" "$tmp/out"; then
-		echo "FAIL aotc $*: output does not match /$pattern/"
-		sed 's/^/    /' "$tmp/out" | head -10
-		fail=$((fail + 1))
+		bad "aotc $*: output does not match /$pattern/" "$(head -10 "$tmp/out")"
 	else
-		echo "PASS aotc $*"
-		pass=$((pass + 1))
+		ok "aotc $*"
 	fi
 }
 
@@ -49,15 +43,15 @@ expect 2 "-j needs a number" tune -j zero "$sgemm" --arch sm90
 # usage errors naming who takes them.
 "$aotc" report --help >"$tmp/help" 2>&1
 if grep -q -- '--format' "$tmp/help" && ! grep -q -- '--budget\|--arch\|--dump' "$tmp/help"; then
-	echo "PASS report --help lists its options only"; pass=$((pass + 1))
+	ok "report --help lists its options only"
 else
-	echo "FAIL report --help lists its options only"; sed 's/^/    /' "$tmp/help"; fail=$((fail + 1))
+	bad "report --help lists its options only" "$tmp/help"
 fi
 "$aotc" tune --help >"$tmp/help" 2>&1
 if grep -q -- '--dump' "$tmp/help" && ! grep -q -- '--format\|--include-as\|--max-variants' "$tmp/help"; then
-	echo "PASS tune --help lists its options only"; pass=$((pass + 1))
+	ok "tune --help lists its options only"
 else
-	echo "FAIL tune --help lists its options only"; sed 's/^/    /' "$tmp/help"; fail=$((fail + 1))
+	bad "tune --help lists its options only" "$tmp/help"
 fi
 expect 2 "--budget is not an option of 'aotc parse'.*'aotc compile' and 'aotc tune'" parse "$sgemm" --budget 10s -j 3
 expect 2 "--arch is not an option of 'aotc report'" report "$root/templates/sgemm.cuda_NVIDIA_H200_13.0.json" --arch host -o "$tmp/x"
@@ -84,9 +78,9 @@ expect 2 "needs -o FILE.c" link "$tmp"
 AOTC_FRONTEND=bogus "$aotc" parse "$sgemm" >"$tmp/out" 2>&1
 st=$?
 if [ $st -eq 3 ] && grep -q "AOTC_FRONTEND='bogus' is not a front-end mode" "$tmp/out"; then
-	echo "PASS AOTC_FRONTEND=bogus"; pass=$((pass + 1))
+	ok "AOTC_FRONTEND=bogus"
 else
-	echo "FAIL AOTC_FRONTEND=bogus: exit $st"; sed 's/^/    /' "$tmp/out"; fail=$((fail + 1))
+	bad "AOTC_FRONTEND=bogus: exit $st" "$tmp/out"
 fi
 # A truncated or corrupt database: emit says where it breaks.
 mkdir -p "$tmp/cdb"
@@ -96,7 +90,7 @@ expect 3 "sgemm.cuda_NVIDIA_H200_13.0.json:[0-9]+:[0-9]+: error: invalid tuning 
 printf '{"aotc_db": 1, "kernel": "sgemm", ]' >"$tmp/cdb/sgemm.cuda_NVIDIA_H200_13.0.json"
 expect 3 "sgemm.cuda_NVIDIA_H200_13.0.json:1:[0-9]+: error: invalid tuning database" \
 	emit "$sgemm" --arch sm90 --db "$tmp/cdb" -o "$tmp/cout"
-[ ! -e "$tmp/cout" ] || { echo "FAIL emit on a corrupt database wrote $tmp/cout"; fail=$((fail + 1)); }
+[ ! -e "$tmp/cout" ] || bad "emit on a corrupt database wrote $tmp/cout"
 expect 2 "needs --arch" compile "$sgemm"
 expect 2 "unknown architecture 'sm42'" compile "$sgemm" --arch sm42
 expect 1 "cannot read '$tmp/missing.cu'" parse "$tmp/missing.cu"
@@ -146,7 +140,7 @@ expect 2 "aotc parse: -I needs a path, not an empty string" parse -I '' "$sgemm"
 expect 2 "aotc parse: FILE needs a path, not an empty string" parse ''
 expect 2 "aotc report: DB needs a path, not an empty string" report ''
 expect 2 "aotc link: -o needs a path, not an empty string" link "$tmp" -o ''
-[ ! -e "$tmp/o" ] || { echo "FAIL --db '': nothing written"; fail=$((fail + 1)); }
+[ ! -e "$tmp/o" ] || bad "--db '': nothing written"
 
 # Every file read is bounded, also a device or a pipe that never ends:
 # IR, sources and shapes files at 64 MiB, databases at 512 MiB.
@@ -157,14 +151,14 @@ expect 3 "/dev/zero: error: .*(larger than 512 MiB|File too large)" report /dev/
 head -c 70000000 /dev/zero >"$tmp/big.json"
 expect 1 "big.json: error: larger than 64 MiB" parse "$tmp/big.json"
 rm -f "$tmp/big.json"
-[ ! -e "$tmp/zdb" ] || { echo "FAIL --shapes /dev/zero: no database written"; fail=$((fail + 1)); }
+[ ! -e "$tmp/zdb" ] || bad "--shapes /dev/zero: no database written"
 
 # A shape the kernel's int parameter cannot take is an error at tune, not
 # a shape tuned truncated (2^32 + 1 ran as 1); nothing is written.
 printf '[{"M": 64, "N": 64, "K": 64}, {"M": 4294967297, "N": 64, "K": 64}]' >"$tmp/wide.json"
 expect 1 "wide.json: error: shape 1: 'M' = 4294967297 does not fit the parameter's type \\(int\\)" \
 	tune "$host" --arch host --shapes "$tmp/wide.json" --db "$tmp/wdb"
-[ ! -e "$tmp/wdb" ] || { echo "FAIL a shape that does not fit: no database written"; fail=$((fail + 1)); }
+[ ! -e "$tmp/wdb" ] || bad "a shape that does not fit: no database written"
 
 # Extreme shape values in a database (INT64_MAX, INT64_MIN, negative):
 # no overflow in the heuristic (UBSan in the sanitized build), and the
@@ -180,12 +174,9 @@ json.dump(db, open(os.path.join(sys.argv[2], os.path.basename(sys.argv[1])), "w"
 END
 expect 0 "aotc: emitted" emit "$host" --arch host --db "$tmp/xdb" -o "$tmp/xout"
 if gcc -std=c99 -Wall -Wextra -Werror -pedantic -c -o "$tmp/x.o" "$tmp/xout/_aot_matmul_host_host.c" >"$tmp/cc" 2>&1; then
-	echo "PASS extreme shapes: the dispatch compiles"
-	pass=$((pass + 1))
+	ok "extreme shapes: the dispatch compiles"
 else
-	echo "FAIL extreme shapes: the dispatch compiles"
-	sed 's/^/    /' "$tmp/cc" | head -5
-	fail=$((fail + 1))
+	bad "extreme shapes: the dispatch compiles" "$(head -5 "$tmp/cc")"
 fi
 expect 0 "per-shape winners" report "$tmp/xdb"/matmul_host.host_*.json
 # A tree split at INT64_MIN: its threshold is written as INT64_MIN, not as
@@ -209,13 +200,9 @@ json.dump(db, open(os.path.join(sys.argv[2], os.path.basename(sys.argv[1])), "w"
 END
 expect 0 "tree depth [1-9]" emit "$tmp/matmul_host.cpp" --arch host --db "$tmp/tdb" -o "$tmp/tout"
 if gcc -std=c99 -Wall -Wextra -Werror -pedantic -c -o "$tmp/t.o" "$tmp/tout/_aot_matmul_host_host.c" >"$tmp/cc" 2>&1; then
-	echo "PASS a split at INT64_MIN: the dispatch compiles"
-	pass=$((pass + 1))
+	ok "a split at INT64_MIN: the dispatch compiles"
 else
-	echo "FAIL a split at INT64_MIN: the dispatch compiles"
-	sed 's/^/    /' "$tmp/cc" | head -5
-	fail=$((fail + 1))
+	bad "a split at INT64_MIN: the dispatch compiles" "$(head -5 "$tmp/cc")"
 fi
 
-echo "$pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+finish

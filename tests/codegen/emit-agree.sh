@@ -14,11 +14,8 @@ case $aotc in /*) ;; *) aotc=$(pwd)/$aotc ;; esac
 case $root in /*) ;; *) root=$(pwd)/$root ;; esac
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-pass=0
-fail=0
 
-ok() { printf "PASS %s\n" "$1"; pass=$((pass + 1)); }
-bad() { printf "FAIL %s\n" "$1"; shift; for l in "$@"; do printf "%s\n" "$l" | sed "s/^/    /"; done; fail=$((fail + 1)); }
+. "$(dirname "$0")/../lib.sh"
 
 cd "$root" || exit 1
 
@@ -260,5 +257,4 @@ kernel sgemm templates/sgemm.cu sm90 templates cuda_sm90 3 3
 kernel softmax templates/softmax.cu sm90 templates cuda_sm90 2 2
 kernel matmul_host templates/matmul_host.cpp host tests/codegen host 3 0
 
-echo "$pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+finish

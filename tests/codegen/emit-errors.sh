@@ -9,12 +9,9 @@ case $aotc in /*) ;; *) aotc=$(pwd)/$aotc ;; esac
 case $root in /*) ;; *) root=$(pwd)/$root ;; esac
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-pass=0
-fail=0
 hostdb=$(ls "$root"/tests/codegen/matmul_host.host_*.json | head -1)
 
-ok() { printf "PASS %s\n" "$1"; pass=$((pass + 1)); }
-bad() { printf "FAIL %s\n" "$1"; shift; for l in "$@"; do printf "%s\n" "$l" | sed "s/^/    /"; done; fail=$((fail + 1)); }
+. "$(dirname "$0")/../lib.sh"
 
 # expect NAME STATUS PATTERN ARGS...: `aotc emit ARGS -o (a fresh dir)`
 # exits STATUS (any non-zero for "fail"), its output matches the extended
@@ -135,5 +132,4 @@ else
 	bad "database for aotk.cpp made"
 fi
 
-echo "$pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+finish

@@ -12,11 +12,8 @@ case $root in /*) ;; *) root=$(pwd)/$root ;; esac
 golden=$root/tests/codegen/golden
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-pass=0
-fail=0
 
-ok() { printf "PASS %s\n" "$1"; pass=$((pass + 1)); }
-bad() { printf "FAIL %s\n" "$1"; shift; for l in "$@"; do printf "%s\n" "$l" | sed "s/^/    /"; done; fail=$((fail + 1)); }
+. "$(dirname "$0")/../lib.sh"
 
 # The provenance comment names the source relative to the repository root
 # and the launcher includes it by file name, so the goldens hold no path of
@@ -80,5 +77,4 @@ kernel sgemm templates/sgemm.cu sm90 templates cuda_sm90 cu
 kernel softmax templates/softmax.cu sm90 templates cuda_sm90 cu
 kernel matmul_host templates/matmul_host.cpp host tests/codegen host cpp
 
-echo "$pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+finish

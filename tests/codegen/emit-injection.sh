@@ -14,17 +14,14 @@ case $aotc in /*) ;; *) aotc=$(pwd)/$aotc ;; esac
 case $root in /*) ;; *) root=$(pwd)/$root ;; esac
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-pass=0
-fail=0
 hostdb=$(ls "$root"/tests/codegen/matmul_host.host_*.json | head -1)
 host=$root/templates/matmul_host.cpp
 base=_aot_matmul_host_host
 
-ok() { printf "PASS %s\n" "$1"; pass=$((pass + 1)); }
-bad() { printf "FAIL %s\n" "$1"; shift; for l in "$@"; do printf "%s\n" "$l" | sed "s/^/    /"; done; fail=$((fail + 1)); }
+. "$(dirname "$0")/../lib.sh"
 
 cd "$tmp" || exit 1
-"$aotc" parse "$host" >ir.json || { echo "FAIL aotc parse $host"; exit 1; }
+"$aotc" parse "$host" >ir.json || { bad "aotc parse $host"; finish; }
 
 # edit OUT PYTHON: OUT is a copy of ir.json after PYTHON ran on it as `ir`
 # (the payload strings are Python literals).
@@ -224,5 +221,4 @@ else
 	bad "emit and link sgemm from a database with a payload id" "$(head -4 log)"
 fi
 
-echo "$pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+finish

@@ -24,10 +24,7 @@ case $aotc in /*) ;; *) aotc=$(pwd)/$aotc ;; esac
 case $root in /*) ;; *) root=$(pwd)/$root ;; esac
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-pass=0
-fail=0
-ok() { printf "PASS %s\n" "$1"; pass=$((pass + 1)); }
-bad() { printf "FAIL %s\n" "$1"; shift; for l in "$@"; do printf "%s\n" "$l" | sed "s/^/    /"; done; fail=$((fail + 1)); }
+. "$(dirname "$0")/../lib.sh"
 
 # An ASan aotc refuses a preloaded library ahead of its runtime unless told.
 ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0"
@@ -35,8 +32,7 @@ export ASAN_OPTIONS
 cc=${CC:-cc}
 if ! $cc -shared -fPIC -O2 -o "$tmp/kill_shim.so" "$root/tests/codegen/kill_shim.c" -ldl >"$tmp/cc.log" 2>&1; then
 	bad "kill_shim.c builds" "$(cat "$tmp/cc.log")"
-	echo "$pass passed, $fail failed"
-	exit 1
+	finish
 fi
 seed=${AOTC_KILL_SEED:-$$}
 echo "seed $seed (AOTC_KILL_SEED=$seed reruns these kills)"
@@ -75,8 +71,7 @@ t0=$(now_ms)
 for s in A B; do
 	if ! "$aotc" emit "$src" --arch host --db "$tmp/db$s" -o "$tmp/ref$s" >"$tmp/log" 2>&1; then
 		bad "emit set $s" "$(cat "$tmp/log")"
-		echo "$pass passed, $fail failed"
-		exit 1
+		finish
 	fi
 done
 run_ms=$((($(now_ms) - t0) / 2))
@@ -334,5 +329,4 @@ else
 	bad "the linked C file's #error" "$(cat "$tmp/log")"
 fi
 
-echo "$pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+finish

@@ -12,17 +12,13 @@ case $aotc in /*) ;; *) aotc=$(pwd)/$aotc ;; esac
 case $root in /*) ;; *) root=$(pwd)/$root ;; esac
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-pass=0
-fail=0
 
-ok() { printf "PASS %s\n" "$1"; pass=$((pass + 1)); }
-bad() { printf "FAIL %s\n" "$1"; shift; for l in "$@"; do printf "%s\n" "$l" | sed "s/^/    /"; done; fail=$((fail + 1)); }
+. "$(dirname "$0")/../lib.sh"
 
 cd "$root" || exit 1
 if ! "$aotc" emit templates/softmax.cu --arch sm90 --db templates -o "$tmp" --quiet >"$tmp/log" 2>&1; then
 	bad "aotc emit softmax" "$(tail -5 "$tmp/log")"
-	echo "$pass passed, $fail failed"
-	exit 1
+	finish
 fi
 c=$tmp/_aot_softmax_cuda_sm90.c
 
@@ -60,5 +56,4 @@ for cc in gcc clang; do
 	fi
 done
 
-echo "$pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+finish

@@ -11,8 +11,6 @@ case $aotc in /*) ;; *) aotc=$(pwd)/$aotc ;; esac
 case $root in /*) ;; *) root=$(pwd)/$root ;; esac
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-pass=0
-fail=0
 hostdb=$(ls "$root"/tests/codegen/matmul_host.host_*.json | head -1)
 if [ -z "${NVCC:-}" ]; then
 	if command -v nvcc >/dev/null 2>&1; then NVCC=nvcc
@@ -20,8 +18,7 @@ if [ -z "${NVCC:-}" ]; then
 	fi
 fi
 
-ok() { printf "PASS %s\n" "$1"; pass=$((pass + 1)); }
-bad() { printf "FAIL %s\n" "$1"; shift; for l in "$@"; do printf "%s\n" "$l" | sed "s/^/    /"; done; fail=$((fail + 1)); }
+. "$(dirname "$0")/../lib.sh"
 
 cd "$tmp" || exit 1
 
@@ -146,5 +143,4 @@ else
 	bad "emit from a non-ASCII directory" "$(head -3 log)"
 fi
 
-echo "$pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+finish

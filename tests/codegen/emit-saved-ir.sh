@@ -15,11 +15,8 @@ root=$2
 case $aotc in /*) ;; *) aotc=$PWD/$aotc ;; esac
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-pass=0
-fail=0
-ok() { echo "PASS $1"; pass=$((pass + 1)); }
-bad() { echo "FAIL $1"; shift; for l in "$@"; do echo "    $l"; done; fail=$((fail + 1)); }
-rerun="(rerun: $0 $aotc $root)"
+. "$(dirname "$0")/../lib.sh"
+rerun="(rerun: $0 $aotc_real $root)"
 
 # A copy of templates/ with the kernel, run from its parent with relative
 # names as a user would (the saved IR is keyed on the source as named).
@@ -239,5 +236,4 @@ PY
 	else echo "SKIP templates/dispatch/$k.cu.ir.json: reused (another libclang or CUDA root here)"; fi
 done
 
-echo "$pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+finish

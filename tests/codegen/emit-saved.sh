@@ -13,11 +13,8 @@ aotc=$1
 root=$2
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-pass=0
-fail=0
-ok() { echo "PASS $1"; pass=$((pass + 1)); }
-bad() { echo "FAIL $1"; shift; for l in "$@"; do echo "    $l"; done; fail=$((fail + 1)); }
-rerun="(rerun: $0 $aotc $root)"
+. "$(dirname "$0")/../lib.sh"
+rerun="(rerun: $0 $aotc_real $root)"
 
 # A copy of the committed softmax set, so nothing under templates/ changes.
 db=$tmp/db
@@ -145,5 +142,4 @@ for k in softmax sgemm; do
 	         "regenerate: build/aotc emit templates/$k.cu --arch sm90 --db templates -o /tmp/aotc-regen"; fi
 done
 
-echo "$pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+finish

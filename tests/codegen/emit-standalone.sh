@@ -14,11 +14,8 @@ case $aotc in /*) ;; *) aotc=$(pwd)/$aotc ;; esac
 case $root in /*) ;; *) root=$(pwd)/$root ;; esac
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-pass=0
-fail=0
 
-ok() { printf "PASS %s\n" "$1"; pass=$((pass + 1)); }
-bad() { printf "FAIL %s\n" "$1"; shift; for l in "$@"; do printf "%s\n" "$l" | sed "s/^/    /"; done; fail=$((fail + 1)); }
+. "$(dirname "$0")/../lib.sh"
 
 # try NAME CMD...: CMD succeeds; its output is shown when it does not.
 try() {
@@ -186,7 +183,6 @@ else
 	bad "a foreign aotc.h: untouched, nothing else written" "$(ls "$tmp/foreign")"
 fi
 
-echo "$pass passed, $fail failed"
-[ "$fail" -eq 0 ] || exit 1
-[ "$nvcc_missing" -eq 0 ] || exit 77
-exit 0
+# Skipped (77) when all passed but nvcc was missing for some checks.
+before_finish() { [ "$fail" -ne 0 ] || [ "$nvcc_missing" -eq 0 ] || exit 77; }
+finish

@@ -14,11 +14,8 @@ case $aotc in /*) ;; *) aotc=$(pwd)/$aotc ;; esac
 case $root in /*) ;; *) root=$(pwd)/$root ;; esac
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-pass=0
-fail=0
 
-ok() { printf "PASS %s\n" "$1"; pass=$((pass + 1)); }
-bad() { printf "FAIL %s\n" "$1"; shift; for l in "$@"; do printf "%s\n" "$l" | sed "s/^/    /"; done; fail=$((fail + 1)); }
+. "$(dirname "$0")/../lib.sh"
 
 cd "$root" || exit 1
 # Without the cuBLAS routine, which the H200 dispatch runs everywhere and
@@ -35,8 +32,7 @@ json.dump(d, open(sys.argv[2], "w"))
 END
 if ! "$aotc" emit templates/sgemm.cu --arch sm90 --db "$tmp/db" -o "$tmp" >"$tmp/log" 2>&1; then
 	bad "emit sgemm" "$(tail -5 "$tmp/log")"
-	echo "$pass passed, $fail failed"
-	exit 1
+	finish
 fi
 ok "emit sgemm"
 
@@ -161,5 +157,4 @@ else
 	bad "launcher returns cudaErrorInvalidValue when select or launch_dims refuses" "$(sed -n '/_launch(/,/switch/p' "$cu")"
 fi
 
-echo "$pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+finish

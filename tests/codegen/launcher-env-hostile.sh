@@ -30,16 +30,8 @@ holder=
 trap '[ -n "$holder" ] && kill "$holder" 2>/dev/null; rm -rf "$tmp"' EXIT
 export AOTC_CACHE_DIR="$tmp/cache"
 unset AOTC_RECORD AOTC_VARIANT AOTC_LOG
-pass=0
-fail=0
 
-ok() { printf "PASS %s\n" "$1"; pass=$((pass + 1)); }
-bad() { printf "FAIL %s\n" "$1"; shift; for l in "$@"; do printf "%s\n" "$l" | sed "s/^/    /"; done; fail=$((fail + 1)); }
-finish() {
-	echo "$pass passed, $fail failed"
-	[ "$fail" -eq 0 ]
-	exit
-}
+. "$(dirname "$0")/../lib.sh"
 now() { date +%s.%N; }
 
 cd "$tmp" || exit 1

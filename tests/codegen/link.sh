@@ -10,19 +10,13 @@
 # Usage: link.sh AOTC REPO_ROOT
 aotc=$1
 root=$2
-pass=0
-fail=0
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 db=$root/templates/sgemm.cuda_NVIDIA_H200_13.0.json
 CFLAGS="-std=c99 -Wall -Wextra -Werror -pedantic"
 
-ok() { echo "PASS $1"; pass=$((pass + 1)); }
-no() {
-	echo "FAIL $1"
-	[ -f "$tmp/out" ] && sed 's/^/    /' "$tmp/out" | head -15
-	fail=$((fail + 1))
-}
+. "$(dirname "$0")/../lib.sh"
+no() { bad "$1" "$([ -f "$tmp/out" ] && head -15 "$tmp/out")"; }
 
 # expect STATUS PATTERN NAME CMD...: CMD exits STATUS, output matches PATTERN.
 expect() {
@@ -365,5 +359,4 @@ expect 2 "cannot be written in an #include" "--include-as with a quote" \
 expect 2 "usage: aotc link" "no -o" "$aotc" link "$tmp/sm90"
 expect 2 "usage: aotc link" "no directory" "$aotc" link -o "$tmp/bad/x.c"
 
-echo "$pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+finish

@@ -10,16 +10,13 @@ aotc=$1
 root=$2
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-pass=0
-fail=0
-ok() { echo "PASS $1"; pass=$((pass + 1)); }
-bad() { echo "FAIL $1"; shift; for l in "$@"; do echo "    $l"; done; fail=$((fail + 1)); }
+. "$(dirname "$0")/../lib.sh"
 
 mkdir -p "$tmp/k" "$tmp/db" "$tmp/db2"
 # after the kernel's AOTC_BLOCK (the first; the reference has its own)
 python3 -c 'import re, sys; t = open(sys.argv[1]).read(); sys.stdout.write(re.sub(r"^(AOTC_BLOCK\(.*\))$", r"\1\nAOTC_SMEM(BM * BN * 16)", t, count=1, flags=re.M))' \
 	"$root/templates/sgemm.cu" >"$tmp/k/sgemm.cu"
-grep -q '^AOTC_SMEM(BM \* BN \* 16)' "$tmp/k/sgemm.cu" || { echo "FAIL the test's kernel has no AOTC_SMEM"; exit 1; }
+grep -q '^AOTC_SMEM(BM \* BN \* 16)' "$tmp/k/sgemm.cu" || { bad "the test's kernel has no AOTC_SMEM"; finish; }
 # The databases for both sources (their hashes differ), kernel variants only.
 for src in "$root/templates/sgemm.cu:$tmp/db" "$tmp/k/sgemm.cu:$tmp/db2"; do
 	file=${src%%:*} dir=${src#*:}
@@ -66,5 +63,4 @@ need=$(awk '$3 == 1' "$tmp/cases" | wc -l)
 if [ "$total" -gt 0 ] && [ "$wrong" -eq 0 ] && [ "$need" -gt 0 ] && [ "$need" -lt "$total" ]; then ok "opt-in exactly where BM * BN * 16 > 48 KiB ($need of $total variants)"
 else bad "opt-in exactly where needed" "$(cat "$tmp/cases")"; fi
 
-echo "$pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+finish

@@ -18,16 +18,15 @@ fi
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/aotc-cuda-templates.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 trap 'exit 1' HUP INT TERM
+. "$(dirname "$0")/../lib.sh"
 
-status=0
 # check NAME SOURCE: compile SOURCE to an object, warnings are errors.
 check() {
     if "$NVCC" -std=c++17 -arch=sm_90 -Werror all-warnings -I"$root/runtime/include" \
-            -c -o "$tmp/$1.o" "$2"; then
-        echo "ok   $1"
+            -c -o "$tmp/$1.o" "$2" >"$tmp/nvcc.log" 2>&1; then
+        ok "$1"
     else
-        echo "FAIL $1"
-        status=1
+        bad "$1" "$NVCC -std=c++17 -arch=sm_90 -Werror all-warnings -I$root/runtime/include -c $2" "$tmp/nvcc.log"
     fi
 }
 
@@ -68,4 +67,4 @@ I(512, 2, 32)
 END
 check inst_softmax "$tmp/inst_softmax.cu"
 
-exit $status
+finish

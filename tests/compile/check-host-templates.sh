@@ -21,11 +21,11 @@ trap 'rm -rf "$tmp"' EXIT
 trap 'exit 1' HUP INT TERM
 inc=$root/runtime/include
 
-status=0
+. "$(dirname "$0")/../lib.sh"
 # run NAME COMMAND...: run a compile step and report it.
 run() {
     name=$1; shift
-    if "$@"; then echo "ok   $name"; else echo "FAIL $name"; status=1; fi
+    if "$@" >"$tmp/run.log" 2>&1; then ok "$name"; else bad "$name" "$*" "$tmp/run.log"; fi
 }
 
 # --- the header, in C and C++ -------------------------------------------------
@@ -69,16 +69,16 @@ if "$CC" -E -P -D__AOTC__ -I"$inc" "$tmp/header.c" >"$tmp/header.i"; then
                 '"aotc.shapes:" "n = {64, 128, 256}"' '"aotc.features:" "n, n % 64 == 0"' \
                 '"aotc.reference:" "scale_ref"' '"aotc.tolerance:" "1e-5"'; do
         if grep -F "__attribute__((annotate($want)))" "$tmp/header.i" >/dev/null; then
-            echo "ok   expansion $want"
+            ok "expansion $want"
         else
-            echo "FAIL expansion $want"; status=1
+            bad "expansion $want"
         fi
     done
 else
-    echo "FAIL preprocess header.c"; status=1
+    bad "preprocess header.c"
 fi
 "$CC" -E -P -I"$inc" "$tmp/header.c" >"$tmp/plain.i" && ! grep -F annotate "$tmp/plain.i" >/dev/null ||
-    { echo "FAIL macros must expand to nothing without __AOTC__"; status=1; }
+    { bad "macros must expand to nothing without __AOTC__"; }
 
 # --- host kernel templates ----------------------------------------------------
 cxx_flags="-std=c++17 -Wall -Wextra -Werror"
@@ -99,4 +99,4 @@ run inst_matmul_host "$CXX" $cxx_flags -I"$inc" -c -o "$tmp/i1.o" "$tmp/inst_mat
 run "inst_matmul_host __AOTC__" "$CXX" $cxx_flags -Wno-attributes -D__AOTC__ -I"$inc" \
     -c -o "$tmp/i2.o" "$tmp/inst_matmul_host.cpp"
 
-exit $status
+finish

@@ -8,11 +8,12 @@
 # with a hipcc that knows it (AOTC_HIPCC), the templates must compile for it
 # too. Exit 77 (skip) when there is no hipcc.
 #
-# hipcc takes about a second a variant on 2 cores (less in batches), so of
-# sgemm's 340 CI compiles a fixed sample, the same every day: shard
-# AOTC_TEST_SGEMM_SHARD (default 1/4, which the shard hash spreads over the
-# whole space). Every variant, by hand:
-#   AOTC_TEST_SGEMM_SHARD=1/1 meson test -C build templates-rocm
+# hipcc takes about 0.4 s a variant on 2 cores in batches, so CI compiles a
+# fixed sample of each template, the same every day (the shard hash spreads
+# it over the whole space): softmax --shard 1/4 (of 81), sgemm --shard 1/16
+# (of 340), about 40 variants. Every variant, by hand (about 3 minutes):
+#   AOTC_TEST_ROCM_FULL=1 meson test -C build templates-rocm
+# (AOTC_TEST_SGEMM_SHARD and AOTC_TEST_SOFTMAX_SHARD pick other samples).
 # (docs/PERFORMANCE.md has the figures of a whole run).
 #
 # usage: check-rocm-templates.sh AOTC REPO_ROOT
@@ -25,11 +26,13 @@ tmp=$(mktemp -d "${TMPDIR:-/tmp}/aotc-rocm-templates.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 trap 'exit 1' HUP INT TERM
 export AOTC_CACHE_DIR="$tmp/cache"
-status=0
-ok() { echo "ok   $1"; }
-bad() { echo "FAIL $1"; [ -z "${2:-}" ] || printf '%s\n' "$2" | sed 's/^/     /'; status=1; }
+. "$(dirname "$0")/../lib.sh"
 
-shard=${AOTC_TEST_SGEMM_SHARD:-1/4}
+if [ "${AOTC_TEST_ROCM_FULL:-0}" = 1 ]; then
+	softmax_shard=1/1 sgemm_shard=1/1
+else
+	softmax_shard=${AOTC_TEST_SOFTMAX_SHARD:-1/4} sgemm_shard=${AOTC_TEST_SGEMM_SHARD:-1/16}
+fi
 
 # compile ARCH TEMPLATE [SHARD]: every variant (of the shard) and the
 # reference compile; adds the number of code objects to objects.
@@ -58,8 +61,8 @@ amdgpu_objects() {
 	echo $n
 }
 
-compile gfx90a softmax
-compile gfx90a sgemm "$shard"
+compile gfx90a softmax "$softmax_shard"
+compile gfx90a sgemm "$sgemm_shard"
 grep -q "note: sgemm: AOTC_EXTERN(sgemm_cublas) is a CUDA routine; not tuned for gfx90a" "$tmp/gfx90a-sgemm.log" &&
 	! grep -q "sgemm_cublas: compile_error" "$tmp/gfx90a-sgemm.log" &&
 	ok "gfx90a: sgemm's cuBLAS routine is left out with a note" ||
@@ -116,8 +119,8 @@ st=0
 # gfx942: compiled where hipcc knows it, refused once where it does not.
 echo '__global__ void k() {}' >"$tmp/probe.hip"
 if "${AOTC_HIPCC:-hipcc}" --genco --offload-arch=gfx942 "$tmp/probe.hip" -o "$tmp/probe.co" >/dev/null 2>&1; then
-	compile gfx942 softmax
-	compile gfx942 sgemm "$shard"
+	compile gfx942 softmax "$softmax_shard"
+	compile gfx942 sgemm "$sgemm_shard"
 else
 	st=0
 	"$aotc" tune "$root/templates/softmax.cu" --arch gfx942 --compile-only --db "$tmp/db" >"$tmp/log" 2>&1 || st=$?
@@ -128,4 +131,4 @@ else
 		bad "gfx942 with a hipcc that does not know it: exit $st" "$(head -5 "$tmp/log")"
 	fi
 fi
-exit $status
+finish

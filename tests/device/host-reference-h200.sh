@@ -24,10 +24,7 @@ exec > >(tee "$log") 2>&1
 tmp=$(mktemp -d)
 export AOTC_CACHE_DIR=$tmp/cache
 src=tests/tuner/host_reference.cu
-pass=0
-fail=0
-ok() { echo "PASS $1"; pass=$((pass + 1)); }
-bad() { echo "FAIL $1"; fail=$((fail + 1)); }
+. tests/lib.sh
 
 echo "== the user's own build"
 nvcc -std=c++17 -arch=sm_90 -I runtime/include "$src" -o "$tmp/prog" && "$tmp/prog" &&
@@ -70,6 +67,5 @@ cat "$tmp/past.log"
 grep -q "the reference failed (error: the host reference writes outside its buffers: C: written past its end)" "$tmp/past.log" &&
 	ok "a reference writing past C loses its shapes, with a warning" || bad "reference writing past C"
 
-echo "$pass passed, $fail failed"
 rm -rf "$tmp"
-[ "$fail" -eq 0 ]
+finish

@@ -10,8 +10,7 @@ aotc=$1
 root=$2
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-pass=0
-fail=0
+. "$(dirname "$0")/../lib.sh"
 skipped=0
 
 # The copy: the files git tracks, else everything but build outputs.
@@ -23,7 +22,7 @@ else
 	(cd "$root" && tar cf - --exclude='./build*' --exclude=./.git .) | (cd "$repo" && tar xf -)
 fi
 mkdir -p "$repo/build"
-ln -s "$(cd "$(dirname "$aotc")" && pwd)/$(basename "$aotc")" "$repo/build/aotc"
+ln -s "$(cd "$(dirname "$aotc_real")" && pwd)/$(basename "$aotc_real")" "$repo/build/aotc"
 
 # One line per command: FILE<TAB>LINE<TAB>STATUS<TAB>COMMAND, or FILE<TAB>LINE<TAB>skip<TAB>REASON.
 python3 - "$root" >"$tmp/commands" <<'PY'
@@ -63,7 +62,7 @@ for f in files:
             reason = reason if lines[i].startswith("<!--") else None
         i += 1
 PY
-[ -s "$tmp/commands" ] || { echo "FAIL no commands found"; exit 1; }
+[ -s "$tmp/commands" ] || { bad "no commands found"; finish; }
 
 tab=$(printf '\t')
 while IFS="$tab" read -r file line want cmd; do
@@ -83,9 +82,7 @@ while IFS="$tab" read -r file line want cmd; do
 		echo "PASS $file:$line ($secs s): $cmd"
 		pass=$((pass + 1))
 	else
-		echo "FAIL $file:$line: exit $got, expected $want: $cmd"
-		sed 's/^/    /' "$tmp/out" | tail -15
-		fail=$((fail + 1))
+		bad "$file:$line: exit $got, expected $want: $cmd" "$(tail -15 "$tmp/out")"
 	fi
 done <"$tmp/commands"
 
@@ -93,13 +90,10 @@ done <"$tmp/commands"
 # It runs as written; what it shows is checked from its --tsv rows by
 # tests/docs/demo.sh.
 if (cd "$repo" && timeout 300 tools/demo.sh) >"$tmp/out" 2>&1 && grep -q '^held-out ' "$tmp/out"; then
-	echo "PASS tools/demo.sh"
-	pass=$((pass + 1))
+	ok "tools/demo.sh"
 else
-	echo "FAIL tools/demo.sh"
-	sed 's/^/    /' "$tmp/out" | tail -15
-	fail=$((fail + 1))
+	bad "tools/demo.sh" "$(tail -15 "$tmp/out")"
 fi
 
-echo "$pass passed, $fail failed, $skipped not run (they say why)"
-[ "$fail" -eq 0 ]
+echo "$skipped not run (they say why)"
+finish

@@ -11,10 +11,7 @@ case $aotc in /*) ;; *) aotc=$(pwd)/$aotc ;; esac
 case $root in /*) ;; *) root=$(pwd)/$root ;; esac
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-pass=0
-fail=0
-ok() { printf "PASS %s\n" "$1"; pass=$((pass + 1)); }
-bad() { printf "FAIL %s\n" "$1"; shift; for l in "$@"; do printf "%s\n" "$l" | sed "s/^/    /"; done; fail=$((fail + 1)); }
+. "$(dirname "$0")/../lib.sh"
 
 rerun="AOTC=$aotc AOTC_DEMO_DIR=$tmp/gen $root/tools/demo.sh --tsv"
 if AOTC=$aotc AOTC_DEMO_DIR=$tmp/gen timeout 300 "$root/tools/demo.sh" --tsv >"$tmp/out" 2>"$tmp/err"; then
@@ -56,5 +53,4 @@ else
 	bad "$rows rows, each with a softmax variant picked" "rerun: $rerun" "$(awk -F '\t' '$1 == "row" && $5 !~ /^softmax</' "$tmp/out" | head -3)"
 fi
 
-echo "$pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+finish

@@ -21,10 +21,7 @@ case $root in /*) ;; *) root=$(pwd)/$root ;; esac
 tmp=$(mktemp -d)
 trap '[ -n "$KEEP" ] || rm -rf "$tmp"' EXIT
 export AOTC_CACHE_DIR="$tmp/cache"
-pass=0
-fail=0
-ok() { printf "PASS %s\n" "$1"; pass=$((pass + 1)); }
-bad() { printf "FAIL %s\n" "$1"; shift; for l in "$@"; do printf "%s\n" "$l" | sed "s/^/    /"; done; fail=$((fail + 1)); }
+. "$(dirname "$0")/../lib.sh"
 try() {
 	name=$1
 	shift
@@ -40,8 +37,7 @@ if "$aotc" compile rowsum_alt.cpp --arch host --db db -o out >run1.log 2>&1; the
 	ok "host: aotc compile tunes the three functions into one database and emits one dispatch"
 else
 	bad "host: aotc compile" "$(tail -15 run1.log)"
-	echo "$pass passed, $fail failed"
-	exit 1
+	finish
 fi
 if python3 - db/rowsum.host_*.json >dbcheck.log 2>&1 <<'END'
 import json, sys
@@ -225,9 +221,7 @@ nvcc=/usr/local/cuda/bin/nvcc
 [ -x "$nvcc" ] || nvcc=$(command -v nvcc || true)
 if [ -z "$nvcc" ]; then
 	echo "no CUDA toolkit: CUDA part skipped"
-	echo "$pass passed, $fail failed"
-	[ "$fail" -eq 0 ]
-	exit
+	finish
 fi
 cp "$src/rowsum_alt.cu" .
 "$aotc" tune rowsum_alt.cu --arch sm90 --compile-only -j 2 >tune.log 2>&1
@@ -397,5 +391,4 @@ if "$aotc" emit rowsum_alt.cu --arch gfx90a --db cdb -o hout >>log 2>&1 &&
 else
 	bad "rocm: emit --arch gfx90a" "$(tail -8 log)"
 fi
-echo "$pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+finish

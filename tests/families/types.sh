@@ -20,10 +20,7 @@ case $root in /*) ;; *) root=$(pwd)/$root ;; esac
 tmp=$(mktemp -d)
 trap '[ -n "$KEEP" ] || rm -rf "$tmp"' EXIT
 export AOTC_CACHE_DIR="$tmp/cache"
-pass=0
-fail=0
-ok() { printf "PASS %s\n" "$1"; pass=$((pass + 1)); }
-bad() { printf "FAIL %s\n" "$1"; shift; for l in "$@"; do printf "%s\n" "$l" | sed "s/^/    /"; done; fail=$((fail + 1)); }
+. "$(dirname "$0")/../lib.sh"
 try() {
 	name=$1
 	shift
@@ -39,8 +36,7 @@ if "$aotc" compile axpy_types.cpp --arch host --db db -o out >run1.log 2>&1; the
 	ok "host: aotc compile tunes and emits both types"
 else
 	bad "host: aotc compile" "$(tail -15 run1.log)"
-	echo "$pass passed, $fail failed"
-	exit 1
+	finish
 fi
 for t in f32 f64; do
 	n=$(ls db/axpy_$t.host_*.json 2>/dev/null | wc -l)
@@ -274,9 +270,7 @@ nvcc=/usr/local/cuda/bin/nvcc
 [ -x "$nvcc" ] || nvcc=$(command -v nvcc || true)
 if [ -z "$nvcc" ]; then
 	echo "no CUDA toolkit: CUDA part skipped"
-	echo "$pass passed, $fail failed"
-	[ "$fail" -eq 0 ]
-	exit
+	finish
 fi
 "$aotc" tune "$src/scale_types.cu" --arch sm90 --compile-only -j 2 >tune.log 2>&1
 st=$?
@@ -373,5 +367,4 @@ if "$aotc" emit "$src/scale_types.cu" --arch gfx90a --db cdb -o hout >log 2>&1 &
 else
 	bad "rocm: emit --arch gfx90a" "$(tail -8 log)"
 fi
-echo "$pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+finish

@@ -7,11 +7,10 @@ case $aotc in
 /*) ;;
 */*) aotc=$(pwd)/$aotc ;;   # the cases run in a scratch directory
 esac
-pass=0
-fail=0
 limit=65536   # bytes of stderr at most
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/aotc-hostile.XXXXXX") || exit 2
 trap 'rm -rf "$tmp"' EXIT
+. "$(dirname "$0")/../lib.sh"
 trap 'exit 130' INT TERM
 cd "$tmp" || exit 2
 
@@ -60,9 +59,7 @@ check() {
 		pass=$((pass + 1))
 		return
 	fi
-	echo "FAIL $name: $why"
-	head -c 2000 stderr | sed 's/^/    /' | cut -c1-200
-	fail=$((fail + 1))
+	bad "$name: $why" "$(head -c 2000 stderr | cut -c1-200)"
 }
 
 crash='^(braces|comma)\.cu: error: the C\+\+ parser \(libclang [0-9]+\) (crashed|failed)'
@@ -85,11 +82,9 @@ check "20 KB line, limit 3" 'aotc: note: 99[0-9] more errors not shown \(limit 3
 check "call chain" '^chain\.cu:2:[0-9]+: error: use of undeclared identifier .no_such.' \
 	"$aotc" compile chain.cu --arch host -o out --db db
 if grep -q also_missing stderr; then
-	echo "FAIL call chain: the unused function's error is reported"
-	fail=$((fail + 1))
+	bad "call chain: the unused function's error is reported"
 fi
 check "hang" '^hang\.cu: error: the C\+\+ parser \(libclang [0-9]+\) did not finish within 2 s' \
 	AOTC_PARSE_TIMEOUT=2 "$aotc" compile hang.cu --arch host -o out --db db
 
-echo "$pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+finish

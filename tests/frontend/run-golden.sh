@@ -13,6 +13,9 @@
 # Lines matching "aotc_version" (the version banner) are dropped from stdout on both sides.
 # AOTC_UPDATE=1 writes the actual output into the expected file instead of comparing; a new
 # case gets NAME.ir.json when aotc exits 0 and NAME.err when it exits 1.
+# GOLDEN_SKIP: case names not to run. GOLDEN_SANITIZED_ONLY: the only cases to
+# run when AOTC_TEST_SANITIZED=1 (tools/test.sh's sanitized run; meson.build
+# here: the cases that need the real CUDA headers, as the shim run has the rest).
 
 LC_ALL=C
 export LC_ALL
@@ -24,6 +27,7 @@ fi
 aotc=$1
 dir=$2
 shift 2
+lib=$(cd "$(dirname "$0")/.." && pwd)/lib.sh
 
 # The commands run from inside the tests directory: make a relative binary path absolute.
 case $aotc in
@@ -41,6 +45,7 @@ fi
 
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/aotc-golden.XXXXXX") || exit 2
 trap 'rm -rf "$tmp"' EXIT
+. "$lib"
 trap 'exit 130' INT TERM
 
 # Drop the volatile version banner.
@@ -49,16 +54,12 @@ normalise() {
 	return 0
 }
 
-pass=0
-fail=0
 
 # failcase NAME REASON...: report a failed case; details go to stderr.
 failcase() {
-	echo "FAIL $1"
 	fname=$1
 	shift
-	echo "--- $fname: $*" >&2
-	fail=$((fail + 1))
+	bad "$fname" "$*"
 }
 
 # details: show what aotc wrote, for a failing case.
@@ -174,6 +175,11 @@ roundtrip() {
 	fi
 }
 
+if [ $# -eq 0 ] && [ "${AOTC_TEST_SANITIZED:-0}" = 1 ] && [ -n "${GOLDEN_SANITIZED_ONLY:-}" ]; then
+	echo "sanitized run: only $GOLDEN_SANITIZED_ONLY (the normal run has every case)"
+	# shellcheck disable=SC2086
+	set -- $GOLDEN_SANITIZED_ONLY
+fi
 if [ $# -eq 0 ]; then
 	for f in *.cu *.cpp; do
 		[ -f "$f" ] || continue
@@ -190,5 +196,4 @@ else
 	done
 fi
 
-echo "$pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+finish

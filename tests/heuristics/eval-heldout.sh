@@ -14,15 +14,7 @@ case $root in /*) ;; *) root=$(pwd)/$root ;; esac
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 export AOTC_CACHE_DIR="$tmp/cache"
-pass=0
-fail=0
-ok() { printf "PASS %s\n" "$1"; pass=$((pass + 1)); }
-bad() { printf "FAIL %s\n" "$1"; shift; for l in "$@"; do printf "%s\n" "$l" | sed "s/^/    /"; done; fail=$((fail + 1)); }
-finish() {
-	echo "$pass passed, $fail failed"
-	[ "$fail" -eq 0 ]
-	exit
-}
+. "$(dirname "$0")/../lib.sh"
 
 name=softmax.cuda_NVIDIA_H200_13.0.json
 src=$root/templates/softmax.cu
@@ -38,7 +30,7 @@ run_eval() { # DB: exit status in $st, stdout in DB.out, stderr in DB.err
 	"$aotc" eval "$src" --arch sm90 --db "$tmp/$1" --shapes "$shapes" >"$1.out" 2>"$1.err"
 	st=$?
 }
-rerun() { echo "rerun: $aotc eval $src --arch sm90 --db $tmp/$1 --shapes $shapes"; }
+rerun() { echo "rerun: $aotc_real eval $src --arch sm90 --db $tmp/$1 --shapes $shapes"; }
 
 # The committed pair: evaluated, no warning.
 mkdb good "$root/templates/eval/$name"

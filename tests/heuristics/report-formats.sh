@@ -14,10 +14,7 @@ case $aotc in /*) ;; *) aotc=$(pwd)/$aotc ;; esac
 case $root in /*) ;; *) root=$(pwd)/$root ;; esac
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-pass=0
-fail=0
-ok() { pass=$((pass + 1)); }
-bad() { echo "FAIL $1"; shift; for f in "$@"; do sed 's/^/    /' "$f" | head -20; done; fail=$((fail + 1)); }
+. "$(dirname "$0")/../lib.sh"
 
 # report KERNEL FORMAT OUT: aotc report on the committed database of KERNEL
 # (or a path) into OUT, stderr into OUT.err; false on a non-zero exit.
@@ -277,10 +274,7 @@ for c in chromium chromium-browser google-chrome; do
 	command -v $c >/dev/null 2>&1 && { chrome=$(command -v $c); break; }
 done
 if [ -z "$chrome" ]; then
-	echo "SKIP chromium: no chromium binary (apt-get install chromium)"
-	echo "$pass passed, $fail failed"
-	[ "$fail" -eq 0 ] && exit 77
-	exit 1
+	skip "chromium: no chromium binary (apt-get install chromium)"
 fi
 run_chrome() {
 	HOME=$tmp timeout 60 "$chrome" --headless --no-sandbox --disable-gpu --disable-dev-shm-usage \
@@ -324,5 +318,4 @@ assert len(data) > 60000, "%d bytes: a blank page?" % len(data)
 PY
 then ok; else bad "chromium: screenshot" "$tmp/why" "$tmp/shot.err"; fi
 
-echo "$pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+finish

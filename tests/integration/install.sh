@@ -19,16 +19,8 @@ case $build in /*) ;; *) build=$(pwd)/$build ;; esac
 case $root in /*) ;; *) root=$(pwd)/$root ;; esac
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-pass=0
-fail=0
-ok() { echo "PASS $1"; pass=$((pass + 1)); }
-bad() {
-	echo "FAIL $1"
-	shift
-	for f in "$@"; do [ -f "$f" ] && tail -25 "$f" | sed 's/^/    /'; done
-	fail=$((fail + 1))
-}
-finish() {
+. "$(dirname "$0")/../lib.sh"
+before_finish() {
 	if [ -n "${AOTC_KEEP_PROGRAMS:-}" ]; then
 		mkdir -p "$AOTC_KEEP_PROGRAMS"
 		for app in app app_multi app_host app_types app_found; do
@@ -36,9 +28,6 @@ finish() {
 			[ -x "$tmp/meson-project/build/$app" ] && cp "$tmp/meson-project/build/$app" "$AOTC_KEEP_PROGRAMS/meson_$app"
 		done
 	fi
-	echo "$pass passed, $fail failed"
-	[ "$fail" -eq 0 ]
-	exit
 }
 
 for tool in cmake nvcc pkg-config meson; do

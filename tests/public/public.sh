@@ -15,10 +15,7 @@ here=$root/tests/public
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 export AOTC_CACHE_DIR="$tmp/cache" AOTC_HOST_FLUSH_BYTES=65536
-pass=0
-fail=0
-ok() { echo "PASS $1"; pass=$((pass + 1)); }
-bad() { echo "FAIL $1"; shift; for l in "$@"; do echo "    $l"; done; fail=$((fail + 1)); }
+. "$(dirname "$0")/../lib.sh"
 # run NAME WANT CMD...: CMD exits WANT (its output in $tmp/log)
 run() {
 	name=$1 want=$2
@@ -152,5 +149,4 @@ run "the emitted launcher builds (with the kernel file's host code and main())" 
 	       g++ -std=c++17 -O2 -fopenmp -I . -I gen main.cpp launcher.o dispatch.o -o app"
 run "the application gets the reference's results on untuned shapes" 0 ./app
 
-echo "$pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+finish

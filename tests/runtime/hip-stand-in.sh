@@ -24,10 +24,7 @@ case $root in /*) ;; *) root=$(pwd)/$root ;; esac
 case $fake in /*) ;; *) fake=$(pwd)/$fake ;; esac
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-pass=0
-fail=0
-ok() { echo "PASS $1"; pass=$((pass + 1)); }
-bad() { echo "FAIL $1"; shift; for l in "$@"; do printf "%s\n" "$l" | sed "s/^/    /"; done; fail=$((fail + 1)); }
+. "$(dirname "$0")/../lib.sh"
 
 cd "$root" || exit 1
 src=tests/codegen/rocm/axpy.cu
@@ -57,10 +54,7 @@ else
 fi
 
 if ! command -v hipcc >/dev/null 2>&1; then
-	echo "no hipcc: the variants cannot be compiled; the stand-in is not run"
-	echo "$pass passed, $fail failed"
-	[ "$fail" -eq 0 ] || exit 1
-	exit 77
+	skip "no hipcc: the variants cannot be compiled; the stand-in is not run"
 fi
 
 # Small shapes: the stand-in runs every thread of every launch on the CPU.
@@ -157,5 +151,4 @@ st=$?
 [ $st = 3 ] && grep -q "no gfx908 among the AMD GPUs here (0: aotc test stand-in (not a GPU) (gfx90a))" "$tmp/log" &&
 	ok "stand-in: --arch gfx908 names the gfx90a device found (exit 3)" ||
 	bad "stand-in: gfx908: exit $st" "$(tail -5 "$tmp/log")"
-echo "$pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+finish

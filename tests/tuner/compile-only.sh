@@ -11,10 +11,7 @@ here=$root/tests/tuner
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 export AOTC_CACHE_DIR="$tmp/cache"
-pass=0
-fail=0
-ok() { echo "PASS $1"; pass=$((pass + 1)); }
-bad() { echo "FAIL $1"; shift; for l in "$@"; do echo "    $l"; done; fail=$((fail + 1)); }
+. "$(dirname "$0")/../lib.sh"
 check() {
 	if [ "$2" -eq "$3" ]; then ok "$1"; else bad "$1" "exit $2, expected $3" "$(tail -8 "$tmp/log")"; fi
 }
@@ -135,5 +132,4 @@ if ! ldconfig -p 2>/dev/null | grep -q libcuda.so.1; then
 	if [ "$n" -eq 0 ]; then ok "compile without a GPU: no error shown"; else bad "compile without a GPU: no error shown" "$(cat "$tmp/log")"; fi
 fi
 
-echo "$pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+finish

@@ -11,10 +11,7 @@ tmp=$(mktemp -d)
 bg=
 trap '[ -n "$bg" ] && kill -KILL "-$bg" 2>/dev/null; rm -rf "$tmp"' EXIT
 export AOTC_CACHE_DIR="$tmp/cache"
-pass=0
-fail=0
-ok() { echo "PASS $1"; pass=$((pass + 1)); }
-bad() { echo "FAIL $1"; shift; for l in "$@"; do echo "    $l"; done; fail=$((fail + 1)); }
+. "$(dirname "$0")/../lib.sh"
 check() { # check NAME GOT WANT [PATTERN]: exit status, and the log matches
 	if [ "$2" -ne "$3" ]; then bad "$1" "exit $2, expected $3" "$(tail -5 "$tmp/log")"
 	elif [ -n "$4" ] && ! grep -Eq -- "$4" "$tmp/log"; then bad "$1" "no /$4/ in:" "$(tail -5 "$tmp/log")"
@@ -69,5 +66,4 @@ END
 	check "an ok measurement with $what: refused (exit 3, file named)" $? 3 "$(basename "$doc").*(time_ms|samples)"
 	rm -rf "$tmp/neg"
 done
-echo "$pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+finish

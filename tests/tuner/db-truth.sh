@@ -13,11 +13,8 @@ tmp=$(mktemp -d)
 bg=
 trap '[ -n "$bg" ] && kill -KILL "-$bg" 2>/dev/null; rm -rf "$tmp"' EXIT
 export AOTC_CACHE_DIR="$tmp/cache"
-pass=0
-fail=0
 
-ok() { echo "PASS $1"; pass=$((pass + 1)); }
-bad() { echo "FAIL $1"; shift; for l in "$@"; do echo "    $l"; done; fail=$((fail + 1)); }
+. "$(dirname "$0")/../lib.sh"
 check() {
 	if [ "$2" -eq "$3" ]; then ok "$1"; else bad "$1" "exit $2, expected $3" "$(tail -5 "$tmp/log")"; fi
 }
@@ -213,5 +210,4 @@ has "bad source_hash in the journal: names the line" \
 "$aotc" report "$doc" >"$tmp/log" 2>&1
 check "bad source_hash in the journal: report exit 3" $? 3
 
-echo "$pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+finish

@@ -14,15 +14,12 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 export AOTC_CACHE_DIR="$tmp/cache"
 export AOTC_HOST_FLUSH_BYTES=65536
-pass=0
-fail=0
-ok() { echo "PASS $1"; pass=$((pass + 1)); }
-bad() { echo "FAIL $1"; shift; for l in "$@"; do echo "    $l"; done; fail=$((fail + 1)); }
+. "$(dirname "$0")/../lib.sh"
 check() {
 	if [ "$2" -eq "$3" ]; then ok "$1"; else bad "$1" "exit $2, expected $3" "$(tail -8 "$tmp/log")"; fi
 }
 has() { if grep -qF -- "$2" "$tmp/log"; then ok "$1"; else bad "$1" "no '$2' in:" "$(tail -12 "$tmp/log")"; fi; }
-rerun="(rerun: $0 $aotc $root)"
+rerun="(rerun: $0 $aotc_real $root)"
 
 echo '[{"n": 96}, {"n": 320}]' >"$tmp/heldout.json"
 for i in 1 2; do
@@ -82,5 +79,4 @@ check "a FIFO named like a database is an error, no hang" $? 3
 has "it is named" "learn.zz.json: not a regular file"
 rm -f "$tmp/db/learn.zz.json"
 
-echo "$pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+finish

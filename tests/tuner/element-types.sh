@@ -15,10 +15,7 @@ export AOTC_CACHE_DIR="$tmp/cache" AOTC_HOST_FLUSH_BYTES=65536
 src=$root/tests/tuner/element_types_host.cpp
 cuda_inc=/usr/local/cuda/include
 [ -f "$cuda_inc/vector_types.h" ] || { echo "no CUDA toolkit headers: skipping"; exit 77; }
-pass=0
-fail=0
-ok() { echo "PASS $1"; pass=$((pass + 1)); }
-bad() { echo "FAIL $1"; shift; for l in "$@"; do echo "    $l"; done; fail=$((fail + 1)); }
+. "$(dirname "$0")/../lib.sh"
 same() { if [ "$2" = "$3" ]; then ok "$1"; else bad "$1" "got  '$2'" "want '$3'"; fi; }
 
 got=$("$aotc" parse -I "$cuda_inc" "$src" 2>"$tmp/log" | python3 -c '
@@ -47,5 +44,4 @@ PY
 )
 same "per component, per type's tolerance" "$got" "0:ok 1:wrong 2:wrong 3:wrong 4:ok"
 
-echo "$pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+finish

@@ -10,10 +10,7 @@ here=$root/tests/tuner
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 export AOTC_CACHE_DIR="$tmp/cache"
-pass=0
-fail=0
-ok() { echo "PASS $1"; pass=$((pass + 1)); }
-bad() { echo "FAIL $1"; shift; for l in "$@"; do echo "    $l"; done; fail=$((fail + 1)); }
+. "$(dirname "$0")/../lib.sh"
 check() {
 	if [ "$2" -eq "$3" ]; then ok "$1"; else bad "$1" "exit $2, expected $3" "$(tail -8 "$tmp/log")"; fi
 }
@@ -50,5 +47,4 @@ fi
 "$aotc" tune "$here/extern_cublas.cu" --arch sm90 --compile-only -j 2 >"$tmp/log" 2>&1
 has "rerun: all from the cache" "(4 from cache)"
 
-echo "$pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+finish

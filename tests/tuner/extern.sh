@@ -11,10 +11,7 @@ here=$root/tests/tuner
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 export AOTC_CACHE_DIR="$tmp/cache" AOTC_HOST_FLUSH_BYTES=65536
-pass=0
-fail=0
-ok() { echo "PASS $1"; pass=$((pass + 1)); }
-bad() { echo "FAIL $1"; shift; for l in "$@"; do echo "    $l"; done; fail=$((fail + 1)); }
+. "$(dirname "$0")/../lib.sh"
 check() {
 	if [ "$2" -eq "$3" ]; then ok "$1"; else bad "$1" "exit $2, expected $3" "$(tail -8 "$tmp/log")"; fi
 }
@@ -173,5 +170,4 @@ sed 's/"m"$/"-lm"/' "$tmp/ir.json" >"$tmp/bad.ir.json"
 check "IR: a library that is no identifier refused (exit 1)" $? 1
 has "IR: the library named" "externs\[1\].libs\[0\]"
 
-echo "$pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+finish

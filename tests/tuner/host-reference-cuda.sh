@@ -12,10 +12,7 @@ src=$root/tests/tuner/host_reference.cu
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 export AOTC_CACHE_DIR="$tmp/cache"
-pass=0
-fail=0
-ok() { echo "PASS $1"; pass=$((pass + 1)); }
-bad() { echo "FAIL $1"; shift; for l in "$@"; do echo "    $l"; done; fail=$((fail + 1)); }
+. "$(dirname "$0")/../lib.sh"
 has() { # NAME PATTERN: the log has a line matching PATTERN
 	if grep -q -- "$2" "$tmp/log"; then ok "$1"; else bad "$1" "no line matching '$2'" "$(tail -8 "$tmp/log")"; fi
 }
@@ -80,5 +77,4 @@ has "rerun: the variants from the cache" "(6 from cache)"
 [ -n "$so" ] && [ "$(ls -i "$so")" = "$before" ] && [ "$(ls "$tmp"/cache/*.bin | wc -l)" -eq 7 ] &&
 	ok "rerun: the reference from the cache too" || bad "rerun: the reference was compiled again" "$(ls -i "$tmp/cache")"
 
-echo "$pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+finish

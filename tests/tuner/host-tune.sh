@@ -9,11 +9,8 @@ here=$root/tests/tuner
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 export AOTC_CACHE_DIR="$tmp/cache"
-pass=0
-fail=0
 
-ok() { echo "PASS $1"; pass=$((pass + 1)); }
-bad() { echo "FAIL $1"; shift; for l in "$@"; do echo "    $l"; done; fail=$((fail + 1)); }
+. "$(dirname "$0")/../lib.sh"
 
 # check NAME STATUS WANT: exit status as wanted.
 check() {
@@ -138,5 +135,4 @@ for f in "$tmp"/db5/*.json; do printf '{"aotc_db": 1, "kernel": ' >"$f"; done
 check "corrupt database: exit 3" $? 3
 grep -q "invalid tuning database" "$tmp/log" && ok "corrupt database: says so" || bad "corrupt database message" "$(cat "$tmp/log")"
 
-echo "$pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+finish

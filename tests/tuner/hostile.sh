@@ -22,10 +22,7 @@ cd "$tmp" || exit 1
 export AOTC_CACHE_DIR=cache
 export TMPDIR="$tmp/scratch"
 mkdir "$TMPDIR"
-pass=0
-fail=0
-ok() { echo "PASS $1"; pass=$((pass + 1)); }
-bad() { echo "FAIL $1"; shift; for l in "$@"; do echo "    $l"; done; fail=$((fail + 1)); }
+. "$(dirname "$0")/../lib.sh"
 
 # --- a seed that puts an innocent right after each hostile variant ------------
 "$aotc" parse "$src" >hostile.ir.json 2>log || { bad "parse" "$(tail -5 log)"; exit 1; }
@@ -99,7 +96,7 @@ PY
 	if [ -z "$why" ]; then
 		ok "hostile: each planted variant fails with its note, every innocent is ok on every shape (seed $seed)"
 	else
-		bad "hostile: statuses (seed $seed; rerun: cd $tmp && $aotc tune $src --kernel hostile --arch host --seed $seed --verbose)" "$why"
+		bad "hostile: statuses (seed $seed; rerun: cd $tmp && $aotc_real tune $src --kernel hostile --arch host --seed $seed --verbose)" "$why"
 	fi
 fi
 
@@ -178,5 +175,4 @@ PY
 [ $rc -eq 0 ] && [ -z "$why" ] && ok "memory: a variant refused on one shape is measured on the others" ||
 	bad "memory: per variant" "exit $rc" "$why" "$(tail -3 log3)"
 
-echo "$pass passed, $fail failed"
-[ $fail -eq 0 ]
+finish

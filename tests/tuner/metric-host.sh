@@ -13,18 +13,14 @@ case $root in /*) ;; *) root=$(pwd)/$root ;; esac
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 export AOTC_CACHE_DIR="$tmp/cache"
-pass=0
-fail=0
-ok() { echo "PASS $1"; pass=$((pass + 1)); }
-bad() { echo "FAIL $1"; shift; for f in "$@"; do sed 's/^/    /' "$f" | head -20; done; fail=$((fail + 1)); }
+. "$(dirname "$0")/../lib.sh"
 
 cp "$root/tests/tuner/metric_host.cpp" "$tmp/metric_host.cpp"
 if "$aotc" tune "$tmp/metric_host.cpp" --arch host --db "$tmp/db" >"$tmp/tune.log" 2>&1; then
 	ok "tune"
 else
-	bad "tune (rerun: $aotc tune tests/tuner/metric_host.cpp --arch host)" "$tmp/tune.log"
-	echo "$pass passed, $fail failed"
-	exit 1
+	bad "tune" "$tmp/tune.log"
+	finish
 fi
 
 for k in scale reps; do
@@ -173,5 +169,4 @@ PY
 then ok "IR JSON: the metric read back, bad ones refused"
 else bad "IR JSON: metric" "$tmp/why" "$tmp/ir.err"; fi
 
-echo "$pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+finish

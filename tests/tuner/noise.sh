@@ -19,12 +19,9 @@ trap cleanup EXIT
 trap 'exit 1' INT TERM
 # A small flush keeps the test short (the host's is twice the LLC otherwise).
 export AOTC_CACHE_DIR="$tmp/cache" AOTC_HOST_FLUSH_BYTES=4M
-pass=0
-fail=0
-ok() { echo "PASS $1"; pass=$((pass + 1)); }
-bad() { echo "FAIL $1"; shift; for l in "$@"; do echo "    $l"; done; fail=$((fail + 1)); }
+. "$(dirname "$0")/../lib.sh"
 kernel=$here/noise_host.cpp
-rerun() { echo "rerun: $aotc tune $kernel --arch host --db $1"; }
+rerun() { echo "rerun: $aotc_real tune $kernel --arch host --db $1"; }
 
 # Compiled once, before the load, so that only timing runs under it.
 "$aotc" tune "$kernel" --arch host --db "$tmp/warm" >"$tmp/log" 2>&1 ||
@@ -108,5 +105,4 @@ assert any(s["alternated"] > 0 for s in r["shapes"])
 "$aotc" report "$db" --format html >"$tmp/r.html" 2>&1 && grep -q "<th>noise</th>" "$tmp/r.html" &&
 	grep -q "rounds</td>" "$tmp/r.html" && ok "report: html" || bad "report: html" "$(grep -c noise "$tmp/r.html")"
 
-echo "$pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+finish

@@ -11,10 +11,7 @@ src=$root/templates/warptile_sgemm.cu
 data=$root/bench/search
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-pass=0
-fail=0
-ok() { echo "PASS $1"; pass=$((pass + 1)); }
-bad() { echo "FAIL $1"; shift; for l in "$@"; do echo "    $l"; done; fail=$((fail + 1)); }
+. "$(dirname "$0")/../lib.sh"
 
 "$aotc" __search-sim "$src" --arch sm90 --db "$data/exhaustive" --search model >"$tmp/sim" 2>&1 ||
 	bad "replay runs" "$(tail -5 "$tmp/sim")"
@@ -51,5 +48,4 @@ awk -v e="$ge" -v m="$gm" 'BEGIN { exit !(e != "" && m != "" && m <= e * 1.03) }
 	ok "the model search's dispatch within 3% of the exhaustive run's ($gm vs $ge)" ||
 	bad "dispatch from the model search" "model $gm, exhaustive $ge" "$(grep -A8 '^slowdown' "$tmp/rep-model")"
 
-echo "$pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+finish

@@ -13,11 +13,8 @@ trap 'rm -rf "$tmp"' EXIT
 export AOTC_CACHE_DIR="$tmp/cache"
 # These tests time nothing that matters: a small cache flush keeps them quick.
 export AOTC_HOST_FLUSH_BYTES=65536
-pass=0
-fail=0
 
-ok() { echo "PASS $1"; pass=$((pass + 1)); }
-bad() { echo "FAIL $1"; shift; for l in "$@"; do echo "    $l"; done; fail=$((fail + 1)); }
+. "$(dirname "$0")/../lib.sh"
 check() {
 	if [ "$2" -eq "$3" ]; then ok "$1"; else bad "$1" "exit $2, expected $3" "$(tail -5 "$tmp/log")"; fi
 }
@@ -229,5 +226,4 @@ check "dump: an unknown stage is a usage error" $? 2
 "$aotc" tune "$here/learn_host.cpp" --arch host --search random >"$tmp/log" 2>&1
 check "search: an unknown strategy is a usage error" $? 2
 
-echo "$pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+finish

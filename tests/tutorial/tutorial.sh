@@ -11,10 +11,7 @@ here=$root/tests/tutorial
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 export AOTC_CACHE_DIR="$tmp/cache"
-pass=0
-fail=0
-ok() { echo "PASS $1"; pass=$((pass + 1)); }
-bad() { echo "FAIL $1"; shift; for l in "$@"; do echo "    $l"; done; fail=$((fail + 1)); }
+. "$(dirname "$0")/../lib.sh"
 check() {
 	if [ "$2" -eq "$3" ]; then ok "$1"; else bad "$1" "exit $2, expected $3" "$(tail -8 "$tmp/log")"; fi
 }
@@ -75,5 +72,4 @@ check "the emitted .cu builds from a moved copy" $? 0
 	-o c.o) >"$tmp/log" 2>&1
 check "the emitted .c builds" $? 0
 
-echo "$pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+finish

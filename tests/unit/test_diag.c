@@ -6,21 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "check.h"
 #include "diag.h"
-
-static int passed, failed;
-
-#define CHECK_STR(got, want)                                                   \
-	do {                                                                   \
-		const char *g_ = (got), *w_ = (want);                          \
-		if (strcmp(g_, w_) == 0) {                                     \
-			passed++;                                              \
-		} else {                                                       \
-			failed++;                                              \
-			printf("%s:%d: %s:\n  got  \"%s\"\n  want \"%s\"\n",   \
-			       __FILE__, __LINE__, #got, g_, w_);              \
-		}                                                              \
-	} while (0)
 
 typedef struct capture {
 	diags d;
@@ -181,6 +168,5 @@ int main(void)
 	test_message_cut();
 	test_limit();
 	test_record();
-	printf("%d passed, %d failed\n", passed, failed);
-	return failed != 0;
+	return check_done();
 }

@@ -7,43 +7,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "check.h"
 #include "expr.h"
 
-static int passed, failed;
 static arena A;
-
-#define CHECK(cond) check((cond), __FILE__, __LINE__, "%s", #cond)
-#define CHECK_INT(got, want)                                                   \
-	do {                                                                   \
-		int64_t g_ = (got), w_ = (want);                               \
-		check(g_ == w_, __FILE__, __LINE__, "%s: got %" PRId64         \
-		      ", want %" PRId64, #got, g_, w_);                        \
-	} while (0)
-#define CHECK_STR(got, want)                                                   \
-	do {                                                                   \
-		const char *g_ = (got), *w_ = (want);                          \
-		check(g_ && strcmp(g_, w_) == 0, __FILE__, __LINE__,           \
-		      "%s:\n  got  \"%s\"\n  want \"%s\"", #got,               \
-		      g_ ? g_ : "(null)", w_);                                 \
-	} while (0)
-
-static void check(int ok, const char *file, int line, const char *fmt, ...)
-	__attribute__((format(printf, 4, 5)));
-
-static void check(int ok, const char *file, int line, const char *fmt, ...)
-{
-	if (ok) {
-		passed++;
-		return;
-	}
-	failed++;
-	va_list ap;
-	va_start(ap, fmt);
-	fprintf(stderr, "%s:%d: check failed: ", file, line);
-	vfprintf(stderr, fmt, ap);
-	fputc('\n', stderr);
-	va_end(ap);
-}
 
 /* ---- A scope and environments ------------------------------------------ */
 
@@ -143,19 +110,19 @@ static void check_eval(const char *file, int line, const char *src,
 {
 	parsed p = parse(src);
 	if (!p.e || p.errors) {
-		check(0, file, line, "'%s' does not parse:\n%s", src, p.out);
+		check_at(0, file, line, "'%s' does not parse:\n%s", src, p.out);
 		return;
 	}
 	int64_t v = 0;
 	eval_status s = expr_eval(p.e, &envs[0], &v);
 	if (s != st)
-		check(0, file, line, "'%s': status %s, want %s", src,
+		check_at(0, file, line, "'%s': status %s, want %s", src,
 		      eval_status_name(s), eval_status_name(st));
 	else if (st == EVAL_OK && v != want)
-		check(0, file, line, "'%s' = %" PRId64 ", want %" PRId64, src, v,
+		check_at(0, file, line, "'%s' = %" PRId64 ", want %" PRId64, src, v,
 		      want);
 	else
-		check(1, file, line, "%s", "");
+		check_at(1, file, line, "%s", "");
 }
 
 #define EV(src, want) check_eval(__FILE__, __LINE__, (src), EVAL_OK, (want))
@@ -170,7 +137,7 @@ static void check_diag(const char *file, int line, const char *src, int nerr,
 	char *want = arena_printf(&A, "t.cu:%s\n", first);
 	bool ok = p.e == NULL && p.errors == nerr && count_errors(p.out) == nerr
 	          && strncmp(p.out, want, strlen(want)) == 0;
-	check(ok, file, line, "'%s': want %d error(s) starting \"%s\", got %d%s:\n%s",
+	check_at(ok, file, line, "'%s': want %d error(s) starting \"%s\", got %d%s:\n%s",
 	      src, nerr, first, p.errors, p.e ? " and a tree" : "", p.out);
 }
 
@@ -291,7 +258,7 @@ static void test_lexer(void)
 		if (lits[i].msg) {
 			char *want = arena_printf(&A, "t.cu:1:1: error: %s\n",
 			                          lits[i].msg);
-			check(strncmp(buf, want, strlen(want)) == 0, __FILE__,
+			check_at(strncmp(buf, want, strlen(want)) == 0, __FILE__,
 			      __LINE__, "'%s' gives:\n%s", lits[i].src, buf);
 		}
 		free(buf);
@@ -873,14 +840,14 @@ static void test_print(void)
 		CHECK(q.e && q.errors == 0);
 		if (!q.e)
 			continue;
-		check(same_tree(p.e, q.e), __FILE__, __LINE__,
+		check_at(same_tree(p.e, q.e), __FILE__, __LINE__,
 		      "'%s' printed as '%s' parses differently", trips[i], s1);
 		CHECK_STR(print_str(q.e), s1);
 		for (size_t k = 0; k < COUNTOF(envs); k++) {
 			int64_t v1 = 0, v2 = 0;
 			eval_status s1s = expr_eval(p.e, &envs[k], &v1);
 			eval_status s2s = expr_eval(q.e, &envs[k], &v2);
-			check(s1s == s2s && (s1s != EVAL_OK || v1 == v2), __FILE__,
+			check_at(s1s == s2s && (s1s != EVAL_OK || v1 == v2), __FILE__,
 			      __LINE__, "'%s' vs '%s' in env %zu", trips[i], s1, k);
 		}
 	}
@@ -969,6 +936,5 @@ int main(void)
 	test_print();
 	test_print_c();
 	arena_finish(&A);
-	printf("%d passed, %d failed\n", passed, failed);
-	return failed != 0;
+	return check_done();
 }

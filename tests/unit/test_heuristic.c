@@ -4,22 +4,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "check.h"
 #include "heuristic.h"
 #include "costmodel.h"
-
-static int passed, failed;
-
-#define CHECK(cond, ...)                                                        \
-	do {                                                                    \
-		if (cond) {                                                     \
-			passed++;                                               \
-		} else {                                                        \
-			failed++;                                               \
-			printf("%s:%d: FAIL %s: ", __FILE__, __LINE__, #cond);  \
-			printf(__VA_ARGS__);                                    \
-			putchar('\n');                                          \
-		}                                                               \
-	} while (0)
 
 static uint64_t rng = 12345;
 
@@ -69,19 +56,19 @@ static void test_threshold(void)
 	hresult r;
 	h_build(&r, &m, &o);
 	const htree *t = &r.tree;
-	CHECK(htree_leaves(t) == 2, "%d leaves", htree_leaves(t));
-	CHECK(t->nodes[0].feature == 1, "split on feature %d", t->nodes[0].feature);
-	CHECK(t->nodes[0].threshold >= 17 && t->nodes[0].threshold < 18, "threshold %g",
+	CHECKF(htree_leaves(t) == 2, "%d leaves", htree_leaves(t));
+	CHECKF(t->nodes[0].feature == 1, "split on feature %d", t->nodes[0].feature);
+	CHECKF(t->nodes[0].threshold >= 17 && t->nodes[0].threshold < 18, "threshold %g",
 	      t->nodes[0].threshold);
 	const hnode *l = &t->nodes[t->nodes[0].left], *rr = &t->nodes[t->nodes[0].right];
-	CHECK(l->order[0] == 0 && rr->order[0] == 1, "leaves pick %d and %d", l->order[0], rr->order[0]);
-	CHECK(r.nsubset == 2, "%d variants chosen", r.nsubset);
-	CHECK(fabs(r.train[SEL_TREE].geomean - 1) < 1e-9, "training geomean %g",
+	CHECKF(l->order[0] == 0 && rr->order[0] == 1, "leaves pick %d and %d", l->order[0], rr->order[0]);
+	CHECKF(r.nsubset == 2, "%d variants chosen", r.nsubset);
+	CHECKF(fabs(r.train[SEL_TREE].geomean - 1) < 1e-9, "training geomean %g",
 	      r.train[SEL_TREE].geomean);
 	/* Held out, a fold may miss the shapes next to the threshold and put
 	 * it one off: at most a few of the 40 shapes pay 2x. */
-	CHECK(r.heldout[SEL_TREE].geomean < 1.06, "held-out geomean %g", r.heldout[SEL_TREE].geomean);
-	CHECK(r.train[SEL_SINGLE].geomean > 1.3, "single variant geomean %g", r.train[SEL_SINGLE].geomean);
+	CHECKF(r.heldout[SEL_TREE].geomean < 1.06, "held-out geomean %g", r.heldout[SEL_TREE].geomean);
+	CHECKF(r.train[SEL_SINGLE].geomean > 1.3, "single variant geomean %g", r.train[SEL_SINGLE].geomean);
 	hresult_finish(&r);
 	hmatrix_finish(&m);
 }
@@ -103,8 +90,8 @@ static void test_noise(void)
 	hoptions_default(&o);
 	hresult r;
 	h_build(&r, &m, &o);
-	CHECK(htree_leaves(&r.tree) == 1, "%d leaves from noise", htree_leaves(&r.tree));
-	CHECK(r.heldout[SEL_TREE].geomean < 1.01, "held-out geomean %g", r.heldout[SEL_TREE].geomean);
+	CHECKF(htree_leaves(&r.tree) == 1, "%d leaves from noise", htree_leaves(&r.tree));
+	CHECKF(r.heldout[SEL_TREE].geomean < 1.01, "held-out geomean %g", r.heldout[SEL_TREE].geomean);
 	hresult_finish(&r);
 	hmatrix_finish(&m);
 }
@@ -133,11 +120,11 @@ static void test_fallback(void)
 		int v = htree_choose(&r.tree, &m.feat[s], &m.valid[s * 2]);
 		bad += v < 0 || !m.valid[s * 2 + v] || v != (s % 2 ? 1 : 0);
 	}
-	CHECK(bad == 0, "%d shapes chose wrong or invalid", bad);
+	CHECKF(bad == 0, "%d shapes chose wrong or invalid", bad);
 	bool none[2] = {false, false};
 	double x = 3;
-	CHECK(htree_choose(&r.tree, &x, none) == -1, "a choice with nothing valid");
-	CHECK(r.train[SEL_TREE].misses == 0 && r.heldout[SEL_TREE].misses == 0, "misses");
+	CHECKF(htree_choose(&r.tree, &x, none) == -1, "a choice with nothing valid");
+	CHECKF(r.train[SEL_TREE].misses == 0 && r.heldout[SEL_TREE].misses == 0, "misses");
 	hresult_finish(&r);
 	hmatrix_finish(&m);
 }
@@ -161,16 +148,16 @@ static void test_subset(void)
 	for (int i = 0; i < 30; i++)
 		all[i] = i;
 	int n = h_select_subset(&m, all, 30, 8, 1.0, out);
-	CHECK(n == 2 && ((out[0] == 3 && out[1] == 7) || (out[0] == 7 && out[1] == 3)),
+	CHECKF(n == 2 && ((out[0] == 3 && out[1] == 7) || (out[0] == 7 && out[1] == 3)),
 	      "subset of %d: %d %d", n, out[0], n > 1 ? out[1] : -1);
 	n = h_select_subset(&m, all, 30, 1, 1.0, out);
-	CHECK(n == 1, "max_variants 1 gave %d", n);
+	CHECKF(n == 1, "max_variants 1 gave %d", n);
 	hoptions o;
 	hoptions_default(&o);
 	hresult r;
 	h_build(&r, &m, &o);
-	CHECK(r.uncovered == 1, "%d uncovered", r.uncovered);
-	CHECK(r.train[SEL_TREE].geomean < 1 + 1e-9, "train geomean %g", r.train[SEL_TREE].geomean);
+	CHECKF(r.uncovered == 1, "%d uncovered", r.uncovered);
+	CHECKF(r.train[SEL_TREE].geomean < 1 + 1e-9, "train geomean %g", r.train[SEL_TREE].geomean);
 	hresult_finish(&r);
 	hmatrix_finish(&m);
 }
@@ -201,8 +188,8 @@ static void test_deterministic(void)
 		hresult_finish(&r);
 		hmatrix_finish(&m);
 	}
-	CHECK(strcmp(a.data, b.data) == 0, "two runs differ");
-	CHECK(strstr(a.data, "if (f0 <=") != NULL, "no split on the informative feature:\n%s", a.data);
+	CHECKF(strcmp(a.data, b.data) == 0, "two runs differ");
+	CHECKF(strstr(a.data, "if (f0 <=") != NULL, "no split on the informative feature:\n%s", a.data);
 	strbuf_finish(&a);
 	strbuf_finish(&b);
 }
@@ -271,11 +258,11 @@ static void test_breakpoint(void)
 	hoptions_default(&o);
 	hresult r;
 	h_build(&r, &m, &o);
-	CHECK(r.distilled, "not distilled");
+	CHECKF(r.distilled, "not distilled");
 	const htree *t = &r.tree;
-	CHECK(t->nnodes >= 3 && t->nodes[0].feature == 0, "no split at the root");
+	CHECKF(t->nnodes >= 3 && t->nodes[0].feature == 0, "no split at the root");
 	double th = t->nnodes ? t->nodes[0].threshold : 0;
-	CHECK(fabs(th - 1900) <= 190, "threshold %.0f, not within 10%% of 1900", th);
+	CHECKF(fabs(th - 1900) <= 190, "threshold %.0f, not within 10%% of 1900", th);
 	hresult_finish(&r);
 	hmatrix_finish(&m);
 }
@@ -295,7 +282,7 @@ static void test_noise_distilled(void)
 	hoptions_default(&o);
 	hresult r;
 	h_build(&r, &m, &o);
-	CHECK(r.distilled && htree_leaves(&r.tree) == 1, "%d leaves on noise", htree_leaves(&r.tree));
+	CHECKF(r.distilled && htree_leaves(&r.tree) == 1, "%d leaves on noise", htree_leaves(&r.tree));
 	hresult_finish(&r);
 	hmatrix_finish(&m);
 }
@@ -327,8 +314,8 @@ static void test_two_regimes(void)
 		if (got != want && fabs(f / 1333.3 - 1) > 0.1)
 			wrong++;
 	}
-	CHECK(wrong == 0, "%d dense shapes routed against the rule", wrong);
-	CHECK(htree_leaves(&r.tree) == 2, "%d leaves", htree_leaves(&r.tree));
+	CHECKF(wrong == 0, "%d dense shapes routed against the rule", wrong);
+	CHECKF(htree_leaves(&r.tree) == 2, "%d leaves", htree_leaves(&r.tree));
 	hresult_finish(&r);
 	hmatrix_finish(&m);
 }
@@ -359,22 +346,22 @@ static void test_weights(void)
 		for (int s = 0; s < 40; s++)
 			shapes[s] = s;
 		int n = h_select_subset(&m, shapes, 40, 1, 1.0, &pick);
-		CHECK(n == 1 && pick == weighted, "weighted %d: subset of one is variant %d", weighted, pick);
+		CHECKF(n == 1 && pick == weighted, "weighted %d: subset of one is variant %d", weighted, pick);
 		hoptions o;
 		hoptions_default(&o);
 		hresult r;
 		h_build(&r, &m, &o);
-		CHECK(r.single == weighted, "weighted %d: best single variant %d", weighted, r.single);
-		CHECK(r.weighted == (weighted != 0), "weighted %d: r.weighted %d", weighted, r.weighted);
+		CHECKF(r.single == weighted, "weighted %d: best single variant %d", weighted, r.single);
+		CHECKF(r.weighted == (weighted != 0), "weighted %d: r.weighted %d", weighted, r.weighted);
 		/* single variant 1 pays 1.5x on 30 shapes of weight ~0.004 */
 		if (weighted)
-			CHECK(r.train_w[SEL_SINGLE] < 1.01 && r.train[SEL_SINGLE].geomean > 1.3,
+			CHECKF(r.train_w[SEL_SINGLE] < 1.01 && r.train[SEL_SINGLE].geomean > 1.3,
 			      "weighted geomean %g, plain %g", r.train_w[SEL_SINGLE], r.train[SEL_SINGLE].geomean);
 		else
-			CHECK(r.train_w[SEL_SINGLE] == r.train[SEL_SINGLE].geomean, "unweighted figures differ");
+			CHECKF(r.train_w[SEL_SINGLE] == r.train[SEL_SINGLE].geomean, "unweighted figures differ");
 		/* Weighted, splitting off the light shapes gains less than
 		 * min_gain asks: the tree may stay one leaf of variant 1. */
-		CHECK(r.train_w[SEL_TREE] < 1.01 && r.train_w[SEL_TREE] <= r.train_w[SEL_SINGLE] + 1e-12,
+		CHECKF(r.train_w[SEL_TREE] < 1.01 && r.train_w[SEL_TREE] <= r.train_w[SEL_SINGLE] + 1e-12,
 		      "weighted %d: the tree's training geomean %g", weighted, r.train_w[SEL_TREE]);
 		hresult_finish(&r);
 		hmatrix_finish(&m);
@@ -408,8 +395,8 @@ static void test_local_win(void)
 	htree_fit(&t, &m, shapes, 400, subset, 2, &p);
 	bool valid[2] = {true, true};
 	double x1 = 3, x2 = 200;
-	CHECK(htree_leaves(&t) == 2, "%d leaves: the local win was refused", htree_leaves(&t));
-	CHECK(htree_choose(&t, &x1, valid) == 1 && htree_choose(&t, &x2, valid) == 0, "routes x=3 to %d, x=200 to %d",
+	CHECKF(htree_leaves(&t) == 2, "%d leaves: the local win was refused", htree_leaves(&t));
+	CHECKF(htree_choose(&t, &x1, valid) == 1 && htree_choose(&t, &x2, valid) == 0, "routes x=3 to %d, x=200 to %d",
 	      htree_choose(&t, &x1, valid), htree_choose(&t, &x2, valid));
 	htree_finish(&t);
 	hmatrix_finish(&m);
@@ -443,9 +430,9 @@ static void test_small_grid(void)
 	hoptions_default(&o);
 	hresult r;
 	h_build(&r, &m, &o);
-	CHECK(r.fold_by == H_FOLDS_SHAPE && r.folds == 12, "folds by %s, %d of them", h_folds_name(r.fold_by), r.folds);
-	CHECK(r.heldout[SEL_TREE].geomean < 1.001, "held-out geomean %.3f: no split learnt", r.heldout[SEL_TREE].geomean);
-	CHECK(r.train[SEL_TREE].geomean < 1.001, "training geomean %.3f", r.train[SEL_TREE].geomean);
+	CHECKF(r.fold_by == H_FOLDS_SHAPE && r.folds == 12, "folds by %s, %d of them", h_folds_name(r.fold_by), r.folds);
+	CHECKF(r.heldout[SEL_TREE].geomean < 1.001, "held-out geomean %.3f: no split learnt", r.heldout[SEL_TREE].geomean);
+	CHECKF(r.train[SEL_TREE].geomean < 1.001, "training geomean %.3f", r.train[SEL_TREE].geomean);
 	hresult_finish(&r);
 	hmatrix_finish(&m);
 }
@@ -469,13 +456,13 @@ static void test_subset_by_cv(void)
 	int shapes[60], out[3];
 	for (int s = 0; s < 60; s++)
 		shapes[s] = s;
-	CHECK(h_select_subset(&m, shapes, 60, 3, 1.02, out) == 1, "a goal of 1.02 keeps more than one variant");
+	CHECKF(h_select_subset(&m, shapes, 60, 3, 1.02, out) == 1, "a goal of 1.02 keeps more than one variant");
 	hoptions o;
 	hoptions_default(&o);
 	hresult r;
 	h_build(&r, &m, &o);
-	CHECK(r.nsubset >= 2 && r.nvar >= 2, "%d variants chosen", r.nsubset);
-	CHECK(r.train[SEL_TREE].geomean < 1.001 && r.heldout[SEL_TREE].geomean < 1.005,
+	CHECKF(r.nsubset >= 2 && r.nvar >= 2, "%d variants chosen", r.nsubset);
+	CHECKF(r.train[SEL_TREE].geomean < 1.001 && r.heldout[SEL_TREE].geomean < 1.005,
 	      "training %.4f, held-out %.4f", r.train[SEL_TREE].geomean, r.heldout[SEL_TREE].geomean);
 	hresult_finish(&r);
 	hmatrix_finish(&m);
@@ -495,6 +482,5 @@ int main(void)
 	test_fallback();
 	test_subset();
 	test_deterministic();
-	printf("%d passed, %d failed\n", passed, failed);
-	return failed != 0;
+	return check_done();
 }

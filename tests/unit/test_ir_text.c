@@ -5,18 +5,14 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "check.h"
 #include "ir.h"
 
-static int passed, failed;
+#define expect(got, want, what, s) expect_at(__LINE__, (got), (want), (what), (s))
 
-static void expect(bool got, bool want, const char *what, const char *s)
+static void expect_at(int line, bool got, bool want, const char *what, const char *s)
 {
-	if (got == want) {
-		passed++;
-		return;
-	}
-	failed++;
-	printf("FAIL %s(\"%s\"): got %s\n", what, s, got ? "true" : "false");
+	check_at(got == want, __FILE__, line, "%s(\"%s\"): got %s", what, s, got ? "true" : "false");
 }
 
 int main(void)
@@ -111,6 +107,5 @@ int main(void)
 	expect(metric_unit_from_name("FLOP") == METRIC_FLOP && metric_unit_from_name("B") == METRIC_BYTES &&
 	               metric_unit_from_name("FLOPS") == METRIC_NONE && metric_unit_from_name("") == METRIC_NONE,
 	       true, "metric_unit_from_name", "FLOP, B, FLOPS, ''");
-	printf("%d passed, %d failed\n", passed, failed);
-	return failed != 0;
+	return check_done();
 }

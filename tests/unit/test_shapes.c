@@ -7,22 +7,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "check.h"
 #include "diag.h"
 #include "ir.h"
 #include "shapes.h"
 #include "util.h"
 
-static int passed, failed;
-
-static void check(int ok, const char *what)
-{
-	if (ok) {
-		passed++;
-		return;
-	}
-	failed++;
-	printf("FAIL %s\n", what);
-}
+#define check(ok, what) CHECKF((ok), "%s", (what))
 
 /* The distinct values of shape argument a, ascending, into out; the count. */
 static int values_of(const shape_set *s, int a, int64_t *out)
@@ -114,6 +105,5 @@ int main(int argc, char **argv)
 	shape_set_finish(&c);
 	ir_module_destroy(m);
 	diags_finish(&d);
-	printf("%d passed, %d failed\n", passed, failed);
-	return failed ? 1 : 0;
+	return check_done();
 }

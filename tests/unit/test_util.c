@@ -9,19 +9,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "check.h"
 #include "util.h"
 
-static int passed, failed;
-
-static void check(int ok, const char *what)
-{
-	if (ok) {
-		passed++;
-		return;
-	}
-	failed++;
-	printf("FAIL %s (errno %s)\n", what, strerror(errno));
-}
+/* what holds; errno is shown if not (errors of the calls under test). */
+#define check(ok, what) CHECKF((ok), "%s (errno %s)", (what), strerror(errno))
 
 static bool is_dir(const char *p)
 {
@@ -111,6 +103,5 @@ int main(void)
 	snprintf(p, sizeof p, "rm -rf '%s'", tmp);
 	if (system(p) != 0)
 		printf("cannot remove %s\n", tmp);
-	printf("%d passed, %d failed\n", passed, failed);
-	return failed != 0;
+	return check_done();
 }
