@@ -312,7 +312,7 @@ static bool load_manifest(entry *e, const char *dir, const char *name, const cha
 	/* Names are emit's, derived from kernel and arch: a manifest that
 	 * says otherwise was not written by it, or was renamed. */
 	char tag[64];
-	emit_arch_tag(arch, tag, sizeof tag);
+	emit_arch_tag(e->ai, tag, sizeof tag);
 	strbuf base, want;
 	strbuf_init(&base);
 	strbuf_init(&want);

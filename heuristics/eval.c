@@ -175,14 +175,14 @@ aotc_status eval_kernel(const aotc_module *m, const kernel *k, const tune_option
 		db_key key = dbset_key(k);
 		int before = db ? db->nmeas : AOTC_OK;
 		char *old = db ? xstrdup(db->source_hash) : NULL;
-		if (a && !strcmp(a, o->arch) && before && db_drop_stale(db, &key, m->source_hash, NULL) == before) {
+		if (a && !strcmp(a, o->arch->name) && before && db_drop_stale(db, &key, m->source_hash, NULL) == before) {
 			/* all of another version: the check below says so */
 			free(db->source_hash);
 			db->source_hash = old;
 			old = NULL;
 		}
 		free(old);
-		if (a && !strcmp(a, o->arch))
+		if (a && !strcmp(a, o->arch->name))
 			test = db;
 		else
 			db_close(db);
@@ -197,7 +197,7 @@ aotc_status eval_kernel(const aotc_module *m, const kernel *k, const tune_option
 	}
 	dbset_free_paths(paths);
 	if (!have_device && !o->quiet)
-		fprintf(stderr, "aotc: no %s device here: evaluating the measurements in %s\n", o->arch,
+		fprintf(stderr, "aotc: no %s device here: evaluating the measurements in %s\n", o->arch->name,
 		        test->path);
 	train = dbset_load(o->db_dir, k, o->arch, m->source_hash, m->file, NULL, d);
 	if (!train) {
@@ -213,7 +213,7 @@ aotc_status eval_kernel(const aotc_module *m, const kernel *k, const tune_option
 		                 "%s was measured from another version of %s (source hash %.8s, the training database "
 		                 "%s %.8s): measure the held-out shapes again with aotc eval where a %s device is, or "
 		                 "put in %s the held-out database measured from this source",
-		                 test->path, m->file, test->source_hash, train->path, train->source_hash, o->arch, dir);
+		                 test->path, m->file, test->source_hash, train->path, train->source_hash, o->arch->name, dir);
 		status = AOTC_ENVIRONMENT;
 		goto out;
 	}

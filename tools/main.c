@@ -1,19 +1,19 @@
-/* The aotc driver. Each subcommand is one function that runs the pipeline
- * stages it needs, in order:
+/* The aotc driver: the commands, and for each the pipeline stages it runs,
+ * in order:
  *
  *   parse -> enumerate -> compile -> measure -> heuristic -> emit
  *
  * `aotc parse` dumps the IR after the first stage and `aotc configs` after
- * the second. */
+ * the second; `aotc tune --dump STAGE` the tuner's stages. Every command
+ * returns an aotc_status; main() alone makes it the exit status. */
 #include <errno.h>
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "db.h"
 #include "dbset.h"
+#include "dispatch_check.h"
 #include "emit.h"
 #include "eval.h"
 #include "frontend.h"
@@ -23,20 +23,16 @@
 #include "link.h"
 #include "options.h"
 #include "report.h"
-#include "text.h"
-#include "shapes.h"
 #include "simulate.h"
 #include "ir.h"
 #include "tune.h"
 #include "util.h"
 #include "worker.h"
 
-
-
 /* What each subcommand runs; its options and help are in tools/options.c. */
 typedef struct command {
 	const char *name;
-	int (*run)(options *o, diags *d);
+	aotc_status (*run)(options *o, diags *d);
 } command;
 
 /* ---- Shared steps -------------------------------------------------------- */
@@ -93,9 +89,202 @@ static bool kernel_selected(const options *o, const aotc_module *m, diags *d)
 	return true;
 }
 
-/* ---- Subcommands --------------------------------------------------------- */
+/* What the tuner takes of the options. */
+static tune_options tuning(const options *o)
+{
+	static const search_kind searches[] = {
+		[OPTIONS_SEARCH_AUTO] = SEARCH_AUTO, [OPTIONS_SEARCH_EXHAUSTIVE] = SEARCH_EXHAUSTIVE,
+		[OPTIONS_SEARCH_MODEL] = SEARCH_MODEL,
+	};
+	static const tune_dump dumps[] = {
+		[OPTIONS_DUMP_NONE] = TUNE_DUMP_NONE, [OPTIONS_DUMP_CONFIGS] = TUNE_DUMP_CONFIGS,
+		[OPTIONS_DUMP_COMPILE] = TUNE_DUMP_COMPILE, [OPTIONS_DUMP_SCHEDULE] = TUNE_DUMP_SCHEDULE,
+	};
+	return (tune_options){
+		.arch = o->arch, .db_dir = o->db_dir, .shapes_file = o->shapes,
+		.budget_s = o->budget_s, .jobs = o->jobs, .seed = (uint64_t)o->seed,
+		.search = searches[o->search], .dump = dumps[o->dump],
+		.shard = o->nshards ? o->shard : 1, .nshards = o->nshards ? o->nshards : 1,
+		.quiet = o->quiet, .verbose = o->verbose,
+		.include_dirs = o->includes, .ninclude_dirs = o->nincludes,
+		.defines = o->defines, .ndefines = o->ndefines,
+	};
+}
 
-static int cmd_parse(options *o, diags *d)
+static void heuristic_options(const options *o, hoptions *ho)
+{
+	hoptions_default(ho);
+	ho->seed = (uint64_t)o->seed;
+	if (o->max_variants)
+		ho->max_variants = o->max_variants;
+	if (o->goal > 0)
+		ho->goal = o->goal;
+}
+
+/* What learning the dispatch takes of the options. */
+static learn_options learning(const options *o)
+{
+	learn_options lo = {.db_dir = o->db_dir, .arch = o->arch, .file = o->file,
+	                    .defines = o->defines, .ndefines = o->ndefines, .verbose = o->verbose};
+	heuristic_options(o, &lo.ho);
+	return lo;
+}
+
+/* A stage run on each kernel a command works on. */
+typedef aotc_status (*kernel_stage)(options *o, const aotc_module *m, const kernel *k, diags *d);
+
+/* Runs stage on each kernel of --file that --kernel selects (without
+ * --kernel, those that fit --arch: a file with CUDA and host kernels tunes
+ * those of the architecture), until one fails. With derive, each kernel
+ * gets its derived features first: the dispatch tree may split on them
+ * (where the kernel names none), computed alike when learning and in the
+ * emitted select(). saved_ir: as load_module. */
+static aotc_status per_kernel(options *o, diags *d, bool saved_ir, bool derive, kernel_stage stage)
+{
+	aotc_module *m = load_module(o, saved_ir, d);
+	if (!m)
+		return AOTC_DIAGNOSED;
+	if (!kernel_selected(o, m, d)) {
+		ir_module_destroy(m);
+		return AOTC_USAGE;
+	}
+	bool host = o->arch->kind == ARCH_HOST;
+	aotc_status status = AOTC_OK;
+	int tuned = 0;
+	for (int i = 0; i < m->nkernels && status == AOTC_OK; i++) {
+		kernel *k = &m->kernels[i];
+		if (!ir_kernel_selected(k, o->kernel) || (!o->kernel && k->is_global == host))
+			continue;
+		if (derive)
+			ir_derive_features(m, k);
+		status = stage(o, m, k, d);
+		tuned++;
+	}
+	if (tuned == 0) {
+		diag_plain_error(d, "no kernel in '%s' is a %s kernel (use --kernel to name one)", o->file,
+		                 host ? "host" : "__global__");
+		status = AOTC_DIAGNOSED;
+	}
+	ir_module_destroy(m);
+	return status;
+}
+
+/* ---- The stages, per kernel ------------------------------------------------ */
+
+/* tune: compile, measure, record (or, --compile-only, compile alone). */
+static aotc_status tune_stage(options *o, const aotc_module *m, const kernel *k, diags *d)
+{
+	tune_options to = tuning(o);
+	return o->compile_only ? tune_compile_only(m, k, &to, d) : tune_kernel(m, k, &to, NULL, d);
+}
+
+/* Where there is a device of --arch, tune; where there is none, the
+ * database is reused, saying so. Any other failure is the tune's, told
+ * once. */
+static aotc_status tune_or_reuse(options *o, const aotc_module *m, const kernel *k, diags *d)
+{
+	tune_options to = tuning(o);
+	diags held;
+	diags_init_buffered(&held);
+	held.quiet_warnings = d->quiet_warnings;
+	bool no_device = false;
+	aotc_status status = tune_kernel(m, k, &to, &no_device, &held);
+	if (status == AOTC_ENVIRONMENT && no_device) {
+		if (!o->quiet)
+			fprintf(stderr, "aotc: no %s device here: emitting from the tuning database in %s/\n",
+			        o->arch->name, o->db_dir);
+		status = AOTC_OK;
+	} else {
+		diags_flush(&held, stderr);
+		d->errors += held.errors;
+		d->warnings += held.warnings;
+	}
+	diags_finish(&held);
+	return status;
+}
+
+/* heuristic -> emit: the dispatch learnt (or the saved one), then the
+ * files, and a line saying what was emitted. */
+static aotc_status emit_stage(options *o, const aotc_module *m, const kernel *k, diags *d)
+{
+	learn_options lo = learning(o);
+	dispatch dp;
+	bool loaded = false;
+	aotc_status status = dispatch_learn_or_load(m, k, &lo, &dp, &loaded, NULL, d);
+	if (status)
+		return status;
+	emit_input in = {.m = m, .k = k, .arch = o->arch, .dp = &dp, .out_dir = o->out_dir,
+	                 .include_as = o->include_as};
+	status = emit_files(&in, d);
+	if (status == AOTC_OK && !o->quiet) {
+		char tag[64];
+		emit_arch_tag(o->arch, tag, sizeof tag);
+		char from[64] = "";
+		if (dp.from.merged > 1)
+			snprintf(from, sizeof from, " and %d more database%s", dp.from.merged - 1,
+			         dp.from.merged == 2 ? "" : "s");
+		printf("aotc: emitted %s/_aot_%s_%s.{c,h,%s} from %s%s%s: %d variant%s, tree depth %d; "
+		       "slowdown vs best: training %.3f (worst %.3f), held-out %.3f (worst %.3f)\n",
+		       o->out_dir, k->id, tag, emit_launcher_ext(o->arch), dp.from.db ? dp.from.db : "?", from,
+		       loaded ? " (the saved dispatch)" : "", dp.nvariants, dp.nvariants == 1 ? "" : "s",
+		       dispatch_depth(&dp), dp.fig.train.geomean, dp.fig.train.worst, dp.fig.heldout.geomean,
+		       dp.fig.heldout.worst);
+	}
+	dispatch_finish(&dp);
+	return status;
+}
+
+/* compile: tune (or reuse the database), then emit. */
+static aotc_status compile_stage(options *o, const aotc_module *m, const kernel *k, diags *d)
+{
+	aotc_status status = tune_or_reuse(o, m, k, d);
+	return status ? status : emit_stage(o, m, k, d);
+}
+
+/* eval: the emitted choice against every variant on held-out shapes. */
+static aotc_status eval_stage(options *o, const aotc_module *m, const kernel *k, diags *d)
+{
+	tune_options to = tuning(o);
+	hoptions ho;
+	heuristic_options(o, &ho);
+	return eval_kernel(m, k, &to, &ho, d);
+}
+
+/* __dispatch-check: the dispatch's answers (heuristics/dispatch_check.h)
+ * on the database's shapes and many others. */
+static aotc_status check_stage(options *o, const aotc_module *m, const kernel *k, diags *d)
+{
+	learn_options lo = learning(o);
+	dispatch dp;
+	bool loaded;
+	aotc_status status = dispatch_learn_or_load(m, k, &lo, &dp, &loaded, NULL, d);
+	if (status)
+		return status;
+	/* the database's shapes to ask it about (not how it was learnt) */
+	diags quiet;
+	diags_init_buffered(&quiet);
+	tune_db *db = dbset_load(o->db_dir, k, o->arch, m->source_hash, o->file, NULL, &quiet);
+	diags_finish(&quiet);
+	if (db)
+		dispatch_check_write(stdout, &dp, k, db, o->seed);
+	dispatch_finish(&dp);
+	db_close(db);
+	return db ? AOTC_OK : AOTC_ENVIRONMENT;
+}
+
+/* __search-sim: the search replayed on an exhaustive database. */
+static aotc_status simulate_stage(options *o, const aotc_module *m, const kernel *k, diags *d)
+{
+	tune_options to = tuning(o);
+	tune_db *db = dbset_load(o->db_dir, k, o->arch, m->source_hash, o->file, NULL, d);
+	aotc_status status = db ? tune_simulate(k, db, &to, o->out_given ? o->out_dir : NULL, d) : AOTC_ENVIRONMENT;
+	db_close(db);
+	return status;
+}
+
+/* ---- The commands -------------------------------------------------------- */
+
+static aotc_status cmd_parse(options *o, diags *d)
 {
 	aotc_module *m = load_module(o, false, d);
 	if (!m)
@@ -104,7 +293,7 @@ static int cmd_parse(options *o, diags *d)
 	fputs(json, stdout);
 	free(json);
 	ir_module_destroy(m);
-	return 0;
+	return AOTC_OK;
 }
 
 typedef struct print_ctx {
@@ -119,7 +308,7 @@ static bool print_config(void *ctx, const int64_t *values)
 	return true;
 }
 
-static int cmd_configs(options *o, diags *d)
+static aotc_status cmd_configs(options *o, diags *d)
 {
 	aotc_module *m = load_module(o, false, d);
 	if (!m)
@@ -143,310 +332,24 @@ static int cmd_configs(options *o, diags *d)
 		arena_finish(&scratch);
 	}
 	ir_module_destroy(m);
-	return 0;
+	return AOTC_OK;
 }
 
-enum { RUN_TUNE, RUN_EVAL, RUN_EMIT, RUN_COMPILE, RUN_CHECK, RUN_SIMULATE };
+static aotc_status cmd_tune(options *o, diags *d) { return per_kernel(o, d, false, false, tune_stage); }
+static aotc_status cmd_compile(options *o, diags *d) { return per_kernel(o, d, false, true, compile_stage); }
+static aotc_status cmd_emit(options *o, diags *d) { return per_kernel(o, d, true, true, emit_stage); }
+static aotc_status cmd_eval(options *o, diags *d) { return per_kernel(o, d, false, true, eval_stage); }
+static aotc_status cmd_check(options *o, diags *d) { return per_kernel(o, d, false, true, check_stage); }
+static aotc_status cmd_simulate(options *o, diags *d) { return per_kernel(o, d, false, true, simulate_stage); }
 
-static int emit_kernel(options *o, const aotc_module *m, const kernel *k, diags *d);
-static int dispatch_check(options *o, const aotc_module *m, const kernel *k, diags *d);
-static tune_db *find_db(const options *o, const aotc_module *m, const kernel *k, int *nmerged, diags *d);
-static void heuristic_options(const options *o, hoptions *ho);
-
-static int run_per_kernel(options *o, diags *d, int mode)
-{
-	aotc_module *m = load_module(o, mode == RUN_EMIT, d);
-	if (!m)
-		return AOTC_DIAGNOSED;
-	if (!kernel_selected(o, m, d)) {
-		ir_module_destroy(m);
-		return AOTC_USAGE;
-	}
-	tune_options to = {
-		.arch = o->arch, .db_dir = o->db_dir, .shapes_file = o->shapes,
-		.budget_s = o->budget_s, .jobs = o->jobs, .seed = (uint64_t)o->seed,
-		.search = !o->search ? SEARCH_AUTO : !strcmp(o->search, "model") ? SEARCH_MODEL : SEARCH_EXHAUSTIVE,
-		.shard = o->nshards ? o->shard : 1, .nshards = o->nshards ? o->nshards : 1,
-		.dump = !o->dump ? TUNE_DUMP_NONE : !strcmp(o->dump, "configs") ? TUNE_DUMP_CONFIGS
-		      : !strcmp(o->dump, "compile") ? TUNE_DUMP_COMPILE : TUNE_DUMP_SCHEDULE,
-		.quiet = o->quiet, .verbose = o->verbose,
-		.include_dirs = o->includes, .ninclude_dirs = o->nincludes,
-		.defines = o->defines, .ndefines = o->ndefines,
-	};
-	int status = 0, tuned = 0;
-	for (int i = 0; i < m->nkernels && status == 0; i++) {
-		const kernel *k = &m->kernels[i];
-		if (!ir_kernel_selected(k, o->kernel))
-			continue;
-		/* Without --kernel, a file with CUDA and host kernels tunes those
-		 * that fit the architecture. */
-		if (!o->kernel && k->is_global != (strcmp(o->arch, "host") != 0))
-			continue;
-		/* The dispatch tree may split on derived features (where the
-		 * kernel names none): they are computed alike when learning and
-		 * in the emitted select(). */
-		if (mode != RUN_TUNE)
-			ir_derive_features(m, &m->kernels[i]);
-		if (mode == RUN_EMIT) {
-			status = emit_kernel(o, m, k, d);
-		} else if (mode == RUN_SIMULATE) {
-			tune_db *db = find_db(o, m, k, NULL, d);
-			status = db ? tune_simulate(k, db, &to, o->out_given ? o->out_dir : NULL, d) : AOTC_ENVIRONMENT;
-			db_close(db);
-		} else if (mode == RUN_CHECK) {
-			status = dispatch_check(o, m, k, d);
-		} else if (mode == RUN_COMPILE) {
-			/* Tune where the device is; where there is none of
-			 * that architecture, re-emit from the database, saying
-			 * so. Any other failure is the tune's, told once. */
-			diags held;
-			diags_init_buffered(&held);
-			held.quiet_warnings = d->quiet_warnings;
-			bool no_device = false;
-			status = tune_kernel(m, k, &to, &no_device, &held);
-			if (status == AOTC_ENVIRONMENT && no_device) {
-				if (!o->quiet)
-					fprintf(stderr, "aotc: no %s device here: emitting from the tuning database in %s/\n",
-					        o->arch, o->db_dir);
-				status = 0;
-			} else {
-				diags_flush(&held, stderr);
-				d->errors += held.errors;
-				d->warnings += held.warnings;
-			}
-			diags_finish(&held);
-			if (status == 0)
-				status = emit_kernel(o, m, k, d);
-		} else if (mode == RUN_EVAL) {
-			hoptions ho;
-			heuristic_options(o, &ho);
-			status = eval_kernel(m, k, &to, &ho, d);
-		} else if (o->compile_only) {
-			status = tune_compile_only(m, k, &to, d);
-		} else {
-			status = tune_kernel(m, k, &to, NULL, d);
-		}
-		tuned++;
-	}
-	if (tuned == 0) {
-		diag_plain_error(d, "no kernel in '%s' is a %s kernel (use --kernel to name one)", o->file,
-		                 strcmp(o->arch, "host") ? "__global__" : "host");
-		status = AOTC_DIAGNOSED;
-	}
-	ir_module_destroy(m);
-	return status;
-}
-
-/* The databases for kernel k on --arch (tuner/dbset.h). */
-static tune_db *find_db(const options *o, const aotc_module *m, const kernel *k, int *nmerged, diags *d)
-{
-	return dbset_load(o->db_dir, k, o->arch, m->source_hash, o->file, nmerged, d);
-}
-
-static void heuristic_options(const options *o, hoptions *ho)
-{
-	hoptions_default(ho);
-	ho->seed = (uint64_t)o->seed;
-	if (o->max_variants)
-		ho->max_variants = o->max_variants;
-	if (o->goal > 0)
-		ho->goal = o->goal;
-}
-
-static learn_options learning(const options *o)
-{
-	learn_options lo = {.db_dir = o->db_dir, .arch = o->arch, .file = o->file,
-	                    .defines = o->defines, .ndefines = o->ndefines, .verbose = o->verbose};
-	heuristic_options(o, &lo.ho);
-	return lo;
-}
-
-static int emit_kernel(options *o, const aotc_module *m, const kernel *k, diags *d)
-{
-	learn_options lo = learning(o);
-	dispatch dp;
-	bool loaded = false;
-	int status = dispatch_learn_or_load(m, k, &lo, &dp, &loaded, NULL, d);
-	if (status)
-		return status;
-	emit_input in = {.m = m, .k = k, .arch = o->arch, .dp = &dp, .out_dir = o->out_dir,
-	                 .include_as = o->include_as};
-	status = emit_files(&in, d);
-	if (status == 0 && !o->quiet) {
-		char tag[64];
-		emit_arch_tag(o->arch, tag, sizeof tag);
-		char from[64] = "";
-		if (dp.from.merged > 1)
-			snprintf(from, sizeof from, " and %d more database%s", dp.from.merged - 1,
-			         dp.from.merged == 2 ? "" : "s");
-		printf("aotc: emitted %s/_aot_%s_%s.{c,h,%s} from %s%s%s: %d variant%s, tree depth %d; "
-		       "slowdown vs best: training %.3f (worst %.3f), held-out %.3f (worst %.3f)\n",
-		       o->out_dir, k->id, tag, emit_launcher_ext(o->arch), dp.from.db ? dp.from.db : "?", from,
-		       loaded ? " (the saved dispatch)" : "", dp.nvariants, dp.nvariants == 1 ? "" : "s",
-		       dispatch_depth(&dp), dp.fig.train.geomean, dp.fig.train.worst, dp.fig.heldout.geomean,
-		       dp.fig.heldout.worst);
-	}
-	dispatch_finish(&dp);
-	return status;
-}
-
-/* `aotc __dispatch-check FILE --arch A --db DB [--seed N]`: for the tests
- * that compile the emitted C, the dispatch's answers (heuristics/dispatch.h,
- * dispatch_select): for every database shape, 2000 random ones and the
- * extremes (INT64_MIN, around 2^31, 2^53 + 1, INT64_MAX, ...),
- * "select ARGS -> v", and for each emitted variant
- * "dims v INTS -> g0 g1 g2 b0 b1 b2 smem" (or "-> -1") from the IR
- * evaluator. Variants are numbered as in the emitted file (the dispatch's). */
-static int dispatch_check(options *o, const aotc_module *m, const kernel *k, diags *d)
-{
-	learn_options lo = learning(o);
-	dispatch dp;
-	bool loaded;
-	int status = dispatch_learn_or_load(m, k, &lo, &dp, &loaded, NULL, d);
-	if (status)
-		return status;
-	/* the database's shapes to ask it about (not how it was learnt) */
-	diags quiet;
-	diags_init_buffered(&quiet);
-	tune_db *db = find_db(o, m, k, NULL, &quiet);
-	diags_finish(&quiet);
-	if (!db) {
-		dispatch_finish(&dp);
-		return AOTC_ENVIRONMENT;
-	}
-	int nargs = db->nshape_args;
-	shape_set ss;
-	shape_set_init(&ss, k);
-	int64_t *row = xcalloc((size_t)nargs + 1, sizeof *row);
-	int64_t *params = xcalloc((size_t)k->nparams + 1, sizeof *params);
-	uint64_t seed = (uint64_t)o->seed * 0x9e3779b97f4a7c15ull + 1;
-	/* The extremes: every combination of these where there are few (else
-	 * each argument through them, the others 1000). */
-	static const int64_t extreme[] = {INT64_MIN, INT64_MIN + 1, -(INT64_C(1) << 31) - 1, -(INT64_C(1) << 31), -1, 0,
-	                                  1, (INT64_C(1) << 31) - 1, INT64_C(1) << 31, INT64_C(1) << 32,
-	                                  (INT64_C(1) << 53) + 1, INT64_MAX};
-	const int ne = (int)(sizeof extreme / sizeof *extreme);
-	long nx = 1;
-	for (int a = 0; a < nargs && nx <= 5000; a++)
-		nx *= ne;
-	bool product = nx <= 5000;
-	if (!product)
-		nx = (long)nargs * ne;
-	for (long s = 0; s < db->nshapes + 2000 + nx; s++) {
-		if (s < db->nshapes) {
-			memcpy(row, db->shapes + (size_t)s * nargs, (size_t)nargs * sizeof *row);
-		} else if (s >= db->nshapes + 2000) {
-			long x = s - db->nshapes - 2000;
-			for (int a = 0; a < nargs; a++) {
-				if (product) {
-					row[a] = extreme[x % ne];
-					x /= ne;
-				} else {
-					row[a] = x / ne == a ? extreme[x % ne] : 1000;
-				}
-			}
-		} else {
-			/* Random shapes: mostly in range, some odd, some extreme. */
-			for (int a = 0; a < nargs; a++) {
-				seed = seed * 6364136223846793005ull + 1442695040888963407ull;
-				uint64_t x = seed >> 20;
-				switch (x % 8) {
-				case 0: row[a] = (int64_t)(x % 3) - 1; break;
-				case 1: row[a] = (int64_t)(x >> 4) * 1000003; break;
-				default: row[a] = 1 + (int64_t)((x >> 4) % 8192); break;
-				}
-			}
-		}
-		/* The dispatch as emitted: the same features and validity. */
-		int e = dispatch_select(&dp, k, row);
-		printf("select");
-		for (int a = 0; a < nargs; a++)
-			printf(" %lld", (long long)row[a]);
-		printf(" -> %d\n", e);
-		if (!k->is_global)
-			continue;
-		/* launch_dims takes every integer parameter: the shape arguments
-		 * here, the values computed from them */
-		shape_param_values(k, &ss, row, params);
-		for (int i = 0; i < dp.nvariants; i++) {
-			/* ... and the per-variant values, which launch_dims computes itself */
-			const kernel *f = dispatch_function(k, &dp.variants[i]);
-			int64_t own[k->nparams + 1];
-			memcpy(own, params, (size_t)k->nparams * sizeof *own);
-			eval_env le = {.tunables = dp.variants[i].values, .ntunables = f->ntunables,
-			               .params = own, .nparams = k->nparams};
-			int64_t dims[7];
-			int which;
-			/* a routine, a host launcher launches nothing itself */
-			bool ok = dp.variants[i].routine < 0 && !f->host_launcher &&
-			          ir_variant_params(f, dp.variants[i].values, own) == EVAL_OK &&
-			          ir_launch_dims(&f->grid, &f->block, &f->smem, &le, dims, &which) == EVAL_OK &&
-			          ir_dims_launchable(dims);
-			printf("dims %d", i);
-			for (int j = 0; j < k->nparams; j++)
-				if (ir_param_is_integer(&k->params[j]) && !ir_param_per_variant(k, j))
-					printf(" %lld", (long long)params[j]);
-			if (ok)
-				printf(" -> %lld %lld %lld %lld %lld %lld %lld\n", (long long)dims[0],
-				       (long long)dims[1], (long long)dims[2], (long long)dims[3],
-				       (long long)dims[4], (long long)dims[5], (long long)dims[6]);
-			else
-				printf(" -> -1\n");
-		}
-	}
-	shape_set_finish(&ss);
-	free(row);
-	free(params);
-	dispatch_finish(&dp);
-	db_close(db);
-	return 0;
-}
-
-static int cmd_link(options *o, diags *d)
+static aotc_status cmd_link(options *o, diags *d)
 {
 	return link_dirs((const char *const *)o->inputs, o->ninputs, o->out_dir, o->include_as, d);
 }
 
-static int cmd_tune(options *o, diags *d) { return run_per_kernel(o, d, RUN_TUNE); }
-static int cmd_eval(options *o, diags *d) { return run_per_kernel(o, d, RUN_EVAL); }
-static int cmd_emit(options *o, diags *d) { return run_per_kernel(o, d, RUN_EMIT); }
-static int cmd_compile(options *o, diags *d) { return run_per_kernel(o, d, RUN_COMPILE); }
-static int cmd_check(options *o, diags *d) { return run_per_kernel(o, d, RUN_CHECK); }
-static int cmd_simulate(options *o, diags *d) { return run_per_kernel(o, d, RUN_SIMULATE); }
-
-/* The source a database names (as given to aotc tune, relative to where
- * it ran): as it stands, else relative to the database's folder or one of
- * the three above it (a database kept in <project>/templates/ that says
- * templates/k.cu). malloc'd, or NULL. */
-static char *find_source(const char *source, const char *db_path)
-{
-	if (access(source, R_OK) == 0)
-		return xstrdup(source);
-	if (source[0] == '/')
-		return NULL;
-	char *dir = xstrdup(db_path);
-	for (int up = 0; up < 4; up++) {
-		char *slash = strrchr(dir, '/');
-		if (slash)
-			*slash = 0;
-		else if (!strcmp(dir, "."))
-			break;
-		else
-			strcpy(dir, ".");
-		strbuf sb;
-		strbuf_init(&sb);
-		strbuf_printf(&sb, "%s/%s", dir[0] ? dir : "/", source);
-		if (access(sb.data, R_OK) == 0) {
-			free(dir);
-			return sb.data;
-		}
-		strbuf_finish(&sb);
-	}
-	free(dir);
-	return NULL;
-}
-
-static int cmd_report(options *o, diags *d)
+/* report: the database summarised, learnt as emit learns where the kernel's
+ * source is still there unchanged. */
+static aotc_status cmd_report(options *o, diags *d)
 {
 	tune_db *db = db_load(o->file, d);
 	if (!db)
@@ -458,7 +361,7 @@ static int cmd_report(options *o, diags *d)
 	const kernel *k = NULL;
 	db_key key;
 	const char *why = NULL;
-	char *src = db->source ? find_source(db->source, o->file) : NULL;
+	char *src = db->source ? dbset_find_source(db->source, o->file) : NULL;
 	if (src) {
 		diags quiet;
 		diags_init_buffered(&quiet);
@@ -503,12 +406,14 @@ static int cmd_report(options *o, diags *d)
 	}
 	free(dir);
 	free(epath);
-	report_format fmt = REPORT_TEXT;
-	if (!report_format_parse(o->format, &fmt))
-		die("report: unchecked --format '%s'", o->format); /* options_parse checks it */
+	static const report_format formats[] = {
+		[OPTIONS_FORMAT_TEXT] = REPORT_TEXT, [OPTIONS_FORMAT_JSON] = REPORT_JSON,
+		[OPTIONS_FORMAT_MARKDOWN] = REPORT_MARKDOWN, [OPTIONS_FORMAT_HTML] = REPORT_HTML,
+	};
+	report_format fmt = formats[o->format];
 	/* The dispatch select() would run: what report says is dispatched. */
 	dispatch dp;
-	int status = 0;
+	aotc_status status = AOTC_OK;
 	if (!dispatch_from_result(&dp, k, db, &m, &r, neval > 0 ? &est[SEL_TREE] : NULL, neval, d)) {
 		hresult_finish(&r);
 		hmatrix_from_db_finish(&m);
