@@ -6,7 +6,6 @@
  * `aotc parse` dumps the IR after the first stage and `aotc configs` after
  * the second; `aotc tune --dump STAGE` the tuner's stages. Every command
  * returns an aotc_status; main() alone makes it the exit status. */
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,17 +13,15 @@
 #include "db.h"
 #include "dbset.h"
 #include "dispatch_check.h"
+#include "driver.h"
 #include "emit.h"
 #include "eval.h"
 #include "frontend.h"
-#include "from_db.h"
-#include "heuristic.h"
+#include "ir.h"
 #include "learn.h"
 #include "link.h"
 #include "options.h"
-#include "report.h"
 #include "simulate.h"
-#include "ir.h"
 #include "tune.h"
 #include "util.h"
 #include "worker.h"
@@ -33,105 +30,13 @@
 typedef struct command {
 	const char *name;
 	aotc_status (*run)(options *o, diags *d);
+	bool own_summary;   /* tells its errors itself (link): no "N errors generated." */
 } command;
 
-/* ---- Shared steps -------------------------------------------------------- */
-
-/* The module of --file: an IR file read, or the source parsed. With
- * saved_ir (emit, where the speed matters), through the IR saved under --db
- * (frontend_parse_saved): no libclang when nothing changed. */
-static aotc_module *load_module(options *o, bool saved_ir, diags *d)
-{
-	size_t n = strlen(o->file);
-	if (n > 5 && strcmp(o->file + n - 5, ".json") == 0) {
-		size_t len;
-		char *text = read_file_max(o->file, &len, (size_t)AOTC_INPUT_MAX_MIB << 20);
-		if (!text && errno == EFBIG) {
-			diag_error(d, (aotc_loc){o->file, 0, 0}, "larger than %d MiB (the limit on IR files)",
-			           AOTC_INPUT_MAX_MIB);
-			return NULL;
-		}
-		if (!text) {
-			diag_plain_error(d, "cannot read '%s': %s", o->file, strerror(errno));
-			return NULL;
-		}
-		aotc_module *m = ir_from_json(text, len, o->file, d);
-		free(text);
-		return m;
-	}
-	frontend_options fo = {
-		.include_dirs = o->includes, .ninclude_dirs = o->nincludes,
-		.defines = o->defines, .ndefines = o->ndefines, .verbose = o->verbose,
-	};
-	if (!saved_ir)
-		return frontend_parse(o->file, &fo, d);
-	char *saved = dbset_ir_path(o->db_dir, o->file);
-	bool reused;
-	aotc_module *m = frontend_parse_saved(o->file, &fo, saved, &reused, d);
-	free(saved);
-	return m;
-}
-
-/* Checks --kernel against the module; returns false after a message. */
-static bool kernel_selected(const options *o, const aotc_module *m, diags *d)
-{
-	bool found = false;
-	for (int i = 0; i < m->nkernels; i++)
-		found |= ir_kernel_selected(&m->kernels[i], o->kernel);
-	if (o->kernel && !found) {
-		diag_plain_error(d, "no tuned kernel '%s' in '%s'", o->kernel, o->file);
-		return false;
-	}
-	if (m->nkernels == 0) {
-		diag_plain_error(d, "no tuned kernels in '%s' (annotate one with AOTC_TUNE)", o->file);
-		return false;
-	}
-	return true;
-}
-
-/* What the tuner takes of the options. */
-static tune_options tuning(const options *o)
-{
-	static const search_kind searches[] = {
-		[OPTIONS_SEARCH_AUTO] = SEARCH_AUTO, [OPTIONS_SEARCH_EXHAUSTIVE] = SEARCH_EXHAUSTIVE,
-		[OPTIONS_SEARCH_MODEL] = SEARCH_MODEL,
-	};
-	static const tune_dump dumps[] = {
-		[OPTIONS_DUMP_NONE] = TUNE_DUMP_NONE, [OPTIONS_DUMP_CONFIGS] = TUNE_DUMP_CONFIGS,
-		[OPTIONS_DUMP_COMPILE] = TUNE_DUMP_COMPILE, [OPTIONS_DUMP_SCHEDULE] = TUNE_DUMP_SCHEDULE,
-	};
-	return (tune_options){
-		.arch = o->arch, .db_dir = o->db_dir, .shapes_file = o->shapes,
-		.budget_s = o->budget_s, .jobs = o->jobs, .seed = (uint64_t)o->seed,
-		.search = searches[o->search], .dump = dumps[o->dump],
-		.shard = o->nshards ? o->shard : 1, .nshards = o->nshards ? o->nshards : 1,
-		.quiet = o->quiet, .verbose = o->verbose,
-		.include_dirs = o->includes, .ninclude_dirs = o->nincludes,
-		.defines = o->defines, .ndefines = o->ndefines,
-	};
-}
-
-static void heuristic_options(const options *o, hoptions *ho)
-{
-	hoptions_default(ho);
-	ho->seed = (uint64_t)o->seed;
-	if (o->max_variants)
-		ho->max_variants = o->max_variants;
-	if (o->goal > 0)
-		ho->goal = o->goal;
-}
-
-/* What learning the dispatch takes of the options. */
-static learn_options learning(const options *o)
-{
-	learn_options lo = {.db_dir = o->db_dir, .arch = o->arch, .file = o->file,
-	                    .defines = o->defines, .ndefines = o->ndefines, .verbose = o->verbose};
-	heuristic_options(o, &lo.ho);
-	return lo;
-}
+/* ---- Running a stage on each kernel ------------------------------------- */
 
 /* A stage run on each kernel a command works on. */
-typedef aotc_status (*kernel_stage)(options *o, const aotc_module *m, const kernel *k, diags *d);
+typedef aotc_status (*kernel_stage)(const options *o, const aotc_module *m, const kernel *k, diags *d);
 
 /* Runs stage on each kernel of --file that --kernel selects (without
  * --kernel, those that fit --arch: a file with CUDA and host kernels tunes
@@ -139,12 +44,12 @@ typedef aotc_status (*kernel_stage)(options *o, const aotc_module *m, const kern
  * gets its derived features first: the dispatch tree may split on them
  * (where the kernel names none), computed alike when learning and in the
  * emitted select(). saved_ir: as load_module. */
-static aotc_status per_kernel(options *o, diags *d, bool saved_ir, bool derive, kernel_stage stage)
+static aotc_status per_kernel(const options *o, diags *d, bool saved_ir, bool derive, kernel_stage stage)
 {
-	aotc_module *m = load_module(o, saved_ir, d);
+	aotc_module *m = driver_load_module(o, saved_ir, d);
 	if (!m)
 		return AOTC_DIAGNOSED;
-	if (!kernel_selected(o, m, d)) {
+	if (!driver_kernel_selected(o, m, d)) {
 		ir_module_destroy(m);
 		return AOTC_USAGE;
 	}
@@ -172,18 +77,18 @@ static aotc_status per_kernel(options *o, diags *d, bool saved_ir, bool derive, 
 /* ---- The stages, per kernel ------------------------------------------------ */
 
 /* tune: compile, measure, record (or, --compile-only, compile alone). */
-static aotc_status tune_stage(options *o, const aotc_module *m, const kernel *k, diags *d)
+static aotc_status tune_stage(const options *o, const aotc_module *m, const kernel *k, diags *d)
 {
-	tune_options to = tuning(o);
+	tune_options to = driver_tune_options(o);
 	return o->compile_only ? tune_compile_only(m, k, &to, d) : tune_kernel(m, k, &to, NULL, d);
 }
 
 /* Where there is a device of --arch, tune; where there is none, the
  * database is reused, saying so. Any other failure is the tune's, told
  * once. */
-static aotc_status tune_or_reuse(options *o, const aotc_module *m, const kernel *k, diags *d)
+static aotc_status tune_or_reuse(const options *o, const aotc_module *m, const kernel *k, diags *d)
 {
-	tune_options to = tuning(o);
+	tune_options to = driver_tune_options(o);
 	diags held;
 	diags_init_buffered(&held);
 	held.quiet_warnings = d->quiet_warnings;
@@ -205,9 +110,9 @@ static aotc_status tune_or_reuse(options *o, const aotc_module *m, const kernel 
 
 /* heuristic -> emit: the dispatch learnt (or the saved one), then the
  * files, and a line saying what was emitted. */
-static aotc_status emit_stage(options *o, const aotc_module *m, const kernel *k, diags *d)
+static aotc_status emit_stage(const options *o, const aotc_module *m, const kernel *k, diags *d)
 {
-	learn_options lo = learning(o);
+	learn_options lo = driver_learn_options(o);
 	dispatch dp;
 	bool loaded = false;
 	aotc_status status = dispatch_learn_or_load(m, k, &lo, &dp, &loaded, NULL, d);
@@ -235,26 +140,26 @@ static aotc_status emit_stage(options *o, const aotc_module *m, const kernel *k,
 }
 
 /* compile: tune (or reuse the database), then emit. */
-static aotc_status compile_stage(options *o, const aotc_module *m, const kernel *k, diags *d)
+static aotc_status compile_stage(const options *o, const aotc_module *m, const kernel *k, diags *d)
 {
 	aotc_status status = tune_or_reuse(o, m, k, d);
 	return status ? status : emit_stage(o, m, k, d);
 }
 
 /* eval: the emitted choice against every variant on held-out shapes. */
-static aotc_status eval_stage(options *o, const aotc_module *m, const kernel *k, diags *d)
+static aotc_status eval_stage(const options *o, const aotc_module *m, const kernel *k, diags *d)
 {
-	tune_options to = tuning(o);
+	tune_options to = driver_tune_options(o);
 	hoptions ho;
-	heuristic_options(o, &ho);
+	driver_hoptions(o, &ho);
 	return eval_kernel(m, k, &to, &ho, d);
 }
 
 /* __dispatch-check: the dispatch's answers (heuristics/dispatch_check.h)
  * on the database's shapes and many others. */
-static aotc_status check_stage(options *o, const aotc_module *m, const kernel *k, diags *d)
+static aotc_status check_stage(const options *o, const aotc_module *m, const kernel *k, diags *d)
 {
-	learn_options lo = learning(o);
+	learn_options lo = driver_learn_options(o);
 	dispatch dp;
 	bool loaded;
 	aotc_status status = dispatch_learn_or_load(m, k, &lo, &dp, &loaded, NULL, d);
@@ -273,9 +178,9 @@ static aotc_status check_stage(options *o, const aotc_module *m, const kernel *k
 }
 
 /* __search-sim: the search replayed on an exhaustive database. */
-static aotc_status simulate_stage(options *o, const aotc_module *m, const kernel *k, diags *d)
+static aotc_status simulate_stage(const options *o, const aotc_module *m, const kernel *k, diags *d)
 {
-	tune_options to = tuning(o);
+	tune_options to = driver_tune_options(o);
 	tune_db *db = dbset_load(o->db_dir, k, o->arch, m->source_hash, o->file, NULL, d);
 	aotc_status status = db ? tune_simulate(k, db, &to, o->out_given ? o->out_dir : NULL, d) : AOTC_ENVIRONMENT;
 	db_close(db);
@@ -286,7 +191,7 @@ static aotc_status simulate_stage(options *o, const aotc_module *m, const kernel
 
 static aotc_status cmd_parse(options *o, diags *d)
 {
-	aotc_module *m = load_module(o, false, d);
+	aotc_module *m = driver_load_module(o, false, d);
 	if (!m)
 		return AOTC_DIAGNOSED;
 	char *json = ir_to_json(m);
@@ -310,10 +215,10 @@ static bool print_config(void *ctx, const int64_t *values)
 
 static aotc_status cmd_configs(options *o, diags *d)
 {
-	aotc_module *m = load_module(o, false, d);
+	aotc_module *m = driver_load_module(o, false, d);
 	if (!m)
 		return AOTC_DIAGNOSED;
-	if (!kernel_selected(o, m, d)) {
+	if (!driver_kernel_selected(o, m, d)) {
 		ir_module_destroy(m);
 		return AOTC_USAGE;
 	}
@@ -347,103 +252,15 @@ static aotc_status cmd_link(options *o, diags *d)
 	return link_dirs((const char *const *)o->inputs, o->ninputs, o->out_dir, o->include_as, d);
 }
 
-/* report: the database summarised, learnt as emit learns where the kernel's
- * source is still there unchanged. */
-static aotc_status cmd_report(options *o, diags *d)
-{
-	tune_db *db = db_load(o->file, d);
-	if (!db)
-		return AOTC_ENVIRONMENT;
-	/* The kernel the database was tuned from, where its source is still
-	 * there unchanged: then report learns what emit learns (features,
-	 * validity, the cost model). */
-	aotc_module *km = NULL;
-	const kernel *k = NULL;
-	db_key key;
-	const char *why = NULL;
-	char *src = db->source ? dbset_find_source(db->source, o->file) : NULL;
-	if (src) {
-		diags quiet;
-		diags_init_buffered(&quiet);
-		options so = *o;
-		so.file = src;
-		km = load_module(&so, false, &quiet);
-		diags_finish(&quiet);
-		for (int i = 0; km && i < km->nkernels && !k; i++)
-			if (!strcmp(km->kernels[i].id, db->kernel))
-				k = &km->kernels[i];
-		if (!km || !k)
-			why = "does not parse or has no such kernel";
-		else if ((key = dbset_key(k), db_count_stale(db, &key, km->source_hash)) != 0)
-			why = "has changed since it was tuned", k = NULL;
-		else
-			ir_derive_features(km, &km->kernels[k - km->kernels]);
-	} else {
-		why = "is not there";
-	}
-	hmatrix m;
-	if (!hmatrix_from_db(&m, db, k, d)) {
-		k = NULL;
-		hmatrix_from_db(&m, db, NULL, d);
-	}
-	if (!k)
-		fprintf(stderr, "aotc: note: the source %s %s: features are the shape arguments, validity the recorded statuses, no cost model (aotc emit may learn another dispatch)\n",
-		        db->source ? db->source : "(none recorded)", why ? why : "does not match");
-	hoptions ho;
-	heuristic_options(o, &ho);
-	hresult r;
-	h_build(&r, &m, &ho);
-	hstats est[SEL_COUNT];
-	int neval = 0;
-	tune_db *edb = NULL;
-	hmatrix em;
-	const char *hw = json_string_value(json_object_get(db->hardware, "id"));
-	char *dir = dbset_dir_of(o->file), *epath = hw ? dbset_eval_path(dir, db->kernel, hw) : NULL;
-	if (k && epath && eval_matrix_for(epath, db->source_hash, k, &edb, &em)) {
-		neval = eval_selectors(&r, &m, &em, est);
-		hmatrix_from_db_finish(&em);
-		db_close(edb);
-	}
-	free(dir);
-	free(epath);
-	static const report_format formats[] = {
-		[OPTIONS_FORMAT_TEXT] = REPORT_TEXT, [OPTIONS_FORMAT_JSON] = REPORT_JSON,
-		[OPTIONS_FORMAT_MARKDOWN] = REPORT_MARKDOWN, [OPTIONS_FORMAT_HTML] = REPORT_HTML,
-	};
-	report_format fmt = formats[o->format];
-	/* The dispatch select() would run: what report says is dispatched. */
-	dispatch dp;
-	aotc_status status = AOTC_OK;
-	if (!dispatch_from_result(&dp, k, db, &m, &r, neval > 0 ? &est[SEL_TREE] : NULL, neval, d)) {
-		hresult_finish(&r);
-		hmatrix_from_db_finish(&m);
-		db_close(db);
-		ir_module_destroy(km);
-		free(src);
-		return AOTC_ENVIRONMENT;
-	}
-	report_input in = {db, &m, &r, est, neval, &dp, k};
-	strbuf sb;
-	strbuf_init(&sb);
-	report_write(&sb, fmt, &in);
-	if (fwrite(sb.data, 1, sb.len, stdout) != sb.len || fflush(stdout) != 0) {
-		fprintf(stderr, "aotc: cannot write the report: %s\n", strerror(errno));
-		status = AOTC_ENVIRONMENT;
-	}
-	strbuf_finish(&sb);
-	dispatch_finish(&dp);
-	hresult_finish(&r);
-	hmatrix_from_db_finish(&m);
-	db_close(db);
-	ir_module_destroy(km);
-	free(src);
-	return status;
-}
+static aotc_status cmd_report(options *o, diags *d) { return report_command(o, d); }
+
+/* ---- The commands' table and main ------------------------------------------ */
 
 static const command commands[] = {
-	{"compile", cmd_compile}, {"tune", cmd_tune}, {"emit", cmd_emit}, {"eval", cmd_eval},
-	{"parse", cmd_parse}, {"configs", cmd_configs}, {"report", cmd_report}, {"link", cmd_link},
-	{"__dispatch-check", cmd_check}, {"__search-sim", cmd_simulate},
+	{"compile", cmd_compile, false}, {"tune", cmd_tune, false}, {"emit", cmd_emit, false},
+	{"eval", cmd_eval, false}, {"parse", cmd_parse, false}, {"configs", cmd_configs, false},
+	{"report", cmd_report, false}, {"link", cmd_link, true},
+	{"__dispatch-check", cmd_check, false}, {"__search-sim", cmd_simulate, false},
 };
 
 int main(int argc, char **argv)
@@ -493,11 +310,9 @@ int main(int argc, char **argv)
 		goto out;
 	}
 
-	if (!strcmp(cmd->name, "link")) {
-		status = cmd->run(&o, &d);
-		goto out;
-	}
 	status = cmd->run(&o, &d);
+	if (cmd->own_summary)
+		goto out;
 	if (d.errors && status == 0)
 		status = AOTC_DIAGNOSED;
 	diags_print_hidden(&d);
