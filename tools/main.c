@@ -43,7 +43,7 @@ typedef aotc_status (*kernel_stage)(const options *o, const aotc_module *m, cons
  * those of the architecture), until one fails. With derive, each kernel
  * gets its derived features first: the dispatch tree may split on them
  * (where the kernel names none), computed alike when learning and in the
- * emitted select(). saved_ir: as load_module. */
+ * emitted select(). saved_ir: as driver_load_module. */
 static aotc_status per_kernel(const options *o, diags *d, bool saved_ir, bool derive, kernel_stage stage)
 {
 	aotc_module *m = driver_load_module(o, saved_ir, d);
