@@ -35,14 +35,7 @@ static void put_string(strbuf *sb, const char *s)
 	strbuf_putc(sb, '"');
 }
 
-void emit_arch_tag(const char *arch, char *buf, size_t n)
-{
-	const arch_info *a = arch_parse(arch);
-	if (a)
-		arch_tag(a, buf, n);
-	else
-		snprintf(buf, n, "%s", arch); /* options checked it: not reached */
-}
+void emit_arch_tag(const arch_info *arch, char *buf, size_t n) { arch_tag(arch, buf, n); }
 
 /* ---- The dispatch file ------------------------------------------------------ */
 
@@ -80,14 +73,10 @@ const emit_target *emit_target_of(arch_kind kind)
 	return &target_host;
 }
 
-/* The target of --arch (options checked it: it is in runtime/arch.c). */
-static const target *target_for(const char *arch)
-{
-	const arch_info *a = arch_parse(arch);
-	return emit_target_of(a ? a->kind : ARCH_HOST);
-}
+/* The target of --arch. */
+static const target *target_for(const arch_info *arch) { return emit_target_of(arch->kind); }
 
-const char *emit_launcher_ext(const char *arch) { return target_for(arch)->launcher_ext; }
+const char *emit_launcher_ext(const arch_info *arch) { return target_for(arch)->launcher_ext; }
 
 typedef struct ctx {
 	const emit_input *in;
@@ -219,7 +208,7 @@ static void provenance(out *o, const ctx *c, const char *what)
 	free(libs);
 	strbuf_printf(sb, " * Regenerate with: aotc emit ");
 	put_comment_text(sb, c->source);
-	strbuf_printf(sb, " --arch %s --db DIR", in->arch);
+	strbuf_printf(sb, " --arch %s --db DIR", in->arch->name);
 	if (in->include_as) {
 		strbuf_puts(sb, " --include-as ");
 		put_comment_text(sb, in->include_as);
@@ -2221,7 +2210,7 @@ static json_t *param_entry(const char *type, const char *name, bool *ok)
 static char *manifest(const ctx *c, diags *d)
 {
 	const kernel *k = c->k;
-	const arch_info *ai = arch_parse(c->in->arch);
+	const arch_info *ai = c->in->arch;
 	bool ok = true;
 	json_t *m = json_object();
 	json_object_set_new(m, "aotc_manifest", json_integer(AOTC_MANIFEST_VERSION));
@@ -2231,8 +2220,8 @@ static char *manifest(const ctx *c, diags *d)
 	 * function (family) for the linked launcher too. */
 	if (k->type_tag)
 		ok &= set_str(m, "family", k->name);
-	ok &= set_str(m, "arch", c->in->arch);
-	ok &= set_str(m, "platform", arch_kind_name(ai ? ai->kind : ARCH_HOST));
+	ok &= set_str(m, "arch", ai->name);
+	ok &= set_str(m, "platform", arch_kind_name(ai->kind));
 	ok &= set_str(m, "prefix", c->prefix);
 	char set[17];
 	snprintf(set, sizeof set, "%016llx", (unsigned long long)c->set);
@@ -2446,7 +2435,7 @@ aotc_status emit_files(const emit_input *in, diags *d)
 			c.any_launcher |= c.fn[i]->host_launcher;
 			if (c.fn[i]->host_launcher && !routines_built(&c)) {
 				diag_plain_error(d, "%s: '%s' is a variant of a CUDA host launcher, not built for %s (aotc tune leaves it out there): the database was not tuned for %s",
-				                 in->m->file, dv->name, in->arch, in->arch);
+				                 in->m->file, dv->name, in->arch->name, in->arch->name);
 				status = AOTC_ENVIRONMENT;
 			}
 			continue;
@@ -2455,7 +2444,7 @@ aotc_status emit_files(const emit_input *in, diags *d)
 		c.any_ext = true;
 		if (!routines_built(&c)) {
 			diag_plain_error(d, "%s: routine '%s' is a CUDA routine, not built for %s (aotc tune leaves it out there): the database was not tuned for %s",
-			                 in->m->file, dv->name, in->arch, in->arch);
+			                 in->m->file, dv->name, in->arch->name, in->arch->name);
 			status = AOTC_ENVIRONMENT;
 		}
 	}

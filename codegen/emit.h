@@ -33,7 +33,7 @@
 typedef struct emit_input {
 	const aotc_module *m;
 	const kernel *k;
-	const char *arch;          /* "sm90", "host" */
+	const arch_info *arch;     /* --arch */
 	const dispatch *dp;        /* what select() decides (heuristics/dispatch.h), built with k */
 	const char *out_dir;
 	const char *include_as;    /* what the launcher's #include names; NULL: the file name */
@@ -77,10 +77,10 @@ void emit_type_overload(struct out *o, const emit_target *t, const char *name, c
                         const char *callee, const char *const *args, int nargs);
 
 /* "cuda_sm90", "host", "rocm_gfx90a" into buf. */
-void emit_arch_tag(const char *arch, char *buf, size_t n);
+void emit_arch_tag(const arch_info *arch, char *buf, size_t n);
 
 /* The launcher's file extension for --arch: "cu", "hip" or "cpp". */
-const char *emit_launcher_ext(const char *arch);
+const char *emit_launcher_ext(const arch_info *arch);
 
 /* The copy of aotc.h for directory dir: it begins with a line saying aotc
  * wrote it, then the runtime header's bytes. Returns 1 with *text (malloc'd)

@@ -430,7 +430,7 @@ static bool load_manifest(entry *e, const char *dir, const char *name, const cha
 		e->family = xstrdup(f);
 	}
 	char tag[64];
-	emit_arch_tag(arch, tag, sizeof tag);
+	emit_arch_tag(e->ai, tag, sizeof tag);
 	strbuf base;
 	strbuf_init(&base);
 	strbuf_printf(&base, "_aot_%s_%s", kernel, tag);

@@ -49,7 +49,7 @@ void dispatch_key(const aotc_module *m, const kernel *k, const learn_options *o,
 	put_num(s, "defines", o->ndefines);
 	for (int i = 0; i < o->ndefines; i++)
 		put_str(s, o->defines[i]);
-	put_str(s, o->arch);
+	put_str(s, o->arch->name);
 	char files[33];
 	dbset_digest(o->db_dir, k->id, files);
 	put_str(s, files);

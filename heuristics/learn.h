@@ -10,6 +10,7 @@
 #include "status.h"
 #include <stdbool.h>
 
+#include "arch.h"
 #include "db.h"
 #include "dispatch.h"
 #include "heuristic.h"
@@ -17,7 +18,7 @@
 
 typedef struct learn_options {
 	const char *db_dir;
-	const char *arch;
+	const arch_info *arch;
 	const char *file;               /* the source as the user named it (messages) */
 	const char *const *defines;     /* -D: they shape the IR the source hash does not cover */
 	int ndefines;

@@ -12,21 +12,6 @@
 #include "report_ctx.h"
 #include "shapes.h"
 
-bool report_format_parse(const char *name, report_format *out)
-{
-	static const char *const names[] = {"text", "json", "markdown", "html"};
-	if (!name) {
-		*out = REPORT_TEXT;
-		return true;
-	}
-	for (size_t i = 0; i < COUNTOF(names); i++)
-		if (!strcmp(name, names[i])) {
-			*out = (report_format)i;
-			return true;
-		}
-	return false;
-}
-
 double cell_time(const hmatrix *m, int s, int v)
 {
 	if (v < 0 || !h_valid(m, s, v))

@@ -23,10 +23,6 @@
 
 typedef enum report_format { REPORT_TEXT, REPORT_JSON, REPORT_MARKDOWN, REPORT_HTML } report_format;
 
-/* "text", "json", "markdown" or "html" (NULL: text) into *out; false for
- * any other name. */
-bool report_format_parse(const char *name, report_format *out);
-
 typedef struct report_input {
 	const tune_db *db;      /* kernel, hardware, measurements, shape arguments */
 	const hmatrix *m;       /* made from db (variants = db's configs, shapes = its shapes) */

@@ -1,6 +1,11 @@
 /* The architectures aotc knows (--arch): one table, parsed in one place.
  * Each says which backend and codegen target it belongs to, the tag the
- * emitted files carry, and the order aotc link falls back along. */
+ * emitted files carry, and the order aotc link falls back along.
+ *
+ * --arch is parsed once (tools/options.c); the stages take the entry
+ * (const arch_info *) and ask its kind, never compare names. Only what
+ * crosses a process or a file (a compile request, the worker's init, a
+ * manifest, a database's hardware) carries the name, read back here. */
 #ifndef AOTC_ARCH_H
 #define AOTC_ARCH_H
 

@@ -234,7 +234,7 @@ aotc_status eval_kernel(const aotc_module *m, const kernel *k, const tune_option
 	/* The held-out database just written names the hardware; the training
 	 * set is every database of this architecture one folder up, merged
 	 * as emit merges it (shards too). */
-	test = heldout_db(dir, k, o->arch, m->source_hash, d);
+	test = heldout_db(dir, k, o->arch->name, m->source_hash, d);
 	if (!test) {
 		if (!have_device && d->out)
 			diags_flush(&held, d->out); /* why it cannot tune */
@@ -243,7 +243,7 @@ aotc_status eval_kernel(const aotc_module *m, const kernel *k, const tune_option
 		goto out;
 	}
 	if (!have_device && !o->quiet)
-		fprintf(stderr, "aotc: no %s device here: evaluating the measurements in %s\n", o->arch,
+		fprintf(stderr, "aotc: no %s device here: evaluating the measurements in %s\n", o->arch->name,
 		        test->path);
 	train = dbset_load(o->db_dir, k, o->arch, m->source_hash, m->file, NULL, d);
 	if (!train) {
@@ -259,7 +259,7 @@ aotc_status eval_kernel(const aotc_module *m, const kernel *k, const tune_option
 		                 "%s was measured from another version of %s (source hash %.8s, the training database "
 		                 "%s %.8s): measure the held-out shapes again with aotc eval where a %s device is, or "
 		                 "put in %s the held-out database measured from this source",
-		                 test->path, m->file, test->source_hash, train->path, train->source_hash, o->arch, dir);
+		                 test->path, m->file, test->source_hash, train->path, train->source_hash, o->arch->name, dir);
 		status = AOTC_ENVIRONMENT;
 		goto out;
 	}

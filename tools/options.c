@@ -225,13 +225,26 @@ static void list_takers(FILE *f, unsigned bit)
 	}
 }
 
-static bool known_choice(const char *arg, const char *const *choices)
+/* The index of arg among names (NULL entries are no name), or -1. */
+static int choice(const char *arg, const char *const *names, int n)
 {
-	for (; *choices; choices++)
-		if (!strcmp(arg, *choices))
-			return true;
-	return false;
+	for (int i = 0; i < n; i++)
+		if (names[i] && !strcmp(arg, names[i]))
+			return i;
+	return -1;
 }
+
+static const char *const search_names[] = {
+	[OPTIONS_SEARCH_EXHAUSTIVE] = "exhaustive", [OPTIONS_SEARCH_MODEL] = "model",
+};
+static const char *const dump_names[] = {
+	[OPTIONS_DUMP_CONFIGS] = "configs", [OPTIONS_DUMP_COMPILE] = "compile",
+	[OPTIONS_DUMP_SCHEDULE] = "schedule",
+};
+static const char *const format_names[] = {
+	[OPTIONS_FORMAT_TEXT] = "text", [OPTIONS_FORMAT_JSON] = "json",
+	[OPTIONS_FORMAT_MARKDOWN] = "markdown", [OPTIONS_FORMAT_HTML] = "html",
+};
 
 static int bad_arch(const options_for *f, const char *arch)
 {
@@ -246,195 +259,224 @@ static int bad_arch(const options_for *f, const char *arch)
 	return AOTC_USAGE;
 }
 
-int options_parse(options *o, const options_for *f, int argc, char **argv)
+enum { OPT_KERNEL = 256, OPT_ARCH, OPT_DB, OPT_SHAPES, OPT_BUDGET, OPT_SEED,
+       OPT_QUIET, OPT_VERBOSE, OPT_HELP, OPT_VERSION, OPT_MAX_VARIANTS, OPT_GOAL,
+       OPT_COMPILE_ONLY, OPT_INCLUDE_AS, OPT_SEARCH, OPT_SHARD, OPT_DUMP, OPT_FORMAT };
+
+static const struct option longopts[] = {
+	{"kernel", required_argument, NULL, OPT_KERNEL},
+	{"arch", required_argument, NULL, OPT_ARCH},
+	{"db", required_argument, NULL, OPT_DB},
+	{"shapes", required_argument, NULL, OPT_SHAPES},
+	{"budget", required_argument, NULL, OPT_BUDGET},
+	{"seed", required_argument, NULL, OPT_SEED},
+	{"quiet", no_argument, NULL, OPT_QUIET},
+	{"verbose", no_argument, NULL, OPT_VERBOSE},
+	{"help", no_argument, NULL, OPT_HELP},
+	{"version", no_argument, NULL, OPT_VERSION},
+	{"max-variants", required_argument, NULL, OPT_MAX_VARIANTS},
+	{"goal", required_argument, NULL, OPT_GOAL},
+	{"compile-only", no_argument, NULL, OPT_COMPILE_ONLY},
+	{"include-as", required_argument, NULL, OPT_INCLUDE_AS},
+	{"search", required_argument, NULL, OPT_SEARCH},
+	{"shard", required_argument, NULL, OPT_SHARD},
+	{"dump", required_argument, NULL, OPT_DUMP},
+	{"format", required_argument, NULL, OPT_FORMAT},
+	{0},
+};
+
+/* Each option's bit, for the check that the command takes it. */
+static const struct { int c; unsigned bit; const char *name; } option_bits[] = {
+	{'I', OPTB_INCLUDE, "-I"}, {'D', OPTB_DEFINE, "-D"}, {'o', OPTB_OUT, "-o"},
+	{'j', OPTB_JOBS, "-j"}, {OPT_KERNEL, OPTB_KERNEL, "--kernel"},
+	{OPT_ARCH, OPTB_ARCH, "--arch"}, {OPT_DB, OPTB_DB, "--db"},
+	{OPT_SHAPES, OPTB_SHAPES, "--shapes"}, {OPT_BUDGET, OPTB_BUDGET, "--budget"},
+	{OPT_SEED, OPTB_SEED, "--seed"}, {OPT_QUIET, OPTB_QUIET, "--quiet"},
+	{OPT_VERBOSE, OPTB_QUIET, "--verbose"}, {OPT_MAX_VARIANTS, OPTB_MAX_VARIANTS, "--max-variants"},
+	{OPT_GOAL, OPTB_GOAL, "--goal"}, {OPT_COMPILE_ONLY, OPTB_COMPILE_ONLY, "--compile-only"},
+	{OPT_INCLUDE_AS, OPTB_INCLUDE_AS, "--include-as"}, {OPT_SEARCH, OPTB_SEARCH, "--search"},
+	{OPT_SHARD, OPTB_SHARD, "--shard"}, {OPT_DUMP, OPTB_DUMP, "--dump"},
+	{OPT_FORMAT, OPTB_FORMAT, "--format"},
+};
+
+/* Whether the command takes option c; false after a usage error. */
+static bool option_taken(const options_for *f, int c)
+{
+	for (size_t i = 0; i < COUNTOF(option_bits); i++)
+		if (option_bits[i].c == c && !(f->takes & option_bits[i].bit)) {
+			fprintf(f->err, "aotc %s: %s is not an option of 'aotc %s' (it is one of ", f->name,
+			        option_bits[i].name, f->name);
+			list_takers(f->err, option_bits[i].bit);
+			fprintf(f->err, "); see 'aotc %s --help'\n", f->name);
+			return false;
+		}
+	return true;
+}
+
+/* --shard I/N into o; false after a usage error. */
+static bool parse_shard(options *o, const options_for *f, const char *arg)
+{
+	const char *slash = strchr(arg, '/');
+	char part[24];
+	long i = 0, n = 0;
+	bool ok = slash && (size_t)(slash - arg) < sizeof part;
+	if (ok) {
+		memcpy(part, arg, (size_t)(slash - arg));
+		part[slash - arg] = 0;
+		ok = parse_int(part, 1, 65536, &i) && parse_int(slash + 1, 1, 65536, &n) && i <= n;
+	}
+	if (!ok) {
+		fprintf(f->err, "aotc %s: --shard needs I/N with 1 <= I <= N (e.g. 2/8), not '%s'\n",
+		        f->name, arg);
+		return false;
+	}
+	o->shard = (int)i;
+	o->nshards = (int)n;
+	return true;
+}
+
+/* The options that take a number or a choice, into o; false after a usage
+ * error. */
+static bool parse_value(options *o, const options_for *f, int c, const char *arg)
 {
 	const char *cmd = f->name;
-	enum { OPT_KERNEL = 256, OPT_ARCH, OPT_DB, OPT_SHAPES, OPT_BUDGET, OPT_SEED,
-	       OPT_QUIET, OPT_VERBOSE, OPT_HELP, OPT_VERSION, OPT_MAX_VARIANTS, OPT_GOAL,
-	       OPT_COMPILE_ONLY, OPT_INCLUDE_AS, OPT_SEARCH, OPT_SHARD, OPT_DUMP, OPT_FORMAT };
-	static const struct option longopts[] = {
-		{"kernel", required_argument, NULL, OPT_KERNEL},
-		{"arch", required_argument, NULL, OPT_ARCH},
-		{"db", required_argument, NULL, OPT_DB},
-		{"shapes", required_argument, NULL, OPT_SHAPES},
-		{"budget", required_argument, NULL, OPT_BUDGET},
-		{"seed", required_argument, NULL, OPT_SEED},
-		{"quiet", no_argument, NULL, OPT_QUIET},
-		{"verbose", no_argument, NULL, OPT_VERBOSE},
-		{"help", no_argument, NULL, OPT_HELP},
-		{"version", no_argument, NULL, OPT_VERSION},
-		{"max-variants", required_argument, NULL, OPT_MAX_VARIANTS},
-		{"goal", required_argument, NULL, OPT_GOAL},
-		{"compile-only", no_argument, NULL, OPT_COMPILE_ONLY},
-		{"include-as", required_argument, NULL, OPT_INCLUDE_AS},
-		{"search", required_argument, NULL, OPT_SEARCH},
-		{"shard", required_argument, NULL, OPT_SHARD},
-		{"dump", required_argument, NULL, OPT_DUMP},
-		{"format", required_argument, NULL, OPT_FORMAT},
-		{0},
-	};
-	/* Each option's bit, for the check that cmd takes it. */
-	static const struct { int c; unsigned bit; const char *name; } bits[] = {
-		{'I', OPTB_INCLUDE, "-I"}, {'D', OPTB_DEFINE, "-D"}, {'o', OPTB_OUT, "-o"},
-		{'j', OPTB_JOBS, "-j"}, {OPT_KERNEL, OPTB_KERNEL, "--kernel"},
-		{OPT_ARCH, OPTB_ARCH, "--arch"}, {OPT_DB, OPTB_DB, "--db"},
-		{OPT_SHAPES, OPTB_SHAPES, "--shapes"}, {OPT_BUDGET, OPTB_BUDGET, "--budget"},
-		{OPT_SEED, OPTB_SEED, "--seed"}, {OPT_QUIET, OPTB_QUIET, "--quiet"},
-		{OPT_VERBOSE, OPTB_QUIET, "--verbose"}, {OPT_MAX_VARIANTS, OPTB_MAX_VARIANTS, "--max-variants"},
-		{OPT_GOAL, OPTB_GOAL, "--goal"}, {OPT_COMPILE_ONLY, OPTB_COMPILE_ONLY, "--compile-only"},
-		{OPT_INCLUDE_AS, OPTB_INCLUDE_AS, "--include-as"}, {OPT_SEARCH, OPTB_SEARCH, "--search"},
-		{OPT_SHARD, OPTB_SHARD, "--shard"}, {OPT_DUMP, OPTB_DUMP, "--dump"},
-		{OPT_FORMAT, OPTB_FORMAT, "--format"},
-	};
-	static const char *const searches[] = {"exhaustive", "model", NULL};
-	static const char *const dumps[] = {"configs", "compile", "schedule", NULL};
-	static const char *const formats[] = {"text", "json", "markdown", "html", NULL};
-	*o = (options){.out_dir = ".", .db_dir = "aotc-db", .seed = 1};
-	o->includes = xcalloc((size_t)argc + 1, sizeof *o->includes);
-	o->defines = xcalloc((size_t)argc + 1, sizeof *o->defines);
-	o->inputs = xcalloc((size_t)argc + 1, sizeof *o->inputs);
 	long n;
-	int c;
-	optind = 0; /* glibc: start afresh (at argv[1]), whatever an earlier parse left */
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":I:D:o:j:h", longopts, NULL)) != -1) {
-		for (size_t i = 0; i < COUNTOF(bits); i++)
-			if (bits[i].c == c && !(f->takes & bits[i].bit)) {
-				fprintf(f->err, "aotc %s: %s is not an option of 'aotc %s' (it is one of ", cmd,
-				        bits[i].name, cmd);
-				list_takers(f->err, bits[i].bit);
-				fprintf(f->err, "); see 'aotc %s --help'\n", cmd);
-				return AOTC_USAGE;
-			}
-		switch (c) {
-		case 'I':
-			if (!path_given(f, "-I", optarg))
-				return AOTC_USAGE;
-			o->includes[o->nincludes++] = optarg;
-			break;
-		case 'D': o->defines[o->ndefines++] = optarg; break;
-		case 'o':
-			if (!path_given(f, "-o", optarg))
-				return AOTC_USAGE;
-			o->out_dir = optarg;
-			o->out_given = true;
-			break;
-		case 'j':
-			if (!parse_int(optarg, 1, 1024, &n)) {
-				fprintf(f->err, "aotc %s: -j needs a number from 1 to 1024, not '%s'\n", cmd, optarg);
-				return AOTC_USAGE;
-			}
-			o->jobs = (int)n;
-			break;
-		case OPT_KERNEL: o->kernel = optarg; break;
-		case OPT_ARCH: o->arch = optarg; break;
-		case OPT_DB:
-			if (!path_given(f, "--db", optarg))
-				return AOTC_USAGE;
-			o->db_dir = optarg;
-			break;
-		case OPT_SHAPES:
-			if (!path_given(f, "--shapes", optarg))
-				return AOTC_USAGE;
-			o->shapes = optarg;
-			break;
-		case OPT_BUDGET:
-			if ((o->budget_s = options_duration(optarg)) <= 0) {
-				fprintf(f->err, "aotc %s: --budget needs a duration with a unit, like 90s, 10m, 1h or 1h30m, not '%s'\n",
-				        cmd, optarg);
-				return AOTC_USAGE;
-			}
-			break;
-		case OPT_SEED:
-			if (!parse_int(optarg, 0, 2147483647L, &o->seed)) {
-				fprintf(f->err, "aotc %s: --seed needs a non-negative number, not '%s'\n", cmd, optarg);
-				return AOTC_USAGE;
-			}
-			break;
-		case OPT_MAX_VARIANTS:
-			if (!parse_int(optarg, 1, 64, &n)) {
-				fprintf(f->err, "aotc %s: --max-variants needs a number from 1 to 64, not '%s'\n", cmd, optarg);
-				return AOTC_USAGE;
-			}
-			o->max_variants = (int)n;
-			break;
-		case OPT_GOAL: {
-			char *end;
-			o->goal = strtod(optarg, &end);
-			if (end == optarg || *end || !(o->goal >= 1)) {
-				fprintf(f->err, "aotc %s: --goal needs a slowdown of at least 1 (e.g. 1.02), not '%s'\n", cmd, optarg);
-				return AOTC_USAGE;
-			}
-			break;
+	int i;
+	char *end;
+	switch (c) {
+	case 'j':
+		if (!parse_int(arg, 1, 1024, &n)) {
+			fprintf(f->err, "aotc %s: -j needs a number from 1 to 1024, not '%s'\n", cmd, arg);
+			return false;
 		}
-		case OPT_INCLUDE_AS:
-			/* It is written between the quotes of an #include: nothing
-			 * that ends the line, the string or opens a comment. */
-			if (!include_text_ok(optarg)) {
-				fprintf(f->err, "aotc %s: --include-as '%s' cannot be written in an #include "
-				        "(no control character, \", \\, /*, */, // or two question marks)\n", cmd, optarg);
-				return AOTC_USAGE;
-			}
-			o->include_as = optarg;
-			break;
-		case OPT_SEARCH:
-			if (!known_choice(optarg, searches)) {
-				fprintf(f->err, "aotc %s: --search is 'exhaustive' or 'model', not '%s'\n", cmd, optarg);
-				return AOTC_USAGE;
-			}
-			o->search = optarg;
-			break;
-		case OPT_SHARD: {
-			const char *slash = strchr(optarg, '/');
-			char part[24];
-			long i = 0, n2 = 0;
-			bool ok = slash && (size_t)(slash - optarg) < sizeof part;
-			if (ok) {
-				memcpy(part, optarg, (size_t)(slash - optarg));
-				part[slash - optarg] = 0;
-				ok = parse_int(part, 1, 65536, &i) && parse_int(slash + 1, 1, 65536, &n2) && i <= n2;
-			}
-			if (!ok) {
-				fprintf(f->err, "aotc %s: --shard needs I/N with 1 <= I <= N (e.g. 2/8), not '%s'\n",
-				        cmd, optarg);
-				return AOTC_USAGE;
-			}
-			o->shard = (int)i;
-			o->nshards = (int)n2;
-			break;
+		o->jobs = (int)n;
+		return true;
+	case OPT_BUDGET:
+		if ((o->budget_s = options_duration(arg)) <= 0) {
+			fprintf(f->err, "aotc %s: --budget needs a duration with a unit, like 90s, 10m, 1h or 1h30m, not '%s'\n",
+			        cmd, arg);
+			return false;
 		}
-		case OPT_DUMP:
-			if (!known_choice(optarg, dumps)) {
-				fprintf(f->err, "aotc %s: --dump is configs, compile or schedule, not '%s'\n", cmd, optarg);
-				return AOTC_USAGE;
-			}
-			o->dump = optarg;
-			break;
-		case OPT_FORMAT:
-			if (!known_choice(optarg, formats)) {
-				fprintf(f->err, "aotc %s: --format is text, json, markdown or html, not '%s'\n", cmd, optarg);
-				return AOTC_USAGE;
-			}
-			o->format = optarg;
-			break;
-		case OPT_QUIET: o->quiet = true; break;
-		case OPT_COMPILE_ONLY: o->compile_only = true; break;
-		case OPT_VERBOSE: o->verbose = true; break;
-		case 'h':
-		case OPT_HELP:
-			o->help = true;
-			return 0;
-		case OPT_VERSION:
-			o->version = true;
-			return 0;
-		case ':':
-			fprintf(f->err, "aotc %s: option '%s' needs an argument\n", cmd, argv[optind - 1]);
-			return AOTC_USAGE;
-		default:
-			fprintf(f->err, "aotc %s: unknown option '%s'; see 'aotc %s --help'\n", cmd, argv[optind - 1], cmd);
-			return AOTC_USAGE;
+		return true;
+	case OPT_SEED:
+		if (!parse_int(arg, 0, 2147483647L, &o->seed)) {
+			fprintf(f->err, "aotc %s: --seed needs a non-negative number, not '%s'\n", cmd, arg);
+			return false;
 		}
+		return true;
+	case OPT_MAX_VARIANTS:
+		if (!parse_int(arg, 1, 64, &n)) {
+			fprintf(f->err, "aotc %s: --max-variants needs a number from 1 to 64, not '%s'\n", cmd, arg);
+			return false;
+		}
+		o->max_variants = (int)n;
+		return true;
+	case OPT_GOAL:
+		o->goal = strtod(arg, &end);
+		if (end == arg || *end || !(o->goal >= 1)) {
+			fprintf(f->err, "aotc %s: --goal needs a slowdown of at least 1 (e.g. 1.02), not '%s'\n", cmd, arg);
+			return false;
+		}
+		return true;
+	case OPT_SHARD:
+		return parse_shard(o, f, arg);
+	case OPT_SEARCH:
+		if ((i = choice(arg, search_names, (int)COUNTOF(search_names))) < 0) {
+			fprintf(f->err, "aotc %s: --search is 'exhaustive' or 'model', not '%s'\n", cmd, arg);
+			return false;
+		}
+		o->search = (options_search)i;
+		return true;
+	case OPT_DUMP:
+		if ((i = choice(arg, dump_names, (int)COUNTOF(dump_names))) < 0) {
+			fprintf(f->err, "aotc %s: --dump is configs, compile or schedule, not '%s'\n", cmd, arg);
+			return false;
+		}
+		o->dump = (options_dump)i;
+		return true;
+	case OPT_FORMAT:
+		if ((i = choice(arg, format_names, (int)COUNTOF(format_names))) < 0) {
+			fprintf(f->err, "aotc %s: --format is text, json, markdown or html, not '%s'\n", cmd, arg);
+			return false;
+		}
+		o->format = (options_format)i;
+		return true;
 	}
+	die("options: parse_value: option %d", c); /* take_option sends only these */
+}
+
+/* One option c (getopt_long's answer) with its argument arg into o: -1 to
+ * go on, 0 for --help or --version, AOTC_USAGE after a usage error. */
+static int take_option(options *o, const options_for *f, int c, const char *arg, char **argv)
+{
+	const char *cmd = f->name;
+	if (!option_taken(f, c))
+		return AOTC_USAGE;
+	switch (c) {
+	case 'I':
+		if (!path_given(f, "-I", arg))
+			return AOTC_USAGE;
+		o->includes[o->nincludes++] = arg;
+		return -1;
+	case 'D': o->defines[o->ndefines++] = arg; return -1;
+	case 'o':
+		if (!path_given(f, "-o", arg))
+			return AOTC_USAGE;
+		o->out_dir = arg;
+		o->out_given = true;
+		return -1;
+	case OPT_KERNEL: o->kernel = arg; return -1;
+	case OPT_ARCH:
+		/* checked after the loop: --arch's absence is told before a bad name */
+		o->arch_name = arg;
+		return -1;
+	case OPT_DB:
+		if (!path_given(f, "--db", arg))
+			return AOTC_USAGE;
+		o->db_dir = arg;
+		return -1;
+	case OPT_SHAPES:
+		if (!path_given(f, "--shapes", arg))
+			return AOTC_USAGE;
+		o->shapes = arg;
+		return -1;
+	case 'j': case OPT_BUDGET: case OPT_SEED: case OPT_MAX_VARIANTS: case OPT_GOAL:
+	case OPT_SHARD: case OPT_SEARCH: case OPT_DUMP: case OPT_FORMAT:
+		return parse_value(o, f, c, arg) ? -1 : AOTC_USAGE;
+	case OPT_INCLUDE_AS:
+		/* It is written between the quotes of an #include: nothing
+		 * that ends the line, the string or opens a comment. */
+		if (!include_text_ok(arg)) {
+			fprintf(f->err, "aotc %s: --include-as '%s' cannot be written in an #include "
+			        "(no control character, \", \\, /*, */, // or two question marks)\n", cmd, arg);
+			return AOTC_USAGE;
+		}
+		o->include_as = arg;
+		return -1;
+	case OPT_QUIET: o->quiet = true; return -1;
+	case OPT_COMPILE_ONLY: o->compile_only = true; return -1;
+	case OPT_VERBOSE: o->verbose = true; return -1;
+	case 'h':
+	case OPT_HELP:
+		o->help = true;
+		return 0;
+	case OPT_VERSION:
+		o->version = true;
+		return 0;
+	case ':':
+		fprintf(f->err, "aotc %s: option '%s' needs an argument\n", cmd, argv[optind - 1]);
+		return AOTC_USAGE;
+	default:
+		fprintf(f->err, "aotc %s: unknown option '%s'; see 'aotc %s --help'\n", cmd, argv[optind - 1], cmd);
+		return AOTC_USAGE;
+	}
+}
+
+/* After the options: the positional arguments and the checks across
+ * options. -1 to run, or AOTC_USAGE after a usage error. */
+static int take_inputs(options *o, const options_for *f, int argc, char **argv)
+{
+	const char *cmd = f->name;
 	bool link = !strcmp(cmd, "link");
 	const char *input = link ? "DIR" : !strcmp(cmd, "report") ? "DB" : "FILE";
 	for (int i = optind; i < argc; i++) {
@@ -461,11 +503,28 @@ int options_parse(options *o, const options_for *f, int argc, char **argv)
 		fprintf(f->err, "aotc tune: --dump and --compile-only do not go together\n");
 		return AOTC_USAGE;
 	}
-	if (f->needs_arch && !o->arch) {
+	if (f->needs_arch && !o->arch_name) {
 		fprintf(f->err, "aotc %s: needs --arch (e.g. --arch sm90 or --arch host)\n", cmd);
 		return AOTC_USAGE;
 	}
-	if (o->arch && !arch_lookup(o->arch))
-		return bad_arch(f, o->arch);
+	if (o->arch_name && !(o->arch = arch_parse(o->arch_name)))
+		return bad_arch(f, o->arch_name);
 	return -1;
+}
+
+int options_parse(options *o, const options_for *f, int argc, char **argv)
+{
+	*o = (options){.out_dir = ".", .db_dir = "aotc-db", .seed = 1};
+	o->includes = xcalloc((size_t)argc + 1, sizeof *o->includes);
+	o->defines = xcalloc((size_t)argc + 1, sizeof *o->defines);
+	o->inputs = xcalloc((size_t)argc + 1, sizeof *o->inputs);
+	int c;
+	optind = 0; /* glibc: start afresh (at argv[1]), whatever an earlier parse left */
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":I:D:o:j:h", longopts, NULL)) != -1) {
+		int st = take_option(o, f, c, optarg, argv);
+		if (st >= 0)
+			return st;
+	}
+	return take_inputs(o, f, argc, argv);
 }

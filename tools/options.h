@@ -9,11 +9,28 @@
 
 #include <stdbool.h>
 #include <stdio.h>
+#include "arch.h"
 #include "status.h"
+
+/* The closed choices, parsed once: what the stages take is mapped from
+ * these in tools/main.c (the tuner's search_kind and tune_dump, the
+ * report's format). */
+typedef enum options_search {
+	OPTIONS_SEARCH_AUTO,          /* by the size of the space */
+	OPTIONS_SEARCH_EXHAUSTIVE,
+	OPTIONS_SEARCH_MODEL,
+} options_search;
+typedef enum options_dump {
+	OPTIONS_DUMP_NONE, OPTIONS_DUMP_CONFIGS, OPTIONS_DUMP_COMPILE, OPTIONS_DUMP_SCHEDULE,
+} options_dump;
+typedef enum options_format {
+	OPTIONS_FORMAT_TEXT, OPTIONS_FORMAT_JSON, OPTIONS_FORMAT_MARKDOWN, OPTIONS_FORMAT_HTML,
+} options_format;
 
 typedef struct options {
 	const char *file;
-	const char *arch;
+	const arch_info *arch;   /* --arch, a runtime/arch.c entry (NULL: not given) */
+	const char *arch_name;   /* --arch as written */
 	const char *kernel;
 	const char *out_dir;
 	const char *db_dir;
@@ -26,10 +43,10 @@ typedef struct options {
 	double goal;
 	bool quiet, verbose;
 	bool compile_only;     /* tune --compile-only */
-	const char *search;    /* tune, compile: "exhaustive" | "model" (NULL: by size) */
+	options_search search; /* tune, compile: --search */
 	int shard, nshards;    /* tune, compile: --shard I/N (0/0: none) */
-	const char *dump;      /* tune: "configs" | "compile" | "schedule" */
-	const char *format;    /* report: "text" (default) | "json" | "markdown" | "html" */
+	options_dump dump;     /* tune: --dump */
+	options_format format; /* report: --format */
 	const char **includes;
 	int nincludes;
 	const char **defines;

@@ -76,15 +76,43 @@ char *dbset_dir_of(const char *db_path)
 	return fmt_path("%.*s", slash == db_path ? 1 : (int)(slash - db_path), db_path);
 }
 
-char *dbset_dispatch_path(const char *dir, const char *kernel, const char *arch)
+char *dbset_dispatch_path(const char *dir, const char *kernel, const arch_info *arch)
 {
-	return fmt_path("%s/dispatch/%s.%s.json", dir, kernel, arch);
+	return fmt_path("%s/dispatch/%s.%s.json", dir, kernel, arch->name);
 }
 
 char *dbset_ir_path(const char *dir, const char *source)
 {
 	const char *slash = strrchr(source, '/');
 	return fmt_path("%s/dispatch/%s.ir.json", dir, slash ? slash + 1 : source);
+}
+
+char *dbset_find_source(const char *source, const char *db_path)
+{
+	if (access(source, R_OK) == 0)
+		return xstrdup(source);
+	if (source[0] == '/')
+		return NULL;
+	char *dir = xstrdup(db_path);
+	for (int up = 0; up < 4; up++) {
+		char *slash = strrchr(dir, '/');
+		if (slash)
+			*slash = 0;
+		else if (!strcmp(dir, "."))
+			break;
+		else
+			strcpy(dir, ".");
+		strbuf sb;
+		strbuf_init(&sb);
+		strbuf_printf(&sb, "%s/%s", dir[0] ? dir : "/", source);
+		if (access(sb.data, R_OK) == 0) {
+			free(dir);
+			return sb.data;
+		}
+		strbuf_finish(&sb);
+	}
+	free(dir);
+	return NULL;
 }
 
 char *dbset_db_dir_of_dispatch(const char *dispatch_path)
@@ -250,7 +278,7 @@ static const char *hw_id(const tune_db *db)
 	return id ? id : "(none)";
 }
 
-tune_db *dbset_load(const char *dir, const kernel *k, const char *arch, const char *source_hash,
+tune_db *dbset_load(const char *dir, const kernel *k, const arch_info *arch, const char *source_hash,
                     const char *file, int *nmerged, diags *d)
 {
 	const char *kernel = k->id;
@@ -279,7 +307,7 @@ tune_db *dbset_load(const char *dir, const kernel *k, const char *arch, const ch
 		else
 			db = db_load_any(paths[i], &not_db, &held);
 		const char *a = db ? json_string_value(json_object_get(db->hardware, "arch")) : NULL;
-		if (!(!db && not_db) && (!db || (a && strcmp(a, arch) == 0)))
+		if (!(!db && not_db) && (!db || (a && strcmp(a, arch->name) == 0)))
 			diag_list_replay(&said, d);
 		diag_list_finish(&said);
 		diags_finish(&held);
@@ -289,7 +317,7 @@ tune_db *dbset_load(const char *dir, const kernel *k, const char *arch, const ch
 			bad = true;
 			continue;
 		}
-		if (!a || strcmp(a, arch) != 0) {
+		if (!a || strcmp(a, arch->name) != 0) {
 			db_close(db);
 			continue;
 		}
@@ -314,7 +342,7 @@ tune_db *dbset_load(const char *dir, const kernel *k, const char *arch, const ch
 		} else if (all && strcmp(hw_id(all), hw_id(db)) != 0) {
 			diag_plain_error(d, "%s (%s) and %s (%s) were measured on different hardware: one dispatch cannot pick "
 			                 "across them; keep one hardware id's databases of '%s' for %s in %s/",
-			                 all->path, hw_id(all), db->path, hw_id(db), kernel, arch, dir);
+			                 all->path, hw_id(all), db->path, hw_id(db), kernel, arch->name, dir);
 			bad = true;
 		} else if (all && (all->ntunables != db->ntunables || all->nshape_args != db->nshape_args)) {
 			diag_plain_error(d, "%s and %s do not hold the same tunables and shape arguments", all->path,
@@ -369,7 +397,7 @@ tune_db *dbset_load(const char *dir, const kernel *k, const char *arch, const ch
 	}
 	free(pat);
 	diag_plain_error(d, "no tuning database for '%s' on %s in %s/ (tune it on such a machine: aotc tune %s --arch %s)",
-	                 kernel, arch, dir, file, arch);
+	                 kernel, arch->name, dir, file, arch->name);
 	return NULL;
 }
 

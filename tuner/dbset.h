@@ -18,6 +18,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "arch.h"
 #include "db.h"
 #include "diag.h"
 #include "ir.h"
@@ -50,13 +51,19 @@ char *dbset_dir_of(const char *db_path);
 
 /* "<dir>/dispatch/<kernel>.<arch>.json" (heuristics/dispatch.h): in a
  * folder of its own, so that no glob of the databases takes it for one. */
-char *dbset_dispatch_path(const char *dir, const char *kernel, const char *arch);
+char *dbset_dispatch_path(const char *dir, const char *kernel, const arch_info *arch);
 
 /* "<dir>/dispatch/<file name of source>.ir.json": the saved IR of a kernel
  * source (frontend/frontend.h, frontend_parse_saved), beside the saved
  * dispatches; "softmax.cu.ir.json" is no "<kernel>.<arch>.json", a kernel
  * name having no dot. */
 char *dbset_ir_path(const char *dir, const char *source);
+
+/* The source a database names (db->source: as given to aotc tune, relative
+ * to where it ran) as it stands, else relative to the database's folder or
+ * one of the three above it (a database kept in <project>/templates/ that
+ * says templates/k.cu); NULL when none is readable. */
+char *dbset_find_source(const char *source, const char *db_path);
 
 /* The --db folder of a saved dispatch's path (its folder's folder). */
 char *dbset_db_dir_of_dispatch(const char *dispatch_path);
@@ -83,7 +90,7 @@ void dbset_free_paths(char **paths);
  * being the source as the user named it), when one cannot be read, has no
  * measurement of the current code, was measured on another hardware id
  * than another (naming both files and ids), or names other tunables. */
-tune_db *dbset_load(const char *dir, const kernel *k, const char *arch, const char *source_hash,
+tune_db *dbset_load(const char *dir, const kernel *k, const arch_info *arch, const char *source_hash,
                     const char *file, int *nmerged, diags *d);
 
 /* A 128-bit digest (32 hex digits into out[33]) of everything dbset_load

@@ -21,22 +21,22 @@ static double measure_timeout_ms(void)
 	return (s > 0 ? s : 30) * 1e3;
 }
 
-double warmup_ms(const char *backend)
+double warmup_ms(const arch_info *arch)
 {
 	const char *e = getenv("AOTC_WARMUP_MS");
 	double ms = e ? atof(e) : -1;
-	return ms >= 0 ? ms : strcmp(backend, "host") ? 200 : 100;
+	return ms >= 0 ? ms : arch->kind != ARCH_HOST ? 200 : 100;
 }
 
-json_t *method_json(const char *backend)
+json_t *method_json(const arch_info *arch)
 {
 	return json_pack("{s:s, s:s, s:b, s:i, s:i, s:f, s:i, s:i, s:f, s:s, s:f, s:{s:i, s:i, s:f}}",
-		"timer", strcmp(backend, "host") ? "device events around each launch" : "CLOCK_MONOTONIC around each call",
+		"timer", arch->kind != ARCH_HOST ? "device events around each launch" : "CLOCK_MONOTONIC around each call",
 		"statistic", "median", "cache_flush", 1, "warmup", WARMUP,
 		"screen_samples", SCREEN_SAMPLES, "screen_factor", SCREEN_FACTOR,
 		"min_samples", MIN_SAMPLES, "max_samples", MAX_SAMPLES, "budget_ms", BUDGET_MS,
 		"inputs", "fresh per shape from a seeded generator, restored before each checked run",
-		"warmup_ms", warmup_ms(backend), "alternation", "group", ALT_GROUP, "rounds", ALT_ROUNDS,
+		"warmup_ms", warmup_ms(arch), "alternation", "group", ALT_GROUP, "rounds", ALT_ROUNDS,
 		"min_noise", ALT_MIN_NOISE);
 }
 
@@ -136,7 +136,7 @@ static aotc_status start_worker(measurer *ms, strbuf *why)
 	return AOTC_OK;
 }
 
-aotc_status measurer_start(measurer *ms, const aotc_module *m, const kernel *k, const char *arch,
+aotc_status measurer_start(measurer *ms, const aotc_module *m, const kernel *k, const arch_info *arch,
                    uint64_t seed, json_t *method, strbuf *why)
 {
 	/* What killed tuners and workers left, even when nothing compiles. */
@@ -151,7 +151,7 @@ aotc_status measurer_start(measurer *ms, const aotc_module *m, const kernel *k, 
 	char *ir = ir_to_json(m);
 	json_t *jir = json_loads(ir, 0, NULL);
 	free(ir);
-	ms->init = json_pack("{s:s, s:s, s:o, s:s, s:I, s:o}", "op", "init", "arch", arch, "ir", jir,
+	ms->init = json_pack("{s:s, s:s, s:o, s:s, s:I, s:o}", "op", "init", "arch", arch->name, "ir", jir,
 	                     "kernel", k->id, "seed", (json_int_t)seed, "method", method);
 	return start_worker(ms, why);
 }

@@ -11,6 +11,7 @@
 
 #include <jansson.h>
 
+#include "arch.h"
 #include "compile.h"
 #include "db.h"
 #include "ir.h"
@@ -34,7 +35,7 @@ typedef struct measurer {
 /* Starts the worker for kernel k of m on arch with the timing method
  * (a reference is taken). 0, or 3 with why (ms->no_device tells "no device
  * of that architecture here" from the rest). */
-aotc_status measurer_start(measurer *ms, const aotc_module *m, const kernel *k, const char *arch,
+aotc_status measurer_start(measurer *ms, const aotc_module *m, const kernel *k, const arch_info *arch,
                    uint64_t seed, json_t *method, strbuf *why);
 /* Stops the worker (a later measurer_shape starts it again). */
 void measurer_stop(measurer *ms);
@@ -101,13 +102,13 @@ meas_status launch_dims(const kernel *k, const launch *grid, const launch *block
                         const json_t *dev, json_t **out, strbuf *why);
 
 /* The timing method (docs/database.md), stored in every database. */
-json_t *method_json(const char *backend);
+json_t *method_json(const arch_info *arch);
 
 /* The alternation of close contenders (docs/database.md): the most
  * variants in a group, the rounds, the least noise a difference must
  * beat, and how long the device is warmed before the first shape. */
 enum { ALT_GROUP = 4, ALT_ROUNDS = 15 };
 #define ALT_MIN_NOISE 0.03
-double warmup_ms(const char *backend);
+double warmup_ms(const arch_info *arch);
 
 #endif

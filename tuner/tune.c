@@ -70,18 +70,17 @@ static bool add_config(void *ctx, const int64_t *values)
 /* Every configuration of the kernel and of its alternatives, in order. A
  * host launcher is a CUDA routine (it takes a cudaStream_t): for an AMD GPU
  * it is left out, with a note. */
-static void enumerate_configs(configs *c, const char *arch)
+static void enumerate_configs(configs *c, const arch_info *arch)
 {
 	const kernel *k = c->k;
-	const arch_info *ai = arch_parse(arch);
 	c->nt = k->ntunables;
 	for (int a = 0; a < k->nalts; a++)
 		c->nt = k->alts[a].ntunables > c->nt ? k->alts[a].ntunables : c->nt;
 	for (int a = -1; a < k->nalts; a++) {
 		c->cur = a < 0 ? k : &k->alts[a];
-		if (c->cur->host_launcher && ai && ai->kind != ARCH_CUDA) {
+		if (c->cur->host_launcher && arch->kind != ARCH_CUDA) {
 			fprintf(stderr, "aotc: note: %s: host launcher %s is a CUDA routine; not tuned for %s\n", k->id,
-			        c->cur->name, arch);
+			        c->cur->name, arch->name);
 			continue;
 		}
 		ir_enumerate(c->cur, add_config, c);
@@ -110,16 +109,15 @@ static const extern_fn *config_extern(const configs *c, int i)
 /* After the enumeration: the externs as configurations. A __global__
  * kernel's externs are CUDA routines (they take a cudaStream_t and return a
  * cudaError_t), so for an AMD GPU they are left out, with a note. */
-static void add_externs(configs *c, const char *arch)
+static void add_externs(configs *c, const arch_info *arch)
 {
 	const kernel *k = c->k;
 	int64_t *zeros = xcalloc((size_t)k->ntunables + 1, sizeof *zeros);
 	c->nvariants = c->n;
-	const arch_info *ai = arch_parse(arch);
-	bool cuda_only = k->is_global && ai && ai->kind != ARCH_CUDA;
+	bool cuda_only = k->is_global && arch->kind != ARCH_CUDA;
 	for (int e = 0; e < k->nexterns && cuda_only; e++)
 		fprintf(stderr, "aotc: note: %s: AOTC_EXTERN(%s) is a CUDA routine; not tuned for %s\n",
-		        k->id, k->externs[e].name, arch);
+		        k->id, k->externs[e].name, arch->name);
 	for (int e = 0; e < k->nexterns && !cuda_only; e++) {
 		add_config(c, zeros);
 		c->names[c->n - 1] = arena_strdup(&c->a, k->externs[e].name);
@@ -215,14 +213,14 @@ static void fmt_duration(char *buf, size_t n, double s)
 static aotc_status backend_for_kernel(const kernel *k, const tune_options *o, const rt_ops **ops,
                               diags *d)
 {
-	*ops = rt_backend_for(o->arch);
+	*ops = rt_backend_for(o->arch->name);
 	if (!*ops) {
-		diag_plain_error(d, "this aotc cannot tune for --arch %s (built without that backend)", o->arch);
+		diag_plain_error(d, "this aotc cannot tune for --arch %s (built without that backend)", o->arch->name);
 		return AOTC_ENVIRONMENT;
 	}
-	if (k->is_global != (strcmp(o->arch, "host") != 0)) {
+	if (k->is_global != (o->arch->kind != ARCH_HOST)) {
 		diag_error(d, k->loc, "'%s' is a %s kernel; it cannot be tuned for --arch %s", k->id,
-		           k->is_global ? "__global__" : "host", o->arch);
+		           k->is_global ? "__global__" : "host", o->arch->name);
 		return AOTC_DIAGNOSED;
 	}
 	return AOTC_OK;
@@ -289,7 +287,7 @@ static bool choose_compiler(const rt_ops *ops, const aotc_module *m, const tune_
 {
 	*abs = realpath(m->file, NULL);
 	*req = (rt_compile_request){
-		.source_path = *abs ? *abs : m->file, .arch = o->arch,
+		.source_path = *abs ? *abs : m->file, .arch = o->arch->name,
 		.include_dirs = o->include_dirs, .ninclude_dirs = o->ninclude_dirs,
 		.defines = o->defines, .ndefines = o->ndefines,
 	};
@@ -490,7 +488,7 @@ static bool same_hardware_beside(tune_run *r)
 		diags_finish(&quiet);
 		const char *arch = db ? json_string_value(json_object_get(db->hardware, "arch")) : NULL;
 		const char *id = db ? json_string_value(json_object_get(db->hardware, "id")) : NULL;
-		if (arch && id && strcmp(arch, o->arch) == 0 && strcmp(id, r->hwid) != 0) {
+		if (arch && id && strcmp(arch, o->arch->name) == 0 && strcmp(id, r->hwid) != 0) {
 			if (o->nshards > 1) {
 				diag_plain_error(r->d, "%s was measured on %s, this machine is %s: shards of one --db must come from one "
 				                 "hardware id (emit refuses to merge them); give this tune another --db",
@@ -513,10 +511,10 @@ static aotc_status open_stage(tune_run *r, bool *no_device)
 	const tune_options *o = r->o;
 	strbuf why;
 	strbuf_init(&why);
-	json_t *method = method_json(r->ops->name);
+	json_t *method = method_json(o->arch);
 	aotc_status status = measurer_start(&r->ms, r->m, k, o->arch, o->seed, json_incref(method), &why);
 	if (status) {
-		diag_plain_error(r->d, "cannot tune for %s here: %s", o->arch, why.data);
+		diag_plain_error(r->d, "cannot tune for %s here: %s", o->arch->name, why.data);
 		if (r->ms.no_device && r->d->out)
 			fprintf(r->d->out, "aotc: tune on a machine with that GPU, or run 'aotc emit' with a database tuned there\n");
 		if (no_device)
@@ -1104,9 +1102,9 @@ static void warm_once(tune_run *r)
 	if (r->warmed)
 		return;
 	r->warmed = true;
-	r->warm = measurer_warm(&r->ms, warmup_ms(r->ops->name));
+	r->warm = measurer_warm(&r->ms, warmup_ms(r->o->arch));
 	const json_t *ck = json_object_get(r->warm, "clocks");
-	if (!r->o->quiet && strcmp(r->ops->name, "host") != 0 && json_is_false(json_object_get(ck, "locked")))
+	if (!r->o->quiet && r->o->arch->kind != ARCH_HOST && json_is_false(json_object_get(ck, "locked")))
 		fprintf(stderr, "%saotc: warning: the GPU's clocks are not locked (SM %lld MHz now, applications clock %lld MHz, at most %lld MHz): times may drift with temperature and power; lock them (nvidia-smi -lgc) for a steadier tune\n",
 		        r->pr.tty ? "\r\033[K" : "", (long long)json_integer_value(json_object_get(ck, "sm_mhz")),
 		        (long long)json_integer_value(json_object_get(ck, "app_sm_mhz")),
@@ -1326,7 +1324,7 @@ static aotc_status measure_stage(tune_run *r)
 	/* The clocks at the end, read under a short load as at the start (an
 	 * idle GPU lowers them within moments). */
 	if (!status && r->warmed)
-		r->clocks_end = measurer_warm(&r->ms, warmup_ms(r->ops->name) / 4);
+		r->clocks_end = measurer_warm(&r->ms, warmup_ms(r->o->arch) / 4);
 	free(cells);
 	strbuf_finish(&why);
 	return status;
@@ -1492,7 +1490,7 @@ static void note_clocks(tune_run *r)
 	double a = (double)json_integer_value(json_object_get(start, "sm_mhz"));
 	double b = (double)json_integer_value(json_object_get(end, "sm_mhz"));
 	bool locked_warned = json_is_false(json_object_get(start, "locked"));
-	if (!r->o->quiet && !locked_warned && strcmp(r->ops->name, "host") != 0 && a > 0 && b > 0 &&
+	if (!r->o->quiet && !locked_warned && r->o->arch->kind != ARCH_HOST && a > 0 && b > 0 &&
 	    fabs(a - b) > 0.05 * a)
 		fprintf(stderr, "aotc: warning: the GPU's SM clock moved from %.0f MHz to %.0f MHz during the tune: times taken at different clocks are compared\n",
 		        a, b);
@@ -1673,7 +1671,7 @@ aotc_status tune_compile_only(const aotc_module *m, const kernel *k, const tune_
 	}
 	started = true; /* pool_finish frees it, started or not */
 	if (!o->quiet)
-		fprintf(stderr, "aotc: compiling %s for %s with %s: %d configurations%s%s\n", k->id, o->arch,
+		fprintf(stderr, "aotc: compiling %s for %s with %s: %d configurations%s%s\n", k->id, o->arch->name,
 		        req.compiler, nvar, k->reference ? " and the reference" : "", next ? ", the externs" : "");
 	/* The reference first, alone: if the file does not compile (a
 	 * file-level error, an architecture the toolkit lacks), one
@@ -1705,7 +1703,7 @@ aotc_status tune_compile_only(const aotc_module *m, const kernel *k, const tune_
 	}
 	double wall = p.finished_at - p.started_at;
 	printf("%s: %d of %d configurations compiled for %s with %s (%d from cache) in %.1f s on %d thread%s; reference %s",
-	       k->id, ok, nvar, o->arch, req.compiler, cached, wall, p.nthreads, p.nthreads == 1 ? "" : "s",
+	       k->id, ok, nvar, o->arch->name, req.compiler, cached, wall, p.nthreads, p.nthreads == 1 ? "" : "s",
 	       !k->reference ? "none" : "compiled");
 
 	if (next)

@@ -7,6 +7,7 @@
 #include "status.h"
 #include <stdbool.h>
 
+#include "arch.h"
 #include "ir.h"
 #include "schedule.h"
 
@@ -15,7 +16,7 @@
 typedef enum tune_dump { TUNE_DUMP_NONE, TUNE_DUMP_CONFIGS, TUNE_DUMP_COMPILE, TUNE_DUMP_SCHEDULE } tune_dump;
 
 typedef struct tune_options {
-	const char *arch;
+	const arch_info *arch;
 	const char *db_dir;
 	const char *shapes_file;    /* NULL: AOTC_SHAPES */
 	double budget_s;            /* <= 0: no cap */

@@ -32,6 +32,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		FUZZ_CHECK(o.ninputs >= 1);
 		FUZZ_CHECK(*o.out_dir && *o.db_dir);
 		FUZZ_CHECK(!cmd->needs_arch || o.arch);
+		FUZZ_CHECK(!o.arch == !o.arch_name && (!o.arch || !strcmp(o.arch->name, o.arch_name)));
 		FUZZ_CHECK(o.budget_s >= 0);
 		for (int i = 0; i < o.nincludes; i++)
 			FUZZ_CHECK(*o.includes[i]);
