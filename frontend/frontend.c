@@ -48,21 +48,18 @@ static char *take(arena *a, CXString s)
 	return r;
 }
 
-const char *frontend_clang_version(void)
+void frontend_clang_version(char buf[FRONTEND_VERSION_MAX])
 {
-	/* The loaded libclang's version: a process-wide fact, kept once read. */
-	static char buf[128];
-	if (!buf[0]) {
-		CXString s = clang_getClangVersion();
-		snprintf(buf, sizeof buf, "%s", clang_getCString(s));
-		clang_disposeString(s);
-	}
-	return buf;
+	CXString s = clang_getClangVersion();
+	snprintf(buf, FRONTEND_VERSION_MAX, "%s", clang_getCString(s));
+	clang_disposeString(s);
 }
 
 static int clang_major(void)
 {
-	const char *v = strstr(frontend_clang_version(), "version ");
+	char version[FRONTEND_VERSION_MAX];
+	frontend_clang_version(version);
+	const char *v = strstr(version, "version ");
 	return v ? atoi(v + 8) : 0;
 }
 

@@ -47,8 +47,9 @@ void frontend_free_files(char **files);   /* accepts NULL */
  * read. */
 bool frontend_hash_files(const char *path, const char *const *files, int n, char out[33]);
 
-/* "clang version 16.0.6" as libclang reports it; static storage. */
-const char *frontend_clang_version(void);
+/* "clang version 16.0.6" as libclang reports it, into buf. */
+#define FRONTEND_VERSION_MAX 128
+void frontend_clang_version(char buf[FRONTEND_VERSION_MAX]);
 
 /* The CUDA toolkit root whose headers a parse of path reads (NULL: a host
  * source, or none found: aotc's shim); static storage. */

@@ -98,9 +98,11 @@ static aotc_module *load_saved(const char *path, const frontend_options *opt, co
 	const char **files = NULL;
 	char *ir = NULL;
 	const json_t *ver = json_object_get(root, "aotc_saved_ir");
+	char clang_version[FRONTEND_VERSION_MAX];
+	frontend_clang_version(clang_version);
 	if (!json_is_integer(ver) || json_integer_value(ver) != SAVED_IR_VERSION ||
 	    !same_string(json_object_get(root, "aotc"), AOTC_VERSION_STRING) ||
-	    !same_string(json_object_get(root, "libclang"), frontend_clang_version()) ||
+	    !same_string(json_object_get(root, "libclang"), clang_version) ||
 	    !same_string(json_object_get(root, "frontend"), frontend_mode()) ||
 	    !same_string(json_object_get(root, "cuda"), frontend_cuda_root(path, opt)) ||
 	    !same_string(json_object_get(root, "source"), path) ||
@@ -185,9 +187,11 @@ static bool save(const char *path, const frontend_options *opt, const char *save
 		                                       e->line, "col", e->col, "message", e->msg));
 	}
 	const char *cuda = frontend_cuda_root(path, opt);
+	char clang_version[FRONTEND_VERSION_MAX];
+	frontend_clang_version(clang_version);
 	json_t *root = json_pack("{s:i, s:s, s:s, s:s, s:o, s:s, s:o, s:o, s:o, s:s, s:o, s:o}",
 	                         "aotc_saved_ir", SAVED_IR_VERSION, "aotc", AOTC_VERSION_STRING,
-	                         "libclang", frontend_clang_version(), "frontend", frontend_mode(),
+	                         "libclang", clang_version, "frontend", frontend_mode(),
 	                         "cuda", cuda ? json_string(cuda) : json_null(), "source", path,
 	                         "defines", string_array(opt->defines, opt->ndefines),
 	                         "include_dirs", string_array(opt->include_dirs, opt->ninclude_dirs),

@@ -263,6 +263,14 @@ static const command commands[] = {
 	{"__dispatch-check", cmd_check, false}, {"__search-sim", cmd_simulate, false},
 };
 
+/* aotc --version: aotc's and the loaded libclang's. */
+static void print_version(void)
+{
+	char clang_version[FRONTEND_VERSION_MAX];
+	frontend_clang_version(clang_version);
+	printf("aotc %s\nlibclang: %s\n", AOTC_VERSION_STRING, clang_version);
+}
+
 int main(int argc, char **argv)
 {
 	diags d;
@@ -274,7 +282,7 @@ int main(int argc, char **argv)
 	if (!strcmp(argv[1], "__worker"))
 		return worker_main(); /* tuner.c starts us so */
 	if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "version")) {
-		printf("aotc %s\nlibclang: %s\n", AOTC_VERSION_STRING, frontend_clang_version());
+		print_version();
 		return 0;
 	}
 	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
@@ -300,7 +308,7 @@ int main(int argc, char **argv)
 		if (o.help) {
 			options_help(stdout, known);
 		} else if (o.version) {
-			printf("aotc %s\nlibclang: %s\n", AOTC_VERSION_STRING, frontend_clang_version());
+			print_version();
 		}
 		goto out;
 	}
