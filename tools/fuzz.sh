@@ -6,7 +6,8 @@
 # build-fuzz/. Each run starts from the target's seeds and reproducers, plus
 # what earlier runs here found (build-fuzz/corpus/TARGET); a crash, leak,
 # timeout or OOM leaves its input in build-fuzz/artifacts/TARGET/ and makes
-# the script exit non-zero. Prints per target the executions and corpus size.
+# the script exit non-zero. Targets run side by side, one per core
+# (AOTC_FUZZ_JOBS overrides). Prints per target the executions and corpus size.
 set -eu
 cd "$(dirname "$0")/.."
 secs=${1:-20}
@@ -37,19 +38,39 @@ max_len() {
 	esac
 }
 
-failed=0
-summary=
-for t in $targets; do
+# One target's run: its log, and its exit status in a file beside it.
+fuzz_one() {
+	t=$1
 	corpus=build-fuzz/corpus/$t
 	artifacts=build-fuzz/artifacts/$t
 	mkdir -p "$corpus" "$artifacts"
-	log=build-fuzz/fuzz-$t.log
 	rc=0
 	ASAN_OPTIONS=detect_leaks=1:allocator_may_return_null=1 \
 	UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
 		build-fuzz/tests/fuzz/fuzz_$t -max_total_time="$secs" -timeout=10 -rss_limit_mb=2048 \
 		-max_len="$(max_len "$t")" -print_final_stats=1 -artifact_prefix="$artifacts/" \
-		"$corpus" tests/fuzz/seeds/$t tests/fuzz/crashes/$t >"$log" 2>&1 || rc=$?
+		"$corpus" tests/fuzz/seeds/$t tests/fuzz/crashes/$t >"build-fuzz/fuzz-$t.log" 2>&1 || rc=$?
+	echo "$rc" >"build-fuzz/fuzz-$t.rc"
+}
+
+# The targets run side by side, one per core (each is single-threaded).
+jobs=${AOTC_FUZZ_JOBS:-$(nproc 2>/dev/null || echo 1)}
+running=0
+for t in $targets; do
+	fuzz_one "$t" &
+	running=$((running + 1))
+	if [ "$running" -ge "$jobs" ]; then
+		wait
+		running=0
+	fi
+done
+wait
+
+failed=0
+summary=
+for t in $targets; do
+	log=build-fuzz/fuzz-$t.log
+	rc=$(cat "build-fuzz/fuzz-$t.rc" 2>/dev/null || echo 1)
 	execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -1)
 	done_line=$(grep -E '^#[0-9]+[[:space:]]+DONE' "$log" | tail -1)
 	corp=$(echo "$done_line" | sed -n 's/.* corp: \([^ ]*\).*/\1/p')
@@ -62,7 +83,7 @@ $line"
 	if [ "$rc" -ne 0 ]; then
 		failed=1
 		grep -E 'ERROR: |runtime error|SUMMARY|Test unit written' "$log" | head -20 || true
-		echo "fuzz: $t failed; log in $log, input in $artifacts/"
+		echo "fuzz: $t failed; log in $log, input in build-fuzz/artifacts/$t/"
 	fi
 done
 echo "fuzz: per target:$summary"

@@ -1,45 +1,45 @@
 #!/bin/sh
-# Builds aotc twice, normally and under AddressSanitizer + UBSan, and runs the
-# whole test suite on both, then builds a `git archive` of HEAD elsewhere and
-# runs a few suites there (tools/tarball-check.sh), then fuzzes each input surface for a fixed time
-# (tools/fuzz.sh; AOTC_FUZZ_SECONDS per target, default 12, 0 skips it).
-# Exits non-zero if anything fails. The timeouts in
-# tests/meson.build fit a loaded 2-core machine; the sanitized run gets three
-# times as long. The sanitized run leaves out the suites that only run
-# aotc's commands as a user would (docs: the commands in README and docs/;
-# integration: downstream CMake and meson builds against the installed
-# aotc; templates: the shipped templates through nvcc, and through hipcc for
-# every variant): the code they run is the sanitized suites' already, and
-# nvcc, hipcc and cmake take most of their time. hipcc compiles a fixed
-# sample of the variants (templates-rocm, rocm); AOTC_TEST_ROCM_FULL=1
-# compiles every one. A failing test prints the command that reruns it alone.
+# What CI runs (.ci/run, after tools/setup.sh): every test once, then a
+# release tarball's build, then fuzzing. Exits non-zero if anything fails.
+#
+#   1. The normal build (build/): the suites that run aotc as a user would
+#      (docs: the commands of README and docs/; integration: downstream CMake
+#      and meson builds against the installed aotc; templates: the shipped
+#      templates through nvcc and hipcc; toolchains: frontend-golden with the
+#      real CUDA headers for every case, rocm with hipcc builds of the emitted
+#      launchers). nvcc, hipcc, libclang and cmake take most of their time, and
+#      the code of aotc they run is what step 2 checks.
+#   2. The AddressSanitizer + UBSan build (build-asan/): every other suite,
+#      with timeouts x3 (AOTC_TEST_SANITIZED=1: frontend-golden and rocm
+#      leave to step 1 what only the toolchains would repeat). Each test runs
+#      once, where it checks the most: aotc's own code under the sanitizers.
+#      (`meson test -C build` still runs every suite on the normal build.)
+#   3. tools/tarball-check.sh: a `git archive` of HEAD builds elsewhere, a few
+#      suites pass there and softmax emitted from it is byte-identical.
+#   4. tools/fuzz.sh: each input surface under libFuzzer for
+#      AOTC_FUZZ_SECONDS (default 12; 0 skips it), the targets on every core.
+#
+# The timeouts in tests/meson.build fit a loaded 2-core machine.
 set -eu
 cd "$(dirname "$0")/.."
+user_suites="--suite docs --suite integration --suite templates --suite toolchains"
 
 [ -f build/build.ninja ] || meson setup build
 meson compile -C build
-meson test -C build --print-errorlogs
+# shellcheck disable=SC2086
+meson test -C build --print-errorlogs $user_suites
 
 [ -f build-asan/build.ninja ] || meson setup build-asan -Db_sanitize=address,undefined -Db_lundef=false
 meson compile -C build-asan
-# AOTC_TEST_SANITIZED=1: what differs only in what a tool other than aotc
-# does runs in the normal run alone (frontend-golden: the real CUDA headers
-# only for the cases that need them, the shim run has the rest; rocm: the
-# hipcc builds of the emitted launchers, the same bytes in both runs).
 AOTC_TEST_SANITIZED=1 \
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
 LSAN_OPTIONS=suppressions=$(pwd)/tests/lsan.supp \
-	meson test -C build-asan --print-errorlogs --timeout-multiplier 3 --no-suite docs --no-suite integration --no-suite templates
+	meson test -C build-asan --print-errorlogs --timeout-multiplier 3 \
+		--no-suite docs --no-suite integration --no-suite templates
 
-# From a `git archive` of HEAD (a release tarball: no .git, another place):
-# it builds, the suites that would catch a path or a repository root leaking
-# into output pass there, and softmax emitted from it is byte-identical to
-# softmax emitted from this checkout (tools/tarball-check.sh).
 tools/tarball-check.sh
 
-# About two minutes on 2 cores with its build (the ir library and the five
-# targets only).
 fuzz_secs=${AOTC_FUZZ_SECONDS:-12}
 if [ "$fuzz_secs" -gt 0 ]; then
 	tools/fuzz.sh "$fuzz_secs"
