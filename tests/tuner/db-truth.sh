@@ -93,12 +93,15 @@ kill -KILL "-$bg"
 wait "$bg" 2>/dev/null
 bg=
 lines=$(wc -l <"$(ls "$db2"/*.json).journal")
+# A cell is journalled again when its shape's close contenders are
+# alternated (timing decides which): a resume reuses the cells, not the lines.
+cells=$(python3 "$here/journal_cells.py" "$(ls "$db2"/*.json).journal")
 "$aotc" tune "$k" --arch host --db "$db2" --shapes "$tmp/s21.json" >"$tmp/log" 2>&1
 check "edited B again: exits 0" $? 0
 n=$(grep -c '"config"' "$db2/superseded/$(basename "$(ls "$db2"/*.json)")" 2>/dev/null)
 [ "$n" = 12 ] && ok "edited B again: A's 12 measurements set aside in superseded/" ||
 	bad "edited B again: A's measurements set aside" "$n lines in $(ls -R "$db2")"
-has "edited B again: its own journal reused" "$((36 - lines)) measurements to take, $lines reused"
+has "edited B again: its own journal reused" "$((36 - cells)) measurements to take, $cells reused"
 cp "$here/truth_host.cpp" "$k"
 
 # A journal line of an older aotc (no source hash) is not reused either.
