@@ -65,12 +65,24 @@ PY
 [ -s "$tmp/commands" ] || { bad "no commands found"; finish; }
 
 tab=$(printf '\t')
+: >"$tmp/reports"
 while IFS="$tab" read -r file line want cmd; do
 	if [ "$want" = skip ]; then
 		echo "SKIP $file:$line ($cmd)"
 		skipped=$((skipped + 1))
 		continue
 	fi
+	# `aotc report` only reads its database (the committed one, unchanged by
+	# any command here): the same command line as one that passed already
+	# (README's and docs/cli.md's HTML report of sgemm) is that run again.
+	case $cmd in build/aotc\ report\ *)
+		first=$(awk -F "$tab" -v c="$want$tab$cmd" '$2 "\t" $3 == c { print $1; exit }' "$tmp/reports")
+		if [ -n "$first" ]; then
+			echo "PASS $file:$line (as $first): $cmd"
+			pass=$((pass + 1))
+			continue
+		fi ;;
+	esac
 	start=$(date +%s)
 	# The host tune in README flushes a cache-sized buffer before each timed
 	# launch (2 to 3 minutes here); a small one keeps the commands as
@@ -81,6 +93,7 @@ while IFS="$tab" read -r file line want cmd; do
 	if [ "$got" -eq "$want" ]; then
 		echo "PASS $file:$line ($secs s): $cmd"
 		pass=$((pass + 1))
+		printf '%s\t%s\t%s\n' "$file:$line" "$want" "$cmd" >>"$tmp/reports"
 	else
 		bad "$file:$line: exit $got, expected $want: $cmd" "$(tail -15 "$tmp/out")"
 	fi
