@@ -285,10 +285,13 @@ mkdir -p cdb
 python3 - "$aotc" "$src/scale_types.cu" cdb >log 2>&1 <<'END'
 import json, re, subprocess, sys
 aotc, src, out = sys.argv[1:]
-ir = json.loads(subprocess.run([aotc, "parse", src], capture_output=True, text=True, check=True).stdout)
+# one parse; each type's configurations from its IR (configs reads IR JSON)
+ir_text = subprocess.run([aotc, "parse", src], capture_output=True, text=True, check=True).stdout
+open("scale_ir.json", "w").write(ir_text)
+ir = json.loads(ir_text)
 for k in ir["kernels"]:
     kid = k["name"] + "_" + k["type_key"]["tag"]
-    names = [n for n in subprocess.run([aotc, "configs", src, "--kernel", kid], capture_output=True, text=True,
+    names = [n for n in subprocess.run([aotc, "configs", "scale_ir.json", "--kernel", kid], capture_output=True, text=True,
                                        check=True).stdout.split("\n") if n.startswith("scale<")]
     values = [[int(v) for v in re.findall(r", (\d+)", n)] for n in names]
     shapes = [[v] for v in k["shapes"][0]["values"]]

@@ -15,6 +15,10 @@ here=$root/tests/public
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 export AOTC_CACHE_DIR="$tmp/cache" AOTC_HOST_FLUSH_BYTES=65536
+# The host twin's OpenMP threads sleep, not spin, between parallel regions:
+# no check here depends on how fast it runs, and a spinning team burns the
+# CPU time of a loaded machine (the tune's measurements and the app's runs).
+export OMP_WAIT_POLICY=passive
 . "$(dirname "$0")/../lib.sh"
 # run NAME WANT CMD...: CMD exits WANT (its output in $tmp/log)
 run() {
@@ -30,15 +34,22 @@ has() { # NAME PATTERN: the last log has a line matching the extended regex PATT
 lacks() {
 	if grep -Eq -- "$2" "$tmp/log"; then bad "$1" "a line matches /$2/" "$(grep -E -- "$2" "$tmp/log" | head -3)"; else ok "$1"; fi
 }
-# dtypes FILE ARGS...: the kernels' buffer element types in the IR, "name=dtype/lanes ..."
+# parse NAME WANT IR ARGS...: aotc parse ARGS exits WANT, its IR in IR and
+# its messages in $tmp/log (one parse serves every check of its IR)
+parse() {
+	name=$1 want=$2 ir=$3
+	shift 3
+	"$aotc" parse "$@" >"$ir" 2>"$tmp/log"
+	got=$?
+	if [ "$got" -eq "$want" ]; then ok "$name"; else bad "$name" "exit $got, expected $want: aotc parse $*" "$(tail -8 "$tmp/log")"; fi
+}
+# dtypes IR: the kernels' buffer element types in the IR, "name=dtype/lanes ..."
 dtypes() {
-	f=$1
-	shift
-	"$aotc" parse "$@" "$f" 2>/dev/null | python3 -c '
+	python3 -c '
 import json, sys
-m = json.load(sys.stdin)
+m = json.load(open(sys.argv[1]))
 print(" ".join("%s=%s/%d" % (p["name"], p["dtype"], p["lanes"])
-               for k in m["kernels"] for p in k["params"] if p.get("accounted_by") == "buffer"))'
+               for k in m["kernels"] for p in k["params"] if p.get("accounted_by") == "buffer"))' "$1" 2>/dev/null
 }
 same() { # NAME GOT WANT
 	if [ "$2" = "$3" ]; then ok "$1"; else bad "$1" "got '$2'" "want '$3'"; fi
@@ -47,7 +58,7 @@ same() { # NAME GOT WANT
 cd "$tmp" || exit 1
 
 # --- gelu_forward.cu: an LLM-training project's style ----------------------
-run "gelu_forward.cu: parse" 0 "$aotc" parse "$here/gelu_forward.cu"
+parse "gelu_forward.cu: parse" 0 gelu.json "$here/gelu_forward.cu"
 has "gelu_forward.cu: one note for the errors in unused code" \
 	'gelu_forward\.cu: note: 2 errors in code aotc does not use were ignored; --verbose shows them'
 run "gelu_forward.cu: parse --verbose" 0 "$aotc" parse --verbose "$here/gelu_forward.cu"
@@ -56,17 +67,20 @@ has "--verbose: max(float, float) in main()" "gelu_forward\.cu:[0-9]+:[0-9]+: wa
 lacks "--verbose: <omp.h> found (the host compiler's include directories)" "omp\.h' file not found"
 lacks "--verbose: the cache-hint loads and stores are declared" "call to '__(ldcs|stcs|ldcg)'"
 # x128::size: a class template's static member through a typedef, as the
-# code spells it; 16 bytes of floatX.
+# code spells it; 16 bytes of floatX. (The IR of the plain parse above, and
+# one parse with -DENABLE_BF16.)
 x128() {
-	"$aotc" parse "$@" "$here/gelu_forward.cu" 2>/dev/null | python3 -c '
+	python3 -c '
 import json, sys
-print([c["value"] for c in json.load(sys.stdin)["constants"] if c["name"] == "x128::size"])'
+print([c["value"] for c in json.load(open(sys.argv[1]))["constants"] if c["name"] == "x128::size"])' "$1" 2>/dev/null
 }
-same "x128::size is 4 for float" "$(x128)" "[4]"
-same "x128::size is 8 for bf16" "$(x128 -DENABLE_BF16)" "[8]"
-same "floatX is float by default" "$(dtypes "$here/gelu_forward.cu")" "out=f32/1 inp=f32/1"
-same "floatX is __nv_bfloat16 with -DENABLE_BF16" "$(dtypes "$here/gelu_forward.cu" -DENABLE_BF16)" "out=bf16/1 inp=bf16/1"
-run "gelu_forward.cu: configs" 0 "$aotc" configs "$here/gelu_forward.cu"
+"$aotc" parse -DENABLE_BF16 "$here/gelu_forward.cu" >gelu_bf16.json 2>/dev/null
+same "x128::size is 4 for float" "$(x128 gelu.json)" "[4]"
+same "x128::size is 8 for bf16" "$(x128 gelu_bf16.json)" "[8]"
+same "floatX is float by default" "$(dtypes gelu.json)" "out=f32/1 inp=f32/1"
+same "floatX is __nv_bfloat16 with -DENABLE_BF16" "$(dtypes gelu_bf16.json)" "out=bf16/1 inp=bf16/1"
+# (configs from the IR of the plain parse: the same enumeration, one parse less)
+run "gelu_forward.cu: configs" 0 "$aotc" configs gelu.json
 has "gelu_forward.cu: 5 configurations" "gelu_forward_kernel2: 5 configurations"
 run "gelu_forward.cu: tune --compile-only (bf16)" 0 "$aotc" tune "$here/gelu_forward.cu" -DENABLE_BF16 --arch sm90 --compile-only
 has "gelu_forward.cu: every configuration and the reference compiled" "5 of 5 configurations compiled for sm90 .*; reference compiled"
@@ -89,22 +103,22 @@ run "annotation typos" 1 "$aotc" parse typo.cu
 has "... did you mean cdiv" "typo\.cu:[0-9]+:[0-9]+: error: unknown function 'ceil_div'; did you mean 'cdiv'\?"
 
 # --- layernorm_forward.cu: the same project, B and T launcher-only ---------
-run "layernorm_forward.cu: parse" 0 "$aotc" parse "$here/layernorm_forward.cu"
+parse "layernorm_forward.cu: parse" 0 layernorm.json "$here/layernorm_forward.cu"
 has "layernorm_forward.cu: one note for the errors in unused code" \
 	'note: 2 errors in code aotc does not use were ignored'
-got=$("$aotc" parse "$here/layernorm_forward.cu" 2>/dev/null | python3 -c '
+got=$(python3 -c '
 import json, sys
-k = json.load(sys.stdin)["kernels"][0]
+k = json.load(open(sys.argv[1]))["kernels"][0]
 print(" ".join(p["name"] + ("(launcher-only)" if p.get("launcher_only") else "")
                for p in k["params"] if p["accounted_by"] == "shape"),
-      " ".join("%s=%s" % (v["param"], v["expr"]["text"]) for v in k["values"]))')
+      " ".join("%s=%s" % (v["param"], v["expr"]["text"]) for v in k["values"]))' layernorm.json 2>/dev/null)
 same "shape arguments C, and B, T launcher-only; N = B * T" "$got" "C B(launcher-only) T(launcher-only) N=B * T"
 run "layernorm_forward.cu: tune --compile-only" 0 "$aotc" tune "$here/layernorm_forward.cu" --arch sm90 --compile-only
 has "layernorm_forward.cu: every configuration and the reference compiled" "4 of 4 configurations compiled for sm90 .*; reference compiled"
 
 # --- rmsnorm_cub.cu: CUB, nv_bfloat16 and a `using` alias ------------------
-run "rmsnorm_cub.cu: parse" 0 "$aotc" parse "$here/rmsnorm_cub.cu"
-same "nv_bfloat16 and using weight_t = nv_bfloat16 are bf16" "$(dtypes "$here/rmsnorm_cub.cu")" \
+parse "rmsnorm_cub.cu: parse" 0 rmsnorm.json "$here/rmsnorm_cub.cu"
+same "nv_bfloat16 and using weight_t = nv_bfloat16 are bf16" "$(dtypes rmsnorm.json)" \
 	"out=bf16/1 in=bf16/1 weight=bf16/1"
 run "rmsnorm_cub.cu: tune --compile-only" 0 "$aotc" tune "$here/rmsnorm_cub.cu" --arch sm90 --compile-only
 has "rmsnorm_cub.cu: every configuration and the reference compiled" "4 of 4 configurations compiled for sm90 .*; reference compiled"
@@ -112,7 +126,8 @@ has "rmsnorm_cub.cu: every configuration and the reference compiled" "4 of 4 con
 # --- gelu_host.cpp: the host twin, tuned for real --------------------------
 run "gelu_host.cpp: parse" 0 "$aotc" parse "$here/gelu_host.cpp"
 has "gelu_host.cpp: g++-only code in the header is one note" "note: 1 error in code aotc does not use was ignored"
-same "floatX is double with -DENABLE_FP64" "$(dtypes "$here/gelu_host.cpp" -DENABLE_FP64)" "out=f64/1 inp=f64/1"
+"$aotc" parse -DENABLE_FP64 "$here/gelu_host.cpp" >gelu_host64.json 2>/dev/null
+same "floatX is double with -DENABLE_FP64" "$(dtypes gelu_host64.json)" "out=f64/1 inp=f64/1"
 cp "$here/common_host.h" "$here/gelu_host.cpp" .
 run "gelu_host.cpp: compile (tune on this CPU, with OpenMP, then emit)" 0 \
 	"$aotc" compile gelu_host.cpp --arch host --db db -o gen

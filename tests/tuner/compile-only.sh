@@ -52,8 +52,12 @@ has "compile-only --shard: the whole run then finds every part in the cache" "(4
 
 # Batches (nvcc, one thread): the four variants in one compiler run; the run
 # holding the failing one is split until it is alone, and the others compile.
+# The same run is the nvcc path's exit status and count line (a variant
+# failing is not an error: exit 0).
 AOTC_CUDA_COMPILER=nvcc AOTC_CACHE_DIR="$tmp/nvcc" "$aotc" tune "$here/compile_only.cu" --arch sm90 --compile-only -j 1 \
 	>"$tmp/log" 2>&1
+check "compile-only with nvcc: exit 0" $? 0
+has "compile-only with nvcc: the count line" "^scale: 3 of 4 configurations compiled for sm90 with nvcc"
 has "nvcc, batched: 3 of 4 compile, the failing one found" "^scale: 3 of 4 configurations compiled for sm90 with nvcc"
 has "nvcc, batched: the failing variant's own log" "TILE 128 cannot unroll 3"
 has "nvcc, batched: runs of several variants, split to find the failing one" "compiler runs\{0,1\} of several variants (up to 16 a run; [1-9][0-9]* split"
@@ -94,10 +98,6 @@ fi
 check "compile-only: no variant compiles: exit 4" $? 4
 has "compile-only: 0 of 4" "^scale: 0 of 4 configurations compiled"
 
-AOTC_CUDA_COMPILER=nvcc "$aotc" tune "$here/compile_only.cu" --arch sm90 --compile-only -j 2 >"$tmp/log" 2>&1
-check "compile-only with nvcc: exit 0" $? 0
-has "compile-only with nvcc: the count line" "^scale: 3 of 4 configurations compiled for sm90 with nvcc"
-
 AOTC_CUDA_COMPILER=clang "$aotc" tune "$here/compile_only.cu" --arch sm90 --compile-only >"$tmp/log" 2>&1
 check "a bad AOTC_CUDA_COMPILER is an environment error" $? 3
 
@@ -105,12 +105,15 @@ check "a bad AOTC_CUDA_COMPILER is an environment error" $? 3
 check "--compile-only outside tune is a usage error" $? 2
 
 # CCCL (include/cccl): the parser, NVRTC and nvcc all find it, as nvcc does.
-"$aotc" parse "$here/cccl.cu" >/dev/null 2>"$tmp/log"
-check "cccl: parses" $? 0
+# (Each compile of CCCL's headers takes seconds: cccl.cu has two variants,
+# one on cooperative groups, one on CUB.) The parser is tune's own: a tune
+# that compiles every variant has parsed the file (the one parse of it).
 "$aotc" tune "$here/cccl.cu" --arch sm90 --compile-only -j 2 >"$tmp/log" 2>&1
-has "cccl: NVRTC compiles every variant" "^warp_sums: 4 of 4 configurations compiled for sm90 with nvrtc"
+st=$?
+if [ $st -eq 0 ] && ! grep -q ': error: ' "$tmp/log"; then ok "cccl: parses"; else bad "cccl: parses" "exit $st" "$(tail -8 "$tmp/log")"; fi
+has "cccl: NVRTC compiles every variant" "^warp_sums: 2 of 2 configurations compiled for sm90 with nvrtc"
 AOTC_CUDA_COMPILER=nvcc "$aotc" tune "$here/cccl.cu" --arch sm90 --compile-only -j 2 >"$tmp/log" 2>&1
-has "cccl: nvcc compiles every variant" "^warp_sums: 4 of 4 configurations compiled for sm90 with nvcc"
+has "cccl: nvcc compiles every variant" "^warp_sums: 2 of 2 configurations compiled for sm90 with nvcc"
 
 # compile: the host backend always has its device, so an unwritable
 # database is another environment error: exit 3, said once, no emission.
