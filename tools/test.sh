@@ -9,8 +9,7 @@
 #      real CUDA headers for every case, rocm with hipcc builds of the emitted
 #      launchers). nvcc, hipcc, libclang and cmake take most of their time, and
 #      the code of aotc they run is what step 2 checks.
-#   2. The AddressSanitizer + UBSan build (build-asan/, compiled during
-#      step 1's suites): every other suite,
+#   2. The AddressSanitizer + UBSan build (build-asan/): every other suite,
 #      with timeouts x3 (AOTC_TEST_SANITIZED=1: frontend-golden and rocm
 #      leave to step 1 what only the toolchains would repeat). Each test runs
 #      once, where it checks the most: aotc's own code under the sanitizers.
@@ -27,21 +26,11 @@ user_suites="--suite docs --suite integration --suite templates --suite toolchai
 
 [ -f build/build.ninja ] || meson setup build
 meson compile -C build
-
-# The sanitized build compiles while the normal build's suites run: they
-# mostly wait on nvcc, hipcc and cmake, one of them alone.
-[ -f build-asan/build.ninja ] || meson setup build-asan -Db_sanitize=address,undefined -Db_lundef=false
-meson compile -C build-asan >build-asan/compile.log 2>&1 &
-asan_build=$!
-trap 'kill "$asan_build" 2>/dev/null || true' EXIT
 # shellcheck disable=SC2086
 meson test -C build --print-errorlogs $user_suites
-if ! wait "$asan_build"; then
-	cat build-asan/compile.log
-	echo "test.sh: the sanitized build failed" >&2
-	exit 1
-fi
-trap - EXIT
+
+[ -f build-asan/build.ninja ] || meson setup build-asan -Db_sanitize=address,undefined -Db_lundef=false
+meson compile -C build-asan
 AOTC_TEST_SANITIZED=1 \
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
