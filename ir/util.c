@@ -2,13 +2,12 @@
 
 #include <ctype.h>
 #include <errno.h>
-#include <fcntl.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include <sys/random.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -181,29 +180,15 @@ char *read_file(const char *path, size_t *len)
 	return read_file_max(path, len, (size_t)AOTC_DB_MAX_MIB << 20);
 }
 
-/* Creates tmp, "<path>.tmpXXXXXX" with the X's replaced by random letters
- * and digits, exclusively and with mode 0666, which the kernel narrows by
- * the umask as it does a file fopen creates (reading the umask would set
- * it, racing with other threads). The descriptor, or -1 with errno. */
-static int create_temp(char *tmp)
+/* umask(2) can only be read by setting it, which races with other threads:
+ * read it once. */
+static pthread_once_t umask_once = PTHREAD_ONCE_INIT;
+static mode_t process_umask;
+
+static void read_umask(void)
 {
-	static const char chars[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
-	char *x = tmp + strlen(tmp) - 6;
-	for (int attempt = 0; attempt < 100; attempt++) {
-		uint64_t r;
-		if (getrandom(&r, sizeof r, GRND_NONBLOCK) != (ssize_t)sizeof r) {
-			struct timespec ts;
-			clock_gettime(CLOCK_REALTIME, &ts);
-			r = XXH64(&ts, sizeof ts, (uint64_t)getpid() * 101 + (uint64_t)attempt);
-		}
-		for (int i = 0; i < 6; i++, r /= 62)
-			x[i] = chars[r % 62];
-		int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
-		if (fd >= 0 || errno != EEXIST)
-			return fd;
-	}
-	errno = EEXIST;
-	return -1;
+	process_umask = umask(022);
+	umask(process_umask);
 }
 
 int write_file_atomic(const char *path, const void *data, size_t len)
@@ -211,7 +196,7 @@ int write_file_atomic(const char *path, const void *data, size_t len)
 	size_t n = strlen(path);
 	char *tmp = xmalloc(n + 16);
 	snprintf(tmp, n + 16, "%s.tmpXXXXXX", path);
-	int fd = create_temp(tmp);
+	int fd = mkstemp(tmp);
 	if (fd < 0) {
 		free(tmp);
 		return -1;
@@ -228,7 +213,10 @@ int write_file_atomic(const char *path, const void *data, size_t len)
 		p += w;
 		left -= (size_t)w;
 	}
-	if (fsync(fd) < 0)
+	/* mkstemp creates 0600; emitted sources and databases are ordinary
+	 * files, so honour the umask like fopen would. */
+	pthread_once(&umask_once, read_umask);
+	if (fchmod(fd, 0666 & ~process_umask) < 0 || fsync(fd) < 0)
 		goto fail;
 	if (close(fd) < 0) {
 		fd = -1;

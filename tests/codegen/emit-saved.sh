@@ -25,14 +25,7 @@ db=$tmp/db
 mkdir -p "$db/eval"
 for f in "$root"/templates/softmax.cuda_*.json "$root"/templates/eval/softmax.cuda_*.json; do
 	case $f in */eval/*) out=$db/eval/${f##*/} ;; *) out=$db/${f##*/} ;; esac
-	python3 - "$f" "$out" <<'PY' || exit 1
-import json, sys
-d = json.load(open(sys.argv[1]))
-keep = {old: new for new, old in enumerate(range(0, len(d["configs"]), 9))}
-d["configs"] = [d["configs"][i] for i in keep]
-d["measurements"] = [dict(m, config=keep[m["config"]]) for m in d["measurements"] if m["config"] in keep]
-json.dump(d, open(sys.argv[2], "w"))
-PY
+	python3 "$root/tests/cut-db.py" "$f" "$out" --configs 9 || exit 1
 done
 saved=$db/dispatch/softmax.sm90.json
 src=$root/templates/softmax.cu

@@ -66,14 +66,11 @@ done
 # and cuBLAS (86 of 341; every shape): the merge, not the size, is checked,
 # and each side learns its dispatch.
 mkdir -p "$tmp/whole" "$tmp/shards" "$tmp/e1" "$tmp/e2"
-python3 - "$root/templates/sgemm.cuda_NVIDIA_H200_13.0.json" "$tmp/shards" "$tmp/whole" <<'PY'
+python3 "$root/tests/cut-db.py" "$root/templates/sgemm.cuda_NVIDIA_H200_13.0.json" \
+	"$tmp/whole/sgemm.cuda_NVIDIA_H200_13.0.json" --configs 4 --externs
+python3 - "$tmp/whole/sgemm.cuda_NVIDIA_H200_13.0.json" "$tmp/shards" <<'PY'
 import json, sys
 db = json.load(open(sys.argv[1]))
-keep = [i for i, c in enumerate(db["configs"]) if i % 4 == 0 or c.get("extern")]
-keep = {old: new for new, old in enumerate(keep)}
-db["configs"] = [db["configs"][i] for i in keep]
-db["measurements"] = [dict(m, config=keep[m["config"]]) for m in db["measurements"] if m["config"] in keep]
-json.dump(db, open("%s/sgemm.cuda_NVIDIA_H200_13.0.json" % sys.argv[3], "w"))
 for part in (0, 1):
     d = dict(db)
     d["measurements"] = [m for m in db["measurements"] if m["shape"] % 2 == part]
