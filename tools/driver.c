@@ -6,6 +6,7 @@
 
 #include "dbset.h"
 #include "frontend.h"
+#include "measure.h"
 #include "util.h"
 
 aotc_module *driver_load_module(const options *o, bool saved_ir, diags *d)
@@ -71,6 +72,7 @@ tune_options driver_tune_options(const options *o)
 		.budget_s = o->budget_s, .jobs = o->jobs, .seed = (uint64_t)o->seed,
 		.search = searches[o->search], .dump = dumps[o->dump],
 		.shard = o->nshards ? o->shard : 1, .nshards = o->nshards ? o->nshards : 1,
+		.alt_rounds = o->alternate >= 0 ? o->alternate : ALT_ROUNDS,
 		.quiet = o->quiet, .verbose = o->verbose,
 		.include_dirs = o->includes, .ninclude_dirs = o->nincludes,
 		.defines = o->defines, .ndefines = o->ndefines,

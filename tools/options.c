@@ -18,16 +18,16 @@ const options_for options_commands[] = {
 	{"compile", "compile FILE --arch ARCH [options]",
 	 "parse, tune (or reuse the database), build the heuristic, emit",
 	 SOURCE_OPTS | OPTB_ARCH | OPTB_OUT | OPTB_DB | OPTB_SHAPES | OPTB_BUDGET | OPTB_JOBS |
-	 OPTB_SEARCH | OPTB_SHARD | HEURISTIC_OPTS | OPTB_INCLUDE_AS, true, NULL},
+	 OPTB_SEARCH | OPTB_SHARD | OPTB_ALTERNATE | HEURISTIC_OPTS | OPTB_INCLUDE_AS, true, NULL},
 	{"tune", "tune FILE --arch ARCH [options]", "parse and tune only: fill the database",
 	 SOURCE_OPTS | OPTB_ARCH | OPTB_DB | OPTB_SHAPES | OPTB_BUDGET | OPTB_JOBS | OPTB_SEED |
-	 OPTB_COMPILE_ONLY | OPTB_SEARCH | OPTB_SHARD | OPTB_DUMP, true, NULL},
+	 OPTB_COMPILE_ONLY | OPTB_SEARCH | OPTB_SHARD | OPTB_ALTERNATE | OPTB_DUMP, true, NULL},
 	{"emit", "emit FILE --arch ARCH [options]",
 	 "build the heuristic and emit from the database; needs no GPU",
 	 SOURCE_OPTS | OPTB_ARCH | OPTB_OUT | OPTB_DB | HEURISTIC_OPTS | OPTB_INCLUDE_AS, true, NULL},
 	{"eval", "eval FILE --arch ARCH --shapes HELD_OUT.json [options]",
 	 "measure the emitted choice against every variant on held-out shapes",
-	 SOURCE_OPTS | OPTB_ARCH | OPTB_DB | OPTB_SHAPES | OPTB_JOBS | HEURISTIC_OPTS, true, NULL},
+	 SOURCE_OPTS | OPTB_ARCH | OPTB_DB | OPTB_SHAPES | OPTB_JOBS | OPTB_ALTERNATE | HEURISTIC_OPTS, true, NULL},
 	{"parse", "parse FILE [options]", "print the IR as JSON (FILE may also be IR JSON)",
 	 OPTB_INCLUDE | OPTB_DEFINE | OPTB_QUIET, false, NULL},
 	{"configs", "configs FILE [options]", "list the valid configurations", SOURCE_OPTS, false, NULL},
@@ -67,6 +67,8 @@ static const option_doc option_docs[] = {
 	{OPTB_SEARCH, "--search S", "exhaustive, or model: a model-guided search\n"
 	                            "(default: model above 512 configurations)"},
 	{OPTB_SHARD, "--shard I/N", "take part I of N of the work; the databases merge"},
+	{OPTB_ALTERNATE, "--alternate N", "rounds the close contenders are timed again in alternation\n"
+	                                  "(default 15; 0: not at all)"},
 	{OPTB_DUMP, "--dump STAGE", "print configs (search order), compile or schedule as JSON lines"},
 	{OPTB_MAX_VARIANTS, "--max-variants N", "variants the dispatch may choose among (default 16; how many of them, cross-validation decides)"},
 	{OPTB_GOAL, "--goal G", "stop the greedy choice of variants at this training geomean slowdown (default 1: never)"},
@@ -261,7 +263,8 @@ static int bad_arch(const options_for *f, const char *arch)
 
 enum { OPT_KERNEL = 256, OPT_ARCH, OPT_DB, OPT_SHAPES, OPT_BUDGET, OPT_SEED,
        OPT_QUIET, OPT_VERBOSE, OPT_HELP, OPT_VERSION, OPT_MAX_VARIANTS, OPT_GOAL,
-       OPT_COMPILE_ONLY, OPT_INCLUDE_AS, OPT_SEARCH, OPT_SHARD, OPT_DUMP, OPT_FORMAT };
+       OPT_COMPILE_ONLY, OPT_INCLUDE_AS, OPT_SEARCH, OPT_SHARD, OPT_DUMP, OPT_FORMAT,
+       OPT_ALTERNATE };
 
 static const struct option longopts[] = {
 	{"kernel", required_argument, NULL, OPT_KERNEL},
@@ -282,6 +285,7 @@ static const struct option longopts[] = {
 	{"shard", required_argument, NULL, OPT_SHARD},
 	{"dump", required_argument, NULL, OPT_DUMP},
 	{"format", required_argument, NULL, OPT_FORMAT},
+	{"alternate", required_argument, NULL, OPT_ALTERNATE},
 	{0},
 };
 
@@ -296,7 +300,7 @@ static const struct { int c; unsigned bit; const char *name; } option_bits[] = {
 	{OPT_GOAL, OPTB_GOAL, "--goal"}, {OPT_COMPILE_ONLY, OPTB_COMPILE_ONLY, "--compile-only"},
 	{OPT_INCLUDE_AS, OPTB_INCLUDE_AS, "--include-as"}, {OPT_SEARCH, OPTB_SEARCH, "--search"},
 	{OPT_SHARD, OPTB_SHARD, "--shard"}, {OPT_DUMP, OPTB_DUMP, "--dump"},
-	{OPT_FORMAT, OPTB_FORMAT, "--format"},
+	{OPT_FORMAT, OPTB_FORMAT, "--format"}, {OPT_ALTERNATE, OPTB_ALTERNATE, "--alternate"},
 };
 
 /* Whether the command takes option c; false after a usage error. */
@@ -380,6 +384,15 @@ static bool parse_value(options *o, const options_for *f, int c, const char *arg
 		return true;
 	case OPT_SHARD:
 		return parse_shard(o, f, arg);
+	case OPT_ALTERNATE:
+		/* 1000: the most the worker's "alternate" takes (tuner/worker.c) */
+		if (!parse_int(arg, 0, 1000, &n)) {
+			fprintf(f->err, "aotc %s: --alternate needs a number of rounds from 0 (no alternation) to 1000, not '%s'\n",
+			        cmd, arg);
+			return false;
+		}
+		o->alternate = (int)n;
+		return true;
 	case OPT_SEARCH:
 		if ((i = choice(arg, search_names, (int)COUNTOF(search_names))) < 0) {
 			fprintf(f->err, "aotc %s: --search is 'exhaustive' or 'model', not '%s'\n", cmd, arg);
@@ -441,7 +454,7 @@ static int take_option(options *o, const options_for *f, int c, const char *arg,
 		o->shapes = arg;
 		return -1;
 	case 'j': case OPT_BUDGET: case OPT_SEED: case OPT_MAX_VARIANTS: case OPT_GOAL:
-	case OPT_SHARD: case OPT_SEARCH: case OPT_DUMP: case OPT_FORMAT:
+	case OPT_SHARD: case OPT_SEARCH: case OPT_DUMP: case OPT_FORMAT: case OPT_ALTERNATE:
 		return parse_value(o, f, c, arg) ? -1 : AOTC_USAGE;
 	case OPT_INCLUDE_AS:
 		/* It is written between the quotes of an #include: nothing
@@ -514,7 +527,7 @@ static int take_inputs(options *o, const options_for *f, int argc, char **argv)
 
 int options_parse(options *o, const options_for *f, int argc, char **argv)
 {
-	*o = (options){.out_dir = ".", .db_dir = "aotc-db", .seed = 1};
+	*o = (options){.out_dir = ".", .db_dir = "aotc-db", .seed = 1, .alternate = -1};
 	o->includes = xcalloc((size_t)argc + 1, sizeof *o->includes);
 	o->defines = xcalloc((size_t)argc + 1, sizeof *o->defines);
 	o->inputs = xcalloc((size_t)argc + 1, sizeof *o->inputs);

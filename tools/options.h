@@ -45,6 +45,7 @@ typedef struct options {
 	bool compile_only;     /* tune --compile-only */
 	options_search search; /* tune, compile: --search */
 	int shard, nshards;    /* tune, compile: --shard I/N (0/0: none) */
+	int alternate;         /* tune, compile, eval: --alternate N (-1: not given) */
 	options_dump dump;     /* tune: --dump */
 	options_format format; /* report: --format */
 	const char **includes;
@@ -78,6 +79,7 @@ enum {
 	OPTB_INCLUDE_AS = 1u << 16,
 	OPTB_FORMAT = 1u << 17,
 	OPTB_QUIET = 1u << 18,       /* --quiet, --verbose */
+	OPTB_ALTERNATE = 1u << 19,
 };
 
 /* A subcommand as the parser and the help see it. */

@@ -28,7 +28,7 @@ double warmup_ms(const arch_info *arch)
 	return ms >= 0 ? ms : arch->kind != ARCH_HOST ? 200 : 100;
 }
 
-json_t *method_json(const arch_info *arch)
+json_t *method_json(const arch_info *arch, int alt_rounds)
 {
 	return json_pack("{s:s, s:s, s:b, s:i, s:i, s:f, s:i, s:i, s:f, s:s, s:f, s:{s:i, s:i, s:f}}",
 		"timer", arch->kind != ARCH_HOST ? "device events around each launch" : "CLOCK_MONOTONIC around each call",
@@ -36,7 +36,7 @@ json_t *method_json(const arch_info *arch)
 		"screen_samples", SCREEN_SAMPLES, "screen_factor", SCREEN_FACTOR,
 		"min_samples", MIN_SAMPLES, "max_samples", MAX_SAMPLES, "budget_ms", BUDGET_MS,
 		"inputs", "fresh per shape from a seeded generator, restored before each checked run",
-		"warmup_ms", warmup_ms(arch), "alternation", "group", ALT_GROUP, "rounds", ALT_ROUNDS,
+		"warmup_ms", warmup_ms(arch), "alternation", "group", ALT_GROUP, "rounds", alt_rounds,
 		"min_noise", ALT_MIN_NOISE);
 }
 
@@ -358,7 +358,7 @@ json_t *measurer_warm(measurer *ms, double warm_ms)
 	return r;
 }
 
-bool measurer_alternate(measurer *ms, alt_variant *v, int n, bool *lost, strbuf *why)
+bool measurer_alternate(measurer *ms, alt_variant *v, int n, int rounds, bool *lost, strbuf *why)
 {
 	*lost = false;
 	json_t *vs = json_array();
@@ -378,8 +378,8 @@ bool measurer_alternate(measurer *ms, alt_variant *v, int n, bool *lost, strbuf 
 		json_array_append_new(vs, o);
 		sum += v[i].mm->time_ms;
 	}
-	timeout += sum * (ALT_ROUNDS + 2) * 20;
-	json_t *req = json_pack("{s:s, s:o, s:i, s:f}", "op", "alternate", "variants", vs, "rounds", ALT_ROUNDS,
+	timeout += sum * (rounds + 2) * 20;
+	json_t *req = json_pack("{s:s, s:o, s:i, s:f}", "op", "alternate", "variants", vs, "rounds", rounds,
 	                        "budget_ms", BUDGET_MS * n), *r = NULL;
 	ms->fresh = false;
 	double t0 = monotonic_s();
@@ -403,7 +403,7 @@ bool measurer_alternate(measurer *ms, alt_variant *v, int n, bool *lost, strbuf 
 		ms->restarts++;
 		return false;
 	}
-	int rounds = (int)json_integer_value(json_object_get(r, "rounds"));
+	int ran = (int)json_integer_value(json_object_get(r, "rounds"));
 	for (int i = 0; i < n; i++) {
 		measurement *mm = v[i].mm, got = {.config = mm->config, .shape = mm->shape};
 		from_reply(json_array_get(res, (size_t)i), &got);
@@ -414,7 +414,7 @@ bool measurer_alternate(measurer *ms, alt_variant *v, int n, bool *lost, strbuf 
 			mm->nsamples = got.nsamples;
 			mm->time_ms = got.time_ms;
 			mm->screened = false;
-			mm->alternated = rounds;
+			mm->alternated = ran;
 			mm->note = NULL;
 			free(got.note);
 		} else {

@@ -85,13 +85,14 @@ typedef struct alt_variant {
 } alt_variant;
 
 /* Times the n variants v at the current shape again in alternation (the
- * worker's "alternate", ALT_ROUNDS rounds or fewer when they are slow):
+ * worker's "alternate": the given rounds, 1 to 1000, or fewer when they are
+ * slow):
  * each ok one gets the rounds' samples, their median as time_ms and
  * alternated set; one whose checked last launch failed gets that status.
  * False when the worker failed on them (a fault, a hang, something left
  * behind: which variant is not known), with why; the measurements are then
  * untouched and the worker restarted (*lost: it cannot be). */
-bool measurer_alternate(measurer *ms, alt_variant *v, int n, bool *lost, strbuf *why);
+bool measurer_alternate(measurer *ms, alt_variant *v, int n, int rounds, bool *lost, strbuf *why);
 
 /* Evaluates a launch (AOTC_GRID, AOTC_BLOCK, AOTC_SMEM of the kernel or of
  * the reference) for these tunable values (NULL for the reference) and
@@ -101,12 +102,14 @@ meas_status launch_dims(const kernel *k, const launch *grid, const launch *block
                         const aexpr *smem, const int64_t *values, const int64_t *params,
                         const json_t *dev, json_t **out, strbuf *why);
 
-/* The timing method (docs/database.md), stored in every database. */
-json_t *method_json(const arch_info *arch);
+/* The timing method (docs/database.md), stored in every database, with
+ * alt_rounds rounds of alternation (0: none). */
+json_t *method_json(const arch_info *arch, int alt_rounds);
 
 /* The alternation of close contenders (docs/database.md): the most
- * variants in a group, the rounds, the least noise a difference must
- * beat, and how long the device is warmed before the first shape. */
+ * variants in a group, the rounds unless --alternate says otherwise (0 to
+ * 1000, tools/options.c), the least noise a difference must beat, and how
+ * long the device is warmed before the first shape. */
 enum { ALT_GROUP = 4, ALT_ROUNDS = 15 };
 #define ALT_MIN_NOISE 0.03
 double warmup_ms(const arch_info *arch);

@@ -511,7 +511,7 @@ static aotc_status open_stage(tune_run *r, bool *no_device)
 	const tune_options *o = r->o;
 	strbuf why;
 	strbuf_init(&why);
-	json_t *method = method_json(o->arch);
+	json_t *method = method_json(o->arch, o->alt_rounds);
 	aotc_status status = measurer_start(&r->ms, r->m, k, o->arch, o->seed, json_incref(method), &why);
 	if (status) {
 		diag_plain_error(r->d, "cannot tune for %s here: %s", o->arch->name, why.data);
@@ -853,7 +853,7 @@ static aotc_status compile_stage(tune_run *r)
 	/* Shapes measured before whose close contenders were not alternated
 	 * (a tune killed in between): their contenders are compiled too. */
 	bool *again = xcalloc((size_t)r->cf.n + 1, sizeof *again), realternate = false;
-	for (int s = 0; s < r->ss.count; s++) {
+	for (int s = 0; s < r->ss.count && r->o->alt_rounds > 0; s++) {
 		int group[ALT_GROUP];
 		bool fresh;
 		int g = r->params_ok[s] && !shape_alternated(r, s) ? contenders(r, s, group, &fresh) : AOTC_OK;
@@ -1151,7 +1151,7 @@ static aotc_status alternate_once(tune_run *r, int s)
 	bool lost = false;
 	why.len = 0;
 	why.data[0] = 0;
-	if (nv >= 2 && measurer_alternate(&r->ms, v, nv, &lost, &why)) {
+	if (nv >= 2 && measurer_alternate(&r->ms, v, nv, r->o->alt_rounds, &lost, &why)) {
 		r->alternations++;
 		for (int i = 0; i < nv && !status; i++) {
 			schedule_retime(&r->sc, group[i], s, mm[i].status, mm[i].time_ms);
@@ -1197,10 +1197,11 @@ static aotc_status alternate_once(tune_run *r, int s)
 
 /* alternate_once, once more where the new times made a variant measured
  * only once a contender (the first ones were slower in alternation than
- * alone); once per shape until alt_done[s] is reset. */
+ * alone); once per shape until alt_done[s] is reset. Nothing with
+ * --alternate 0: the contenders keep their first times. */
 static aotc_status alternate_shape(tune_run *r, int s)
 {
-	if (r->alt_done[s])
+	if (r->alt_done[s] || r->o->alt_rounds == 0)
 		return AOTC_OK;
 	r->alt_done[s] = true;
 	aotc_status status = AOTC_OK;
@@ -1319,7 +1320,7 @@ static aotc_status measure_stage(tune_run *r)
 			i = end;
 		}
 	}
-	if (!status && !r->out_of_budget && r->p.njobs > 0)
+	if (!status && !r->out_of_budget && r->p.njobs > 0 && r->o->alt_rounds > 0)
 		status = alternate_rest(r);
 	/* The clocks at the end, read under a short load as at the start (an
 	 * idle GPU lowers them within moments). */
@@ -1576,9 +1577,12 @@ aotc_status tune_kernel(const aotc_module *m, const kernel *k, const tune_option
 			fprintf(out, "%d variant%s from the compile cache; ", cached, cached == 1 ? "" : "s");
 		fprintf(out, "%d worker restart%s\n", r.ms.restarts, r.ms.restarts == 1 ? "" : "s");
 		noise_figures nf = noise_of_tune(&r);
-		if (nf.shapes)
+		if (nf.shapes && o->alt_rounds > 0)
 			fprintf(out, "timing noise: the winners' spread is %.1f %% (median), up to %.1f %%; %d of %d shapes' close contenders alternated (%d this run), the runner-up within the noise on %d\n",
 			        100 * nf.median, 100 * nf.worst, nf.alternated, nf.shapes, r.alternations, nf.unresolved);
+		else if (nf.shapes)
+			fprintf(out, "timing noise: the winners' spread is %.1f %% (median), up to %.1f %%; %d of %d shapes' close contenders alternated (none this run: --alternate 0), the runner-up within the noise on %d\n",
+			        100 * nf.median, 100 * nf.worst, nf.alternated, nf.shapes, nf.unresolved);
 		int unmeasured = n.mine - n.done;
 		if (r.out_of_budget)
 			fprintf(out, "stopped at the --budget with %d of %d cells not measured (%d of %d shapes with no correct variant yet); run again to go on from here\n",

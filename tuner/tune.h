@@ -24,6 +24,7 @@ typedef struct tune_options {
 	int shard, nshards;         /* --shard I/N; 0/0 or 1/1: everything */
 	tune_dump dump;
 	int jobs;                   /* compile threads; 0: all cores */
+	int alt_rounds;             /* --alternate: rounds of the close contenders' alternation; 0: none */
 	uint64_t seed;
 	bool quiet, verbose;
 	const char *const *include_dirs;
