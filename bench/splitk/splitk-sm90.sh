@@ -22,22 +22,4 @@ time build/aotc tune templates/sgemm.cu --arch sm90 --db "$db" --shapes bench/sp
 	grep -v '^aotc: compiled' | tail -30
 cp "$db"/sgemm.*.json "$OUT/"
 echo "== per shape: the best of each function"
-python3 - "$db"/sgemm.cuda_*.json <<'PY'
-import json, sys
-d = json.load(open(sys.argv[1]))
-cfg = d["configs"]
-best = {}
-for m in d["measurements"]:
-    if m["status"] != "ok":
-        continue
-    c = cfg[m["config"]]
-    fn = "cuBLAS" if c.get("extern") else c.get("function", "sgemm")
-    key = (m["shape"], fn)
-    if key not in best or m["time_ms"] < best[key][0]:
-        best[key] = (m["time_ms"], c["name"])
-print("%-20s %12s %12s %12s  %s" % ("M x N x K", "sgemm ms", "splitk ms", "cuBLAS ms", "best split-K"))
-for s, row in enumerate(d["shapes"]):
-    g = lambda f: best.get((s, f), (float("nan"), "-"))
-    print("%-20s %12.4f %12.4f %12.4f  %s" % ("x".join(map(str, row)), g("sgemm")[0], g("sgemm_splitk")[0],
-                                            g("cuBLAS")[0], g("sgemm_splitk")[1]))
-PY
+python3 bench/splitk/functions.py "$db"/sgemm.cuda_*.json
