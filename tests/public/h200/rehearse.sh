@@ -93,6 +93,9 @@ assert m["best_fixed"] == "b32", m["best_fixed"]
 assert abs(m["fixed"]["b32"]["geomean_speedup"] - math.exp(sum(map(math.log, r)) / 10)) < 1e-3, m
 assert abs(m["fixed"]["b32"]["worst_speedup"] - 1.08) < 1e-3, m
 assert m["variants"] == {"variant<64, 2>[BLOCK=8]": 10}, m["variants"]
+b = [min(1.2 * (0.9 + 0.1 * ((i + 2) % 5)), 1.3 * (0.9 + 0.1 * ((i + 3) % 5))) for i in range(10)]
+assert abs(m["per_shape_best_fixed"]["geomean_speedup"] - math.exp(sum(map(math.log, b)) / 10)) < 1e-3, m
+assert abs(m["per_shape_best_fixed"]["worst_speedup"] - min(b)) < 1e-3, m
 END
 
 # The summary alone, without the planted failure and the missing shape.

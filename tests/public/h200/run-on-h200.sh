@@ -91,11 +91,10 @@ for entry in $kernels; do
 		build/aotc tune "$file" --arch sm90 --kernel "$kernel" --db "$work/db" \
 		--shapes $here/shapes/$kernel.train.json -j "$jobs" --budget 120s
 	st=$?
-	if [ -n "$rehearsal" ]; then
-		# No GPU: the tune must have stopped at the device (exit 3) after
-		# reading the options and the shapes; a made-up database instead.
-		[ $st -eq 3 ] && python3 $here/fake-db.py build/aotc "$file" "$kernel" \
-			$here/shapes/$kernel.train.json "$work/db"
+	if [ -n "$rehearsal" ] && [ $st -eq 3 ]; then
+		# No GPU: the tune stopped at the device (exit 3) after reading
+		# the options and the shapes; a made-up database instead.
+		python3 $here/fake-db.py build/aotc "$file" "$kernel" $here/shapes/$kernel.train.json "$work/db"
 		st=$?
 	fi
 	if [ $st -ne 0 ]; then
