@@ -21,7 +21,6 @@ import concurrent.futures
 import json
 import math
 import os
-import re
 import shutil
 import subprocess
 import sys
@@ -130,17 +129,10 @@ def cells(db):
 
 # ---- one aotc eval ---------------------------------------------------------
 
-ROW = re.compile(r"^  (?P<label>[A-Za-z_]\w*=-?\d+(?: [A-Za-z_]\w*=-?\d+)*) +(?P<chosen>.+?) +(?P<ms>\S+) +"
-                 r"(?P<best>[\d.]+) +(?P<sd>[\d.]+)(?P<nm>  \(not measured here\))?$")
-FAILED = re.compile(r"^  (?P<label>[A-Za-z_]\w*=-?\d+(?: [A-Za-z_]\w*=-?\d+)*) +(?P<chosen>.+?) +- +"
-                    r"(?P<best>[\d.]+)  FAILED \((?P<status>[^)]*)\)$")
-STATS = re.compile(r"^(?P<name>.+?) +(?P<geo>[\d.]+) +(?P<p90>[\d.]+) +(?P<worst>[\d.]+) +(?P<misses>\d+) +"
-                   r"(?P<failed>\d+)$")
-
-
 class Fold:
-    """What one aotc eval printed: rows[label] = (chosen, printed slowdown or
-    None, 'FAILED' / 'not measured' / ''), and its summary lines."""
+    """What one aotc eval --format json said: rows[label] = (chosen, its
+    slowdown or None, 'FAILED' / 'not measured' / ''), and stats[selector
+    name] = {"geomean", "p90", "worst", "misses", "failed"}."""
 
     def __init__(self):
         self.rows, self.order, self.stats, self.warnings = {}, [], {}, []
@@ -166,7 +158,7 @@ def run_eval(aotc, spec, fold, train_db, held_db, shapes):
             with open(shapes_path, "w") as f:
                 json.dump(shapes, f)
         cmd = [aotc, "eval", spec.source, "--kernel", spec.kernel, "--arch", ARCH, "--db", os.path.join(tmp, "db"),
-               "--shapes", shapes_path]
+               "--shapes", shapes_path, "--format", "json"]
         env = dict(os.environ, AOTC_NO_SAVE="1")
         p = subprocess.run(cmd, capture_output=True, text=True, env=env)
         where = spec.name + (" fold " + fold if fold else "")
@@ -176,24 +168,21 @@ def run_eval(aotc, spec, fold, train_db, held_db, shapes):
             raise SetError("%s: aotc eval did not evaluate the committed measurements (a %s device here?)"
                            % (where, ARCH))
         r = Fold()
-        for line in p.stdout.splitlines():
-            m = ROW.match(line) or FAILED.match(line)
-            if m and m.re is ROW:
-                flag = "not measured" if m.group("nm") else ""
-                r.rows[m.group("label")] = (m.group("chosen"), float(m.group("sd")), flag)
-                r.order.append(m.group("label"))
-            elif m:
-                r.rows[m.group("label")] = (m.group("chosen"), None, "FAILED")
-                r.order.append(m.group("label"))
-            else:
-                m = STATS.match(line)
-                if m:
-                    r.stats[m.group("name")] = m
+        try:
+            ev = json.loads(p.stdout)
+        except ValueError:
+            raise SetError("%s: aotc eval --format json printed no JSON:\n%s" % (where, indent(p.stdout[-2000:])))
+        flags = {"ok": "", "failed": "FAILED", "not measured": "not measured", "none valid": ""}
+        for row in ev["shapes"]:
+            sd = row["slowdown"] if row["status"] == "ok" else None
+            r.rows[row["label"]] = (row["chosen"] or "(none valid)", sd, flags[row["status"]])
+            r.order.append(row["label"])
+        r.stats = {s["name"]: s for s in ev["selectors"]}
         for line in p.stderr.splitlines():
             if "warning:" in line:
                 r.warnings.append(line.replace(os.path.join(tmp, "db") + "/", "<db>/").replace(tmp + "/", ""))
         if not r.rows or "aotc decision tree" not in r.stats:
-            raise SetError("%s: no per-shape lines or no summary in aotc eval's output:\n%s"
+            raise SetError("%s: no shapes or no summary in aotc eval's JSON:\n%s"
                            % (where, indent(p.stdout[-2000:])))
         return r
     finally:
@@ -298,8 +287,8 @@ def figures(spec, results):
                     f.no_cublas += 1
         cap = r.stats.get("best it can return")
         if cap:
-            k = printed_n - int(cap.group("misses")) - int(cap.group("failed"))
-            f.cap.append((float(cap.group("geo")), float(cap.group("worst")), k))
+            k = printed_n - cap["misses"] - cap["failed"]
+            f.cap.append((cap["geomean"], cap["worst"], k))
         f.tree.append(r.stats["aotc decision tree"])
         for w in r.warnings:
             if w not in f.warnings:
@@ -308,11 +297,11 @@ def figures(spec, results):
     if spec.folds is None and f.tree:
         t = f.tree[0]
         mine = (geomean([x for x, _ in f.sd]) if f.sd else 1.0, max([x for x, _ in f.sd], default=1.0))
-        if (abs(mine[0] - float(t.group("geo"))) > 0.0006 or abs(mine[1] - float(t.group("worst"))) > 0.0006
-                or len(f.misses) != int(t.group("misses")) or len(f.failed) != int(t.group("failed"))):
-            f.mismatch.append("figures %.3f / %.3f, %d misses, %d failed; eval printed %s / %s, %s misses, %s failed"
-                              % (mine[0], mine[1], len(f.misses), len(f.failed), t.group("geo"),
-                                 t.group("worst"), t.group("misses"), t.group("failed")))
+        if (abs(mine[0] - t["geomean"]) > 0.0006 or abs(mine[1] - t["worst"]) > 0.0006
+                or len(f.misses) != t["misses"] or len(f.failed) != t["failed"]):
+            f.mismatch.append("figures %.3f / %.3f, %d misses, %d failed; eval said %.3f / %.3f, %d misses, %d failed"
+                              % (mine[0], mine[1], len(f.misses), len(f.failed), t["geomean"],
+                                 t["worst"], t["misses"], t["failed"]))
     return f
 
 

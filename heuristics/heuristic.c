@@ -10,6 +10,7 @@
 const char *const h_selector_names[SEL_COUNT] = {"best single variant", "nearest neighbour",
                                                  "Helion-style tree", "tree, measured only",
                                                  "aotc decision tree"};
+const char *const h_selector_keys[SEL_COUNT] = {"single", "nearest", "helion", "measured", "tree"};
 
 void hoptions_default(hoptions *o)
 {

@@ -163,7 +163,9 @@ void htree_print(strbuf *sb, const htree *t, const hmatrix *m);
  * from the cost model where there is one, else the same as SEL_MEASURED. */
 typedef enum hselector { SEL_SINGLE, SEL_NEAREST, SEL_HELION, SEL_MEASURED, SEL_TREE, SEL_COUNT } hselector;
 
+/* Each selector's name for people, and its key in JSON (report, eval). */
 extern const char *const h_selector_names[SEL_COUNT];
+extern const char *const h_selector_keys[SEL_COUNT];
 
 typedef struct hstats {
 	double geomean, p90, worst;

@@ -75,8 +75,6 @@ static json_t *jdispatch(const report_ctx *c)
 	                 "orders", orders, "depth", dispatch_depth(d), "leaves", dispatch_leaves(d));
 }
 
-static const char *const selector_keys[SEL_COUNT] = {"single", "nearest", "helion", "measured", "tree"};
-
 static json_t *jreal(double x) { return isfinite(x) ? json_real(x) : json_null(); }
 
 static json_t *jstats(const hstats *s)
@@ -156,7 +154,7 @@ static json_t *jselectors(const report_ctx *c)
 {
 	json_t *a = json_array();
 	for (int sel = 0; sel < SEL_COUNT; sel++) {
-		json_t *o = json_pack("{s:s,s:o,s:o,s:o}", "key", selector_keys[sel], "name", jstr(h_selector_names[sel]),
+		json_t *o = json_pack("{s:s,s:o,s:o,s:o}", "key", h_selector_keys[sel], "name", jstr(h_selector_names[sel]),
 		                      "train", jstats(&c->r->train[sel]), "heldout", jstats(&c->r->heldout[sel]));
 		if (c->eval)
 			json_object_set_new(o, "measured_heldout", jstats(&c->eval[sel]));

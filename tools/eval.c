@@ -106,25 +106,22 @@ static void warn_unmeasured(const hmatrix *mt, const dispatch *dp, const int *ma
 	strbuf_finish(&names);
 }
 
-static void stats_line(const char *name, double *sd, int n)
-{
-	hstats st = h_stats(sd, n);
-	printf("%-22s %8.3f %8.3f %8.3f %6d %6d\n", name, st.geomean, st.p90, st.worst, st.misses, st.failed);
-}
-
-/* Slowdowns on the held-out shapes that ran, one slot per shape. */
+/* Slowdowns on the held-out shapes that ran, one slot per shape, and what
+ * the emitted select() chose there. */
 typedef struct eval_figures {
 	double *sel[SEL_COUNT]; /* each selector's choice; SEL_TREE: the emitted select()'s */
 	double *model;          /* the cost model's predicted best */
 	double *cap;            /* the best of the dispatch's variants valid there */
+	int *shape;             /* the held-out shape of each slot */
+	int *chosen;            /* select()'s training configuration; -1: none valid */
 	int n;                  /* shapes that ran */
 	int dispatched_failures;
 } eval_figures;
 
 /* One held-out shape s: every selector's and the emitted dispatch's
- * slowdown into slot f->n, and its line of the table. */
-static void eval_shape(const kernel *k, const hmatrix *mt, const hmatrix *me, const tune_db *test,
-                       const hresult *r, const dispatch *dp, const int *map, bool *valid, int s, eval_figures *f)
+ * slowdown into slot f->n. */
+static void eval_shape(const kernel *k, const hmatrix *mt, const hmatrix *me, const hresult *r,
+                       const dispatch *dp, const int *map, bool *valid, int s, eval_figures *f)
 {
 	int n = f->n;
 	eval_trained_valid(mt, me, s, map, valid);
@@ -146,24 +143,127 @@ static void eval_shape(const kernel *k, const hmatrix *mt, const hmatrix *me, co
 	}
 	int pv = h_predict_best(r, mt, me->rows + (size_t)s * me->nargs, valid);
 	f->model[n] = pv >= 0 ? h_slowdown(me, s, map[pv]) : H_MISS_SLOWDOWN;
-	if (f->sel[SEL_TREE][n] >= H_FAIL_SLOWDOWN) {
-		const measurement *fm = db_get(test, map[v], s);
-		printf("  %-28s %-34s %10s %10.4f  FAILED (%s)\n", me->shape_labels[s], mt->variant_names[v], "-",
-		       me->oracle[s], fm ? meas_status_name(fm->status) : "?");
-		f->dispatched_failures++;
-	} else {
-		printf("  %-28s %-34s %10.4f %10.4f %9.3f%s\n", me->shape_labels[s],
-		       v >= 0 ? mt->variant_names[v] : "(none valid)",
-		       v >= 0 && map[v] >= 0 ? h_time(me, s, map[v]) : NAN, me->oracle[s], f->sel[SEL_TREE][n],
-		       v >= 0 && map[v] < 0 ? "  (not measured here)" : "");
-	}
+	f->dispatched_failures += f->sel[SEL_TREE][n] >= H_FAIL_SLOWDOWN;
+	f->shape[n] = s;
+	f->chosen[n] = v;
 	f->n++;
 }
 
+/* What eval prints, whichever the format. */
+typedef struct eval_out {
+	const kernel *k;
+	const hmatrix *mt, *me;
+	const tune_db *test;
+	const hresult *r;
+	const int *map;
+	const eval_figures *f;
+} eval_out;
+
+/* The failure of the chosen variant at slot i, as measured; NULL when it
+ * was not measured failing. */
+static const char *chosen_failure(const eval_out *e, int i)
+{
+	if (e->f->sel[SEL_TREE][i] < H_FAIL_SLOWDOWN)
+		return NULL;
+	const measurement *fm = db_get(e->test, e->map[e->f->chosen[i]], e->f->shape[i]);
+	return fm ? meas_status_name(fm->status) : "?";
+}
+
+static void stats_line(const char *name, double *sd, int n)
+{
+	hstats st = h_stats(sd, n);
+	printf("%-22s %8.3f %8.3f %8.3f %6d %6d\n", name, st.geomean, st.p90, st.worst, st.misses, st.failed);
+}
+
+/* The table: a line per held-out shape, then each selector's figures. */
+static void print_text(const eval_out *e)
+{
+	const eval_figures *f = e->f;
+	const hmatrix *mt = e->mt, *me = e->me;
+	printf("\nEVAL %s: the dispatch learnt from %d shapes, on %d new ones\n", e->k->id, mt->nshapes, me->nshapes);
+	printf("  %-28s %-34s %10s %10s %9s\n", "shape", "chosen", "ms", "best ms", "slowdown");
+	for (int i = 0; i < f->n; i++) {
+		int s = f->shape[i], v = f->chosen[i];
+		const char *failure = chosen_failure(e, i);
+		if (failure)
+			printf("  %-28s %-34s %10s %10.4f  FAILED (%s)\n", me->shape_labels[s], mt->variant_names[v], "-",
+			       me->oracle[s], failure);
+		else
+			printf("  %-28s %-34s %10.4f %10.4f %9.3f%s\n", me->shape_labels[s],
+			       v >= 0 ? mt->variant_names[v] : "(none valid)",
+			       v >= 0 && e->map[v] >= 0 ? h_time(me, s, e->map[v]) : NAN, me->oracle[s], f->sel[SEL_TREE][i],
+			       v >= 0 && e->map[v] < 0 ? "  (not measured here)" : "");
+	}
+}
+
+static void print_text_figures(const eval_out *e)
+{
+	const eval_figures *f = e->f;
+	printf("\n%-22s %8s %8s %8s %6s %6s\n", "slowdown vs oracle", "geomean", "p90", "worst", "misses", "failed");
+	for (int sel = SEL_COUNT - 1; sel >= 0; sel--)
+		if (sel != SEL_MEASURED || e->r->distilled)
+			stats_line(h_selector_names[sel], f->sel[sel], f->n);
+	if (e->r->distilled)
+		stats_line("cost model alone", f->model, f->n);
+	stats_line("best it can return", f->cap, f->n);
+}
+
+static json_t *jreal(double x) { return isfinite(x) ? json_real(x) : json_null(); }
+
+static json_t *jfigures(const char *key, const char *name, double *sd, int n)
+{
+	hstats st = h_stats(sd, n);
+	return json_pack("{s:s, s:s, s:o, s:o, s:o, s:i, s:i}", "key", key, "name", name, "geomean", jreal(st.geomean),
+	                 "p90", jreal(st.p90), "worst", jreal(st.worst), "misses", st.misses, "failed", st.failed);
+}
+
+/* The same as one JSON document on one line (docs/cli.md, "aotc eval"). */
+static void print_json(const eval_out *e)
+{
+	const eval_figures *f = e->f;
+	const hmatrix *mt = e->mt, *me = e->me;
+	const tune_db *test = e->test;
+	json_t *args = json_array(), *shapes = json_array(), *sels = json_array();
+	for (int a = 0; a < test->nshape_args; a++)
+		json_array_append_new(args, json_string(test->shape_args[a]));
+	for (int i = 0; i < f->n; i++) {
+		int s = f->shape[i], v = f->chosen[i];
+		json_t *row = json_object();
+		for (int a = 0; a < me->nargs && a < test->nshape_args; a++)
+			json_object_set_new(row, test->shape_args[a], json_integer(me->rows[(size_t)s * me->nargs + a]));
+		const char *failure = chosen_failure(e, i);
+		bool measured = v >= 0 && e->map[v] >= 0;
+		const char *status = v < 0 ? "none valid" : !measured ? "not measured" : failure ? "failed" : "ok";
+		json_t *o = json_pack("{s:s, s:o, s:o, s:o, s:o, s:o, s:s}", "label", me->shape_labels[s], "args", row,
+		                      "chosen", v >= 0 ? json_string(mt->variant_names[v]) : json_null(),
+		                      "ms", measured && !failure ? jreal(h_time(me, s, e->map[v])) : json_null(),
+		                      "best_ms", jreal(me->oracle[s]),
+		                      "slowdown", f->sel[SEL_TREE][i] < H_MISS_SLOWDOWN ? jreal(f->sel[SEL_TREE][i]) : json_null(),
+		                      "status", status);
+		if (failure)
+			json_object_set_new(o, "failure", json_string(failure));
+		json_array_append_new(shapes, o);
+	}
+	for (int sel = SEL_COUNT - 1; sel >= 0; sel--)
+		if (sel != SEL_MEASURED || e->r->distilled)
+			json_array_append_new(sels, jfigures(h_selector_keys[sel], h_selector_names[sel], f->sel[sel], f->n));
+	if (e->r->distilled)
+		json_array_append_new(sels, jfigures("model", "cost model alone", f->model, f->n));
+	json_array_append_new(sels, jfigures("cap", "best it can return", f->cap, f->n));
+	json_t *root = json_pack("{s:i, s:s, s:s, s:i, s:i, s:o, s:o, s:o}", "aotc_eval", 1, "kernel", e->k->id,
+	                         "heldout_database", test->path, "training_shapes", mt->nshapes, "heldout_shapes",
+	                         me->nshapes, "shape_args", args, "shapes", shapes, "selectors", sels);
+	char *text = json_dumps(root, JSON_COMPACT | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(9));
+	puts(text);
+	free(text);
+	json_decref(root);
+}
+
 /* The dispatch dp (learnt as r from mt) on the held-out matrix me of the
- * database test: a line per shape, then each selector's figures. */
+ * database test: a line per shape, then each selector's figures, as text
+ * or JSON. */
 static aotc_status eval_print(const kernel *k, const hmatrix *mt, const hmatrix *me, const tune_db *test,
-                              const hresult *r, const dispatch *dp, diags *d)
+                              const hresult *r, const dispatch *dp, bool json, diags *d)
 {
 	/* Variants by name: the held-out database may list them in another
 	 * order. */
@@ -177,41 +277,42 @@ static aotc_status eval_print(const kernel *k, const hmatrix *mt, const hmatrix 
 		f.sel[sel] = xmalloc((size_t)me->nshapes * sizeof *f.sel[sel] + 1);
 	f.model = xmalloc((size_t)me->nshapes * sizeof *f.model + 1);
 	f.cap = xmalloc((size_t)me->nshapes * sizeof *f.cap + 1);
-	printf("\nEVAL %s: the dispatch learnt from %d shapes, on %d new ones\n", k->id, mt->nshapes, me->nshapes);
-	printf("  %-28s %-34s %10s %10s %9s\n", "shape", "chosen", "ms", "best ms", "slowdown");
+	f.shape = xmalloc((size_t)me->nshapes * sizeof *f.shape + 1);
+	f.chosen = xmalloc((size_t)me->nshapes * sizeof *f.chosen + 1);
 	for (int s = 0; s < me->nshapes; s++)
 		if (isfinite(me->oracle[s]))
-			eval_shape(k, mt, me, test, r, dp, map, valid, s, &f);
+			eval_shape(k, mt, me, r, dp, map, valid, s, &f);
+	eval_out e = {k, mt, me, test, r, map, &f};
 	aotc_status status = AOTC_OK;
-	int n = f.n;
-	if (n == 0) {
+	if (!json)
+		print_text(&e);
+	if (f.n == 0) {
 		diag_plain_error(d, "no held-out shape has a variant that ran");
 		status = AOTC_NO_VARIANT;
 		goto out;
 	}
 	if (f.dispatched_failures)
 		diag_warning(d, (aotc_loc){test->path, 0, 0}, "the dispatch runs a variant measured failing on %d of the %d held-out shapes "
-		                   "(FAILED above): tune those shapes too (aotc tune --shapes) so that it learns where the "
-		                   "variant fails", f.dispatched_failures, n);
-	printf("\n%-22s %8s %8s %8s %6s %6s\n", "slowdown vs oracle", "geomean", "p90", "worst", "misses", "failed");
-	for (int sel = SEL_COUNT - 1; sel >= 0; sel--)
-		if (sel != SEL_MEASURED || r->distilled)
-			stats_line(h_selector_names[sel], f.sel[sel], n);
-	if (r->distilled)
-		stats_line("cost model alone", f.model, n);
-	stats_line("best it can return", f.cap, n);
+		                   "(FAILED%s): tune those shapes too (aotc tune --shapes) so that it learns where the "
+		                   "variant fails", f.dispatched_failures, f.n, json ? "" : " above");
+	if (json)
+		print_json(&e);
+	else
+		print_text_figures(&e);
 out:
 	for (int sel = 0; sel < SEL_COUNT; sel++)
 		free(f.sel[sel]);
 	free(f.model);
 	free(f.cap);
+	free(f.shape);
+	free(f.chosen);
 	free(map);
 	free(valid);
 	return status;
 }
 
 aotc_status eval_kernel(const aotc_module *m, const kernel *k, const tune_options *o, const hoptions *ho,
-                        diags *d)
+                        bool json, diags *d)
 {
 	if (!o->shapes_file) {
 		diag_plain_error(d, "aotc eval needs --shapes FILE: the held-out shapes to measure on");
@@ -274,7 +375,7 @@ aotc_status eval_kernel(const aotc_module *m, const kernel *k, const tune_option
 		status = AOTC_ENVIRONMENT;
 		goto out;
 	}
-	status = eval_print(k, &mt, &me, test, &r, &dp, d);
+	status = eval_print(k, &mt, &me, test, &r, &dp, json, d);
 out:
 	diags_finish(&held);
 	dispatch_finish(&dp);

@@ -13,9 +13,11 @@
 /* Tunes every variant on o->shapes_file into <db>/eval (reusing what is
  * there), builds the heuristic from the training database <db>, and prints
  * the chosen variant's slowdown against the per-shape best on each new
- * shape, with the best single variant beside it. Without a device of
- * o->arch, evaluates the held-out measurements already there. */
+ * shape, with the best single variant beside it, as a table or (json) as
+ * one JSON document on a line (o->stdout_taken then sends the tune's
+ * summaries to stderr). Without a device of o->arch, evaluates the
+ * held-out measurements already there. */
 aotc_status eval_kernel(const aotc_module *m, const kernel *k, const tune_options *o, const hoptions *ho,
-                        diags *d);
+                        bool json, diags *d);
 
 #endif

@@ -150,9 +150,11 @@ static aotc_status compile_stage(const options *o, const aotc_module *m, const k
 static aotc_status eval_stage(const options *o, const aotc_module *m, const kernel *k, diags *d)
 {
 	tune_options to = driver_tune_options(o);
+	bool json = o->format == OPTIONS_FORMAT_JSON;
+	to.stdout_taken = json;
 	hoptions ho;
 	driver_hoptions(o, &ho);
-	return eval_kernel(m, k, &to, &ho, d);
+	return eval_kernel(m, k, &to, &ho, json, d);
 }
 
 /* __dispatch-check: the dispatch's answers (heuristics/dispatch_check.h)

@@ -27,7 +27,8 @@ const options_for options_commands[] = {
 	 SOURCE_OPTS | OPTB_ARCH | OPTB_OUT | OPTB_DB | HEURISTIC_OPTS | OPTB_INCLUDE_AS, true, NULL},
 	{"eval", "eval FILE --arch ARCH --shapes HELD_OUT.json [options]",
 	 "measure the emitted choice against every variant on held-out shapes",
-	 SOURCE_OPTS | OPTB_ARCH | OPTB_DB | OPTB_SHAPES | OPTB_JOBS | OPTB_ALTERNATE | HEURISTIC_OPTS, true, NULL},
+	 SOURCE_OPTS | OPTB_ARCH | OPTB_DB | OPTB_SHAPES | OPTB_JOBS | OPTB_ALTERNATE | HEURISTIC_OPTS |
+	 OPTB_FORMAT, true, NULL},
 	{"parse", "parse FILE [options]", "print the IR as JSON (FILE may also be IR JSON)",
 	 OPTB_INCLUDE | OPTB_DEFINE | OPTB_QUIET, false, NULL},
 	{"configs", "configs FILE [options]", "list the valid configurations", SOURCE_OPTS, false, NULL},
@@ -74,7 +75,7 @@ static const option_doc option_docs[] = {
 	{OPTB_GOAL, "--goal G", "stop the greedy choice of variants at this training geomean slowdown (default 1: never)"},
 	{OPTB_INCLUDE_AS, "--include-as PATH", "what the emitted launcher's #include names the kernel\n"
 	                                       "source (default: its file name, on the include path)"},
-	{OPTB_FORMAT, "--format F", "text (default), json, markdown or html (one file with plots)"},
+	{OPTB_FORMAT, "--format F", "text (default) or json; report also markdown or html (one file with plots)"},
 	{OPTB_QUIET, "--quiet, --verbose", "less or more output"},
 };
 
@@ -410,6 +411,11 @@ static bool parse_value(options *o, const options_for *f, int c, const char *arg
 	case OPT_FORMAT:
 		if ((i = choice(arg, format_names, (int)COUNTOF(format_names))) < 0) {
 			fprintf(f->err, "aotc %s: --format is text, json, markdown or html, not '%s'\n", cmd, arg);
+			return false;
+		}
+		/* eval's figures are a table or JSON; report has every format */
+		if (i > OPTIONS_FORMAT_JSON && !strcmp(cmd, "eval")) {
+			fprintf(f->err, "aotc eval: --format is text or json, not '%s'\n", arg);
 			return false;
 		}
 		o->format = (options_format)i;

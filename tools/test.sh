@@ -5,10 +5,13 @@
 #   1. The normal build (build/): the suites that run aotc as a user would
 #      (docs: the commands of README and docs/; integration: downstream CMake
 #      and meson builds against the installed aotc; templates: the shipped
-#      templates through nvcc and hipcc; toolchains: frontend-golden with the
-#      real CUDA headers for every case, rocm with hipcc builds of the emitted
-#      launchers). nvcc, hipcc, libclang and cmake take most of their time, and
-#      the code of aotc they run is what step 2 checks.
+#      templates and the tutorial's file through nvcc and hipcc; toolchains:
+#      frontend-golden with the real CUDA headers for every case, rocm with
+#      hipcc builds of the emitted launchers) and the figures (report-h200,
+#      tuner-search-h200: what is learnt from committed H200 measurements).
+#      nvcc, hipcc, libclang and cmake take most of their time, or learning
+#      that report-formats, emit-golden and eval-heldout run under the
+#      sanitizers in step 2; there they would take twice as long.
 #   2. The AddressSanitizer + UBSan build (build-asan/): every other suite,
 #      with timeouts x3 (AOTC_TEST_SANITIZED=1: frontend-golden and rocm
 #      leave to step 1 what only the toolchains would repeat). Each test runs
@@ -17,12 +20,13 @@
 #   3. tools/tarball-check.sh: a `git archive` of HEAD builds elsewhere, a few
 #      suites pass there and softmax emitted from it is byte-identical.
 #   4. tools/fuzz.sh: each input surface under libFuzzer for
-#      AOTC_FUZZ_SECONDS (default 12; 0 skips it), the targets on every core.
+#      AOTC_FUZZ_SECONDS (default 8: that the targets run and find nothing
+#      quickly; tools/fuzz.sh 600 searches; 0 skips it), on every core.
 #
 # The timeouts in tests/meson.build fit a loaded 2-core machine.
 set -eu
 cd "$(dirname "$0")/.."
-user_suites="--suite docs --suite integration --suite templates --suite toolchains"
+user_suites="--suite docs --suite integration --suite templates --suite toolchains --suite figures"
 
 [ -f build/build.ninja ] || meson setup build
 meson compile -C build
@@ -36,11 +40,11 @@ ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
 LSAN_OPTIONS=suppressions=$(pwd)/tests/lsan.supp \
 	meson test -C build-asan --print-errorlogs --timeout-multiplier 3 \
-		--no-suite docs --no-suite integration --no-suite templates
+		--no-suite docs --no-suite integration --no-suite templates --no-suite figures
 
 tools/tarball-check.sh
 
-fuzz_secs=${AOTC_FUZZ_SECONDS:-12}
+fuzz_secs=${AOTC_FUZZ_SECONDS:-8}
 if [ "$fuzz_secs" -gt 0 ]; then
 	tools/fuzz.sh "$fuzz_secs"
 fi

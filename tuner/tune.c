@@ -1555,8 +1555,9 @@ aotc_status tune_kernel(const aotc_module *m, const kernel *k, const tune_option
 		return AOTC_ENVIRONMENT;
 	}
 	if (!o->quiet) {
-		/* The summary on stdout, unless stdout is a dump's. */
-		FILE *out = o->dump == TUNE_DUMP_NONE ? stdout : stderr;
+		/* The summary on stdout, unless stdout is a dump's or the
+		 * caller's. */
+		FILE *out = o->dump == TUNE_DUMP_NONE && !o->stdout_taken ? stdout : stderr;
 		print_summary(&r, out);
 		int cached = 0;
 		for (int i = 0; i < r.p.njobs; i++)
@@ -1706,16 +1707,17 @@ aotc_status tune_compile_only(const aotc_module *m, const kernel *k, const tune_
 		}
 	}
 	double wall = p.finished_at - p.started_at;
-	printf("%s: %d of %d configurations compiled for %s with %s (%d from cache) in %.1f s on %d thread%s; reference %s",
+	FILE *out = o->stdout_taken ? stderr : stdout;
+	fprintf(out, "%s: %d of %d configurations compiled for %s with %s (%d from cache) in %.1f s on %d thread%s; reference %s",
 	       k->id, ok, nvar, o->arch->name, req.compiler, cached, wall, p.nthreads, p.nthreads == 1 ? "" : "s",
 	       !k->reference ? "none" : "compiled");
 
 	if (next)
-		printf("; externs: %d of %d compiled", ext_ok, next);
+		fprintf(out, "; externs: %d of %d compiled", ext_ok, next);
 	if (o->nshards > 1)
-		printf("; shard %d/%d of %d configurations", o->shard, o->nshards, cf.n);
-	putchar('\n');
-	fflush(stdout);
+		fprintf(out, "; shard %d/%d of %d configurations", o->shard, o->nshards, cf.n);
+	fputc('\n', out);
+	fflush(out);
 	if (!o->quiet && p.batches)
 		fprintf(stderr, "aotc: %d compiler run%s of several variants (up to %d a run; %d split to find a failing one)\n",
 		        (int)p.batches, p.batches == 1 ? "" : "s", p.batch_max, (int)p.splits);

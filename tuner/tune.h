@@ -23,6 +23,7 @@ typedef struct tune_options {
 	search_kind search;         /* SEARCH_AUTO: by the size of the space */
 	int shard, nshards;         /* --shard I/N; 0/0 or 1/1: everything */
 	tune_dump dump;
+	bool stdout_taken;          /* the caller writes stdout (eval --format json): summaries on stderr */
 	int jobs;                   /* compile threads; 0: all cores */
 	int alt_rounds;             /* --alternate: rounds of the close contenders' alternation; 0: none */
 	uint64_t seed;

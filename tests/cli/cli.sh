@@ -38,6 +38,7 @@ expect 2 "needs a FILE" parse
 expect 2 "takes one FILE" parse "$sgemm" "$sgemm"
 expect 2 "option '-I' needs an argument" parse "$sgemm" -I
 expect 2 "-j needs a number" tune -j zero "$sgemm" --arch sm90
+expect 2 "aotc eval: --format is text or json, not 'html'" eval "$sgemm" --arch sm90 --shapes "$root/templates/sgemm.heldout.json" --format html
 
 # Each subcommand takes its own options: --help lists those, the others are
 # usage errors naming who takes them.

@@ -102,11 +102,12 @@ if [ "$st" -eq 0 ] && [ "$nchosen" -ge 1 ] &&
 else
 	bad "missing configurations warned" "exit $st" "expected: $ndrop ... ($named), at least $nchosen dispatched" "$(rerun missing)" "$(cat missing.err)"
 fi
-misses=$(sed -n 's/^aotc decision tree .* \([0-9][0-9]*\) *[0-9][0-9]*$/\1/p' missing.out)
-unmeasured=$(grep -c "(not measured here)" missing.out)
+"$aotc" eval "$src" --arch sm90 --db "$tmp/missing" --shapes "$shapes" --format json >missing.json 2>/dev/null
+misses=$(json missing.json '[s for s in d["selectors"] if s["key"] == "tree"][0]["misses"]' 2>/dev/null)
+unmeasured=$(json missing.json 'sum(r["status"] == "not measured" for r in d["shapes"])' 2>/dev/null)
 if [ "$misses" = 15 ] && [ "$unmeasured" -eq 15 ]; then
 	ok "missing configurations: the dispatch's choices of them are misses (15 of 15)"
 else
-	bad "choices of missing configurations are misses" "misses '$misses', rows not measured $unmeasured (expected 15)" "$(rerun missing)" "$(tail -12 missing.out)"
+	bad "choices of missing configurations are misses" "misses '$misses', rows not measured $unmeasured (expected 15)" "$(rerun missing)" "$(tail -12 missing.out)" "$(head -c 2000 missing.json)"
 fi
 finish

@@ -153,8 +153,11 @@ echo '[{"n": 1000}, {"n": 2048}, {"n": 3000}, {"n": 4096}, {"n": 12000}]' >train
 echo '[{"n": 1001}, {"n": 4099}, {"n": 8192}]' >held.json
 "$aotc" tune tail_host.cpp --arch host --db edb --shapes train.json >eval.log 2>&1
 "$aotc" eval tail_host.cpp --arch host --db edb --shapes held.json >>eval.log 2>&1
+"$aotc" eval tail_host.cpp --arch host --db edb --shapes held.json --format json >eval.json 2>/dev/null
+tree='[s for s in d["selectors"] if s["key"] == "tree"][0]'
 if grep -q "n=1001 .*FAILED (wrong)" eval.log && grep -q "warning: the dispatch runs a variant measured failing on 2 of the 3" eval.log &&
-	grep -Eq "^aotc decision tree .* 0 +2$" eval.log; then
+	[ "$(json eval.json "$tree[\"misses\"], $tree[\"failed\"]" 2>/dev/null)" = "[0, 2]" ] &&
+	[ "$(json eval.json '[r["failure"] for r in d["shapes"] if r["status"] == "failed"][0]' 2>/dev/null)" = wrong ]; then
 	ok "aotc eval: a dispatched failure on a new shape is a FAILED row, a warning and a failure count"
 else
 	bad "eval counts dispatched failures" "$(tail -20 eval.log)"
