@@ -2,7 +2,8 @@
 """Tunes with and without the alternation of close contenders, compared.
 
     bench/noise/compare.py [--aotc build/aotc] [-j N] [--source templates/softmax.cu]
-                           [--reference DB] [--json OUT.json] WITH1 WITH2 WITHOUT1 WITHOUT2
+                           [--reference DB] [--json OUT.json] [--heldout NAME=DB]...
+                           WITH1 WITH2 WITHOUT1 WITHOUT2
 
 Run from the repository root, on this CPU, after tools/device-families.sh
 noise saved the four databases (two back-to-back tunes of softmax with the
@@ -118,12 +119,17 @@ def main():
     ap.add_argument("--source", default="templates/softmax.cu")
     ap.add_argument("--reference", default=REFERENCE, help="a database evaluated beside them ('' for none)")
     ap.add_argument("--json", help="write the figures here too")
+    ap.add_argument("--heldout", action="append", metavar="NAME=DB",
+                    help="a held-out database (the shapes and measurements eval reads) instead of the committed "
+                         "H200 ones; repeatable")
     ap.add_argument("dbs", nargs=4, metavar="DB", help="WITH1 WITH2 WITHOUT1 WITHOUT2")
     a = ap.parse_args()
     if not os.path.isfile(a.source):
         ap.error("no %s: run from the repository root" % a.source)
     if a.j < 1:
         ap.error("-j needs a positive number")
+    if a.heldout and any("=" not in h for h in a.heldout):
+        ap.error("--heldout takes NAME=DB")
     aotc = os.path.abspath(a.aotc) if os.sep in a.aotc else a.aotc
     tags = ["with 1", "with 2", "without 1", "without 2"]
     entries = list(zip(tags, a.dbs)) + ([("reference", a.reference)] if a.reference else [])
@@ -166,11 +172,15 @@ def main():
     print("   (cost: a tune's winner timed by the other tune, over the other's winner; both directions pooled)")
     print()
 
-    print("== held-out speed of each dispatch (aotc eval on the committed H200 held-out measurements)")
+    sets = HELDOUT
+    if a.heldout:
+        sets = [tuple(h.split("=", 1)) for h in a.heldout]
+    print("== held-out speed of each dispatch (aotc eval on %s)"
+          % ("the committed H200 held-out measurements" if not a.heldout else ", ".join(h for _, h in sets)))
     jobs = []
     with concurrent.futures.ThreadPoolExecutor(max_workers=a.j) as pool:
         for tag, path in entries:
-            for set_name, held in HELDOUT:
+            for set_name, held in sets:
                 jobs.append((tag, set_name, held, pool.submit(heldout, aotc, a.source, path, held)))
         results = []
         for tag, set_name, held, fut in jobs:
@@ -188,7 +198,7 @@ def main():
             tag, set_name, t["geomean"], t["p90"], t["worst"], int(t["misses"] + t["failed"]),
             cap["geomean"] if cap else float("nan"), single["geomean"] if single else float("nan")))
         out["heldout"].append({"database": tag, "set": set_name, "heldout_db": held, **st})
-    held_hw = {json.load(open(h))["hardware"]["id"] for _, h in HELDOUT}
+    held_hw = {json.load(open(h))["hardware"]["id"] for _, h in sets}
     other = sorted({h for h in hw.values() if h not in held_hw})
     if other:
         print("   warning: %s tuned on %s, the held-out measurements on %s: the held-out figures compare "
