@@ -35,12 +35,33 @@ meson test -C build --print-errorlogs $user_suites
 
 [ -f build-asan/build.ninja ] || meson setup build-asan -Db_sanitize=address,undefined -Db_lundef=false
 meson compile -C build-asan
-AOTC_TEST_SANITIZED=1 \
-ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
-UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
-LSAN_OPTIONS=suppressions=$(pwd)/tests/lsan.supp \
-	meson test -C build-asan --print-errorlogs --timeout-multiplier 3 \
-		--no-suite docs --no-suite integration --no-suite templates --no-suite figures
+# asan_test [nice] ARGS: meson test on the sanitized build, every suite
+# step 1 did not run.
+asan_test() {
+	prio=0
+	[ "$1" = nice ] && { prio=19; shift; }
+	AOTC_TEST_SANITIZED=1 \
+	ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
+	UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
+	LSAN_OPTIONS=suppressions=$(pwd)/tests/lsan.supp \
+		nice -n "$prio" meson test -C build-asan --no-rebuild --print-errorlogs --timeout-multiplier 3 \
+			--no-suite docs --no-suite integration --no-suite templates --no-suite figures "$@"
+}
+# The suite 'alone' (is_parallel: false: what they check is timed) runs its
+# tests one after another beside the others at nice 19: the scheduler gives
+# the timed test its core whenever it wants it and the rest the cycles it
+# leaves (one after another on an otherwise idle machine, one core would
+# idle for two and a half minutes).
+mkdir -p build-asan/meson-logs
+asan_test --suite alone --logbase alone >build-asan/meson-logs/alone.txt 2>&1 &
+alone=$!
+shared_status=0
+asan_test nice --no-suite alone --logbase shared || shared_status=$?
+alone_status=0
+wait "$alone" || alone_status=$?
+echo "== the suite 'alone' (timed tests, at normal priority beside the rest):"
+cat build-asan/meson-logs/alone.txt
+[ "$shared_status" -eq 0 ] && [ "$alone_status" -eq 0 ]
 
 tools/tarball-check.sh
 
