@@ -81,6 +81,16 @@ finish() {
 	exit 0
 }
 
+# try NAME CMD...: PASS NAME when CMD exits 0, else FAIL with the command
+# and the last lines of what it printed (emit-compile.sh and
+# emit-standalone.sh show the first lines, a compiler's first errors, with
+# their own).
+try() {
+	name=$1
+	shift
+	if "$@" >"$tmp/log" 2>&1; then ok "$name"; else bad "$name" "$*" "$(tail -20 "$tmp/log")"; fi
+}
+
 # skip REASON: the rest cannot run here; exit 77 (skipped) when nothing failed.
 skip() {
 	printf 'SKIP %s\n' "$1"

@@ -18,15 +18,6 @@ export AOTC_CACHE_DIR="$tmp/cache"
 . "$(dirname "$0")/../lib.sh"
 
 # try NAME CMD...: CMD succeeds; its output is shown when it does not.
-try() {
-	name=$1
-	shift
-	if "$@" >"$tmp/log" 2>&1; then
-		ok "$name"
-	else
-		bad "$name" "$*" "$(tail -20 "$tmp/log")"
-	fi
-}
 
 # A copy of the kernel, as a user's project would have it; relative paths
 # from its directory, as a build would run aotc.

@@ -15,15 +15,6 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 export AOTC_CACHE_DIR="$tmp/cache"
 . "$(dirname "$0")/../lib.sh"
-try() {
-	name=$1
-	shift
-	if "$@" >"$tmp/log" 2>&1; then
-		ok "$name"
-	else
-		bad "$name" "$*" "$(tail -20 "$tmp/log")"
-	fi
-}
 
 cp "$root/tests/codegen/value/$case.cpp" "$tmp/$case.cpp"
 cd "$tmp" || exit 1

@@ -17,11 +17,6 @@ tmp=$(mktemp -d)
 trap '[ -n "$KEEP" ] || rm -rf "$tmp"' EXIT
 export AOTC_CACHE_DIR="$tmp/cache"
 . "$(dirname "$0")/../lib.sh"
-try() {
-	name=$1
-	shift
-	if "$@" >"$tmp/log" 2>&1; then ok "$name"; else bad "$name" "$*" "$(tail -20 "$tmp/log")"; fi
-}
 src=$root/tests/families
 inc=$root/runtime/include
 

@@ -73,18 +73,28 @@ want = {0: ("ok", None), 1: ("fault", ["forked"]), 2: ("fault", ["thread", "sign
         7: ("wrong", ["wrote into input x"]), 8: ("wrong", None), 9: ("fault", ["forked"])}
 errors = []
 seen = set()
+caught8 = 0
 for m in db["measurements"]:
     mode, good = values(names[m["config"]])
     n = db["shapes"][m["shape"]][0]
     seen.add((m["config"], m["shape"]))
     status, word = want[mode] if not good else ("ok", None)
     what = "%s n=%d" % (names[m["config"]], n)
+    caught8 += mode == 8 and not good and m["status"] == "wrong"
+    # Wrong on 30% of its calls, the variant is caught by the 20 checks of a
+    # full measurement; screened (3x slower than the best so far, stopped
+    # after 3 timed launches: docs/database.md, "How a measurement is taken")
+    # it may pass the few checks it had. It must be caught somewhere.
+    if mode == 8 and not good and m["status"] == "ok" and m.get("screened"):
+        continue
     if m["status"] != status:
         errors.append("%s: %s (%s), expected %s" % (what, m["status"], m.get("note", ""), status))
     elif word and not any(w in m.get("note", "") for w in word):
         errors.append("%s: note %r lacks %s" % (what, m.get("note", ""), " or ".join(map(repr, word))))
     elif status == "ok" and not (m["time_ms"] > 0 and len(m["samples"]) >= 3):
         errors.append("%s: ok without samples" % what)
+if not caught8:
+    errors.append("the variant wrong on 30% of its calls was caught nowhere")
 cells = len(names) * len(db["shapes"])
 if len(seen) != cells:
     errors.append("%d cells of %d measured" % (len(seen), cells))
