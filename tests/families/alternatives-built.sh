@@ -9,16 +9,7 @@
 #   for gfx90a the host launcher is left out and the rest emits and builds
 #   with hipcc. alternatives-host.sh: tuned for real on the host.
 # Usage: alternatives-built.sh AOTC REPO_ROOT
-aotc=$1
-root=$2
-case $aotc in /*) ;; *) aotc=$(pwd)/$aotc ;; esac
-case $root in /*) ;; *) root=$(pwd)/$root ;; esac
-tmp=$(mktemp -d)
-trap '[ -n "$KEEP" ] || rm -rf "$tmp"' EXIT
-export AOTC_CACHE_DIR="$tmp/cache"
-. "$(dirname "$0")/../lib.sh"
-src=$root/tests/families
-inc=$root/runtime/include
+. "$(dirname "$0")/setup.sh"
 
 cd "$tmp" || exit 1
 cp "$src/rowsum_alt.cpp" .

@@ -8,16 +8,7 @@
 #   timed: the test has the machine to itself (tests/meson.build).
 #   types-built.sh: the errors, and CUDA and HIP builds from made-up databases.
 # Usage: types-host.sh AOTC REPO_ROOT
-aotc=$1
-root=$2
-case $aotc in /*) ;; *) aotc=$(pwd)/$aotc ;; esac
-case $root in /*) ;; *) root=$(pwd)/$root ;; esac
-tmp=$(mktemp -d)
-trap '[ -n "$KEEP" ] || rm -rf "$tmp"' EXIT
-export AOTC_CACHE_DIR="$tmp/cache"
-. "$(dirname "$0")/../lib.sh"
-src=$root/tests/families
-inc=$root/runtime/include
+. "$(dirname "$0")/setup.sh"
 
 # ---- host: tuned for real -------------------------------------------------
 cd "$tmp" || exit 1
