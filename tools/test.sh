@@ -61,7 +61,10 @@ alone_status=0
 wait "$alone" || alone_status=$?
 echo "== the suite 'alone' (timed tests, at normal priority beside the rest):"
 cat build-asan/meson-logs/alone.txt
-[ "$shared_status" -eq 0 ] && [ "$alone_status" -eq 0 ]
+# (an `a && b` list whose first command fails would not stop set -e)
+if [ "$shared_status" -ne 0 ] || [ "$alone_status" -ne 0 ]; then
+	exit 1
+fi
 
 tools/tarball-check.sh
 
