@@ -37,26 +37,13 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, ".."))
 from evaloffline import EvalError, eval_offline  # noqa: E402
 from heldout import geomean  # noqa: E402
+sys.path.insert(0, os.path.join(HERE, "..", "..", "tests", "tuner"))
+from noise_agree import spread  # noqa: E402  (tuner/db.c's meas_spread, once)
 
 AGREE = os.path.join(HERE, "..", "..", "tests", "tuner", "noise_agree.py")
 HELDOUT = [("between grid points", "templates/eval/softmax.cuda_NVIDIA_H200_13.0.json"),
            ("off-grid", "bench/offgrid/softmax.offgrid.heldout.json")]
 REFERENCE = "templates/softmax.cuda_NVIDIA_H200_13.0.json"
-
-
-def spread(samples):
-    """p10-p90 over the median, as tuner/db.c meas_spread"""
-    s = sorted(samples)
-    n = len(s)
-    if n < 2:
-        return 0.0
-
-    def q(p):
-        x = p * (n - 1)
-        i = int(x)
-        return s[i] + (x - i) * (s[i + 1] - s[i]) if i + 1 < n else s[-1]
-
-    return (q(0.9) - q(0.1)) / q(0.5) if q(0.5) > 0 else 0.0
 
 
 def times(db):
@@ -78,7 +65,7 @@ def describe(tag, path, db):
     print("   %-9s %s: %s, alternation %s, %d shapes, %d cells, %d alternated on %d shapes, winners' median spread %.1f %%"
           % (tag, path, db["hardware"]["id"], json.dumps(a) if a else "not recorded", len(db["shapes"]),
              len(db["measurements"]), len(alt), len(alt_shapes),
-             100 * statistics.median(spread(w.get("samples", [])) for w in winners) if winners else float("nan")))
+             100 * statistics.median(spread(w) for w in winners) if winners else float("nan")))
     return {"tag": tag, "path": path, "hardware": db["hardware"]["id"], "alternation": a,
             "shapes": len(db["shapes"]), "alternated_cells": len(alt), "alternated_shapes": len(alt_shapes)}
 
