@@ -60,6 +60,8 @@ typedef struct rt_device_info {
 	int clock_mhz;
 	char driver_version[32];   /* "13.0" / "580.159.04" as the driver reports */
 	char runtime_version[32];  /* "13.0" */
+	int index;                 /* which of the backend's devices (host: 0) */
+	int count;                 /* devices the backend sees (host: 1) */
 } rt_device_info;
 
 /* The most instantiations one compiler run takes (rt_ops.batch_limit):
@@ -263,7 +265,9 @@ typedef struct rt_ops {
 
 	/* ---- Device side: one thread, in the worker ---- */
 
-	rt_status (*open)(rt_device **out, const char *arch, strbuf *err);
+	/* Device index of the backend's devices; -1: $AOTC_DEVICE's, else the
+	 * backend's default (CUDA: 0; ROCm: the first of the architecture). */
+	rt_status (*open)(rt_device **out, const char *arch, int index, strbuf *err);
 	void (*close)(rt_device *d);                 /* accepts NULL */
 	void (*describe)(rt_device *d, rt_device_info *info);
 

@@ -18,17 +18,17 @@ const options_for options_commands[] = {
 	{"compile", "compile FILE --arch ARCH [options]",
 	 "parse, tune (or reuse the database), build the heuristic, emit",
 	 SOURCE_OPTS | OPTB_ARCH | OPTB_OUT | OPTB_DB | OPTB_SHAPES | OPTB_BUDGET | OPTB_JOBS |
-	 OPTB_SEARCH | OPTB_SHARD | OPTB_ALTERNATE | HEURISTIC_OPTS | OPTB_INCLUDE_AS, true, NULL},
+	 OPTB_SEARCH | OPTB_SHARD | OPTB_ALTERNATE | OPTB_DEVICES | HEURISTIC_OPTS | OPTB_INCLUDE_AS, true, NULL},
 	{"tune", "tune FILE --arch ARCH [options]", "parse and tune only: fill the database",
 	 SOURCE_OPTS | OPTB_ARCH | OPTB_DB | OPTB_SHAPES | OPTB_BUDGET | OPTB_JOBS | OPTB_SEED |
-	 OPTB_COMPILE_ONLY | OPTB_SEARCH | OPTB_SHARD | OPTB_ALTERNATE | OPTB_DUMP, true, NULL},
+	 OPTB_COMPILE_ONLY | OPTB_SEARCH | OPTB_SHARD | OPTB_ALTERNATE | OPTB_DEVICES | OPTB_DUMP, true, NULL},
 	{"emit", "emit FILE --arch ARCH [options]",
 	 "build the heuristic and emit from the database; needs no GPU",
 	 SOURCE_OPTS | OPTB_ARCH | OPTB_OUT | OPTB_DB | HEURISTIC_OPTS | OPTB_INCLUDE_AS, true, NULL},
 	{"eval", "eval FILE --arch ARCH --shapes HELD_OUT.json [options]",
 	 "measure the emitted choice against every variant on held-out shapes",
-	 SOURCE_OPTS | OPTB_ARCH | OPTB_DB | OPTB_SHAPES | OPTB_JOBS | OPTB_ALTERNATE | HEURISTIC_OPTS |
-	 OPTB_FORMAT, true, NULL},
+	 SOURCE_OPTS | OPTB_ARCH | OPTB_DB | OPTB_SHAPES | OPTB_JOBS | OPTB_ALTERNATE | OPTB_DEVICES |
+	 HEURISTIC_OPTS | OPTB_FORMAT, true, NULL},
 	{"parse", "parse FILE [options]", "print the IR as JSON (FILE may also be IR JSON)",
 	 OPTB_INCLUDE | OPTB_DEFINE | OPTB_QUIET, false, NULL},
 	{"configs", "configs FILE [options]", "list the valid configurations", SOURCE_OPTS, false, NULL},
@@ -70,6 +70,9 @@ static const option_doc option_docs[] = {
 	{OPTB_SHARD, "--shard I/N", "take part I of N of the work; the databases merge"},
 	{OPTB_ALTERNATE, "--alternate N", "rounds the close contenders are timed again in alternation\n"
 	                                  "(default 15; 0: not at all)"},
+	{OPTB_DEVICES, "--devices N|I,J,...", "measure on the first N devices, or on these, one worker each\n"
+	                                      "(default: every device of the architecture's model;\n"
+	                                      "host: N workers standing in for devices, default 1)"},
 	{OPTB_DUMP, "--dump STAGE", "print configs (search order), compile or schedule as JSON lines"},
 	{OPTB_MAX_VARIANTS, "--max-variants N", "variants the dispatch may choose among (default 16; how many of them, cross-validation decides)"},
 	{OPTB_GOAL, "--goal G", "stop the greedy choice of variants at this training geomean slowdown (default 1: never)"},
@@ -265,7 +268,7 @@ static int bad_arch(const options_for *f, const char *arch)
 enum { OPT_KERNEL = 256, OPT_ARCH, OPT_DB, OPT_SHAPES, OPT_BUDGET, OPT_SEED,
        OPT_QUIET, OPT_VERBOSE, OPT_HELP, OPT_VERSION, OPT_MAX_VARIANTS, OPT_GOAL,
        OPT_COMPILE_ONLY, OPT_INCLUDE_AS, OPT_SEARCH, OPT_SHARD, OPT_DUMP, OPT_FORMAT,
-       OPT_ALTERNATE };
+       OPT_ALTERNATE, OPT_DEVICES };
 
 static const struct option longopts[] = {
 	{"kernel", required_argument, NULL, OPT_KERNEL},
@@ -287,6 +290,7 @@ static const struct option longopts[] = {
 	{"dump", required_argument, NULL, OPT_DUMP},
 	{"format", required_argument, NULL, OPT_FORMAT},
 	{"alternate", required_argument, NULL, OPT_ALTERNATE},
+	{"devices", required_argument, NULL, OPT_DEVICES},
 	{0},
 };
 
@@ -302,6 +306,7 @@ static const struct { int c; unsigned bit; const char *name; } option_bits[] = {
 	{OPT_INCLUDE_AS, OPTB_INCLUDE_AS, "--include-as"}, {OPT_SEARCH, OPTB_SEARCH, "--search"},
 	{OPT_SHARD, OPTB_SHARD, "--shard"}, {OPT_DUMP, OPTB_DUMP, "--dump"},
 	{OPT_FORMAT, OPTB_FORMAT, "--format"}, {OPT_ALTERNATE, OPTB_ALTERNATE, "--alternate"},
+	{OPT_DEVICES, OPTB_DEVICES, "--devices"},
 };
 
 /* Whether the command takes option c; false after a usage error. */
@@ -337,6 +342,43 @@ static bool parse_shard(options *o, const options_for *f, const char *arg)
 	}
 	o->shard = (int)i;
 	o->nshards = (int)n;
+	return true;
+}
+
+/* --devices N (the first N devices) or I,J,... (those, each once) into
+ * o; false after a usage error. */
+static bool parse_devices(options *o, const options_for *f, const char *arg)
+{
+	bool listed = strchr(arg, ',') != NULL, ok = arg[0] != 0;
+	int n = 0;
+	for (const char *p = arg; ok && *p; n++) {
+		const char *comma = strchr(p, ',');
+		size_t len = comma ? (size_t)(comma - p) : strlen(p);
+		char part[16];
+		long v = 0;
+		ok = len > 0 && len < sizeof part && n < OPTIONS_MAX_DEVICES;
+		if (ok) {
+			memcpy(part, p, len);
+			part[len] = 0;
+			ok = listed ? parse_int(part, 0, 1023, &v) : parse_int(part, 1, OPTIONS_MAX_DEVICES, &v);
+		}
+		for (int i = 0; ok && listed && i < n; i++)
+			ok = o->devices[i] != v;
+		if (ok)
+			o->devices[n] = (int)v;
+		p += len;
+		if (ok && *p == ',' && !*++p)
+			ok = false; /* a trailing comma */
+	}
+	if (!ok) {
+		fprintf(f->err, "aotc %s: --devices needs a number of devices from 1 to %d or a list of distinct device indices (0,1,3), not '%s'\n",
+		        f->name, OPTIONS_MAX_DEVICES, arg);
+		return false;
+	}
+	o->devices_listed = listed;
+	o->ndevices = listed ? n : o->devices[0];
+	for (int i = 0; !listed && i < o->ndevices; i++)
+		o->devices[i] = i;
 	return true;
 }
 
@@ -385,6 +427,8 @@ static bool parse_value(options *o, const options_for *f, int c, const char *arg
 		return true;
 	case OPT_SHARD:
 		return parse_shard(o, f, arg);
+	case OPT_DEVICES:
+		return parse_devices(o, f, arg);
 	case OPT_ALTERNATE:
 		/* 1000: the most the worker's "alternate" takes (tuner/worker.c) */
 		if (!parse_int(arg, 0, 1000, &n)) {
@@ -460,7 +504,7 @@ static int take_option(options *o, const options_for *f, int c, const char *arg,
 		o->shapes = arg;
 		return -1;
 	case 'j': case OPT_BUDGET: case OPT_SEED: case OPT_MAX_VARIANTS: case OPT_GOAL:
-	case OPT_SHARD: case OPT_SEARCH: case OPT_DUMP: case OPT_FORMAT: case OPT_ALTERNATE:
+	case OPT_SHARD: case OPT_SEARCH: case OPT_DUMP: case OPT_FORMAT: case OPT_ALTERNATE: case OPT_DEVICES:
 		return parse_value(o, f, c, arg) ? -1 : AOTC_USAGE;
 	case OPT_INCLUDE_AS:
 		/* It is written between the quotes of an #include: nothing

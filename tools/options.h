@@ -27,6 +27,9 @@ typedef enum options_format {
 	OPTIONS_FORMAT_TEXT, OPTIONS_FORMAT_JSON, OPTIONS_FORMAT_MARKDOWN, OPTIONS_FORMAT_HTML,
 } options_format;
 
+/* The most devices --devices takes. */
+#define OPTIONS_MAX_DEVICES 64
+
 typedef struct options {
 	const char *file;
 	const arch_info *arch;   /* --arch, a runtime/arch.c entry (NULL: not given) */
@@ -46,6 +49,11 @@ typedef struct options {
 	options_search search; /* tune, compile: --search */
 	int shard, nshards;    /* tune, compile: --shard I/N (0/0: none) */
 	int alternate;         /* tune, compile, eval: --alternate N (-1: not given) */
+	/* tune, compile, eval: --devices N (the first N) or I,J,... (those);
+	 * ndevices 0: not given */
+	int devices[OPTIONS_MAX_DEVICES];
+	int ndevices;
+	bool devices_listed;   /* I,J,...: devices[] are indices, not 0..N-1 */
 	options_dump dump;     /* tune: --dump */
 	options_format format; /* report: --format */
 	const char **includes;
@@ -80,6 +88,7 @@ enum {
 	OPTB_FORMAT = 1u << 17,
 	OPTB_QUIET = 1u << 18,       /* --quiet, --verbose */
 	OPTB_ALTERNATE = 1u << 19,
+	OPTB_DEVICES = 1u << 20,
 };
 
 /* A subcommand as the parser and the help see it. */

@@ -124,8 +124,11 @@ static aotc_status start_worker(measurer *ms, strbuf *why)
 		json_decref(r);
 		return AOTC_ENVIRONMENT;
 	}
-	if (!ms->device)
+	if (!ms->device) {
 		ms->device = json_incref(json_object_get(r, "device"));
+		ms->index = (int)json_integer_value(json_object_get(r, "index"));
+		ms->count = (int)json_integer_value(json_object_get(r, "count"));
+	}
 	json_decref(r);
 	if (ms->shape_req) {
 		if (worker_call(ms->w, ms->shape_req, 600e3, &r, why) != CALL_OK)
@@ -137,7 +140,7 @@ static aotc_status start_worker(measurer *ms, strbuf *why)
 }
 
 aotc_status measurer_start(measurer *ms, const aotc_module *m, const kernel *k, const arch_info *arch,
-                   uint64_t seed, json_t *method, strbuf *why)
+                           int device, uint64_t seed, json_t *method, strbuf *why)
 {
 	/* What killed tuners and workers left, even when nothing compiles. */
 	proc_sweep_scratch();
@@ -153,6 +156,8 @@ aotc_status measurer_start(measurer *ms, const aotc_module *m, const kernel *k, 
 	free(ir);
 	ms->init = json_pack("{s:s, s:s, s:o, s:s, s:I, s:o}", "op", "init", "arch", arch->name, "ir", jir,
 	                     "kernel", k->id, "seed", (json_int_t)seed, "method", method);
+	if (device >= 0)
+		json_object_set_new(ms->init, "device", json_integer(device));
 	return start_worker(ms, why);
 }
 

@@ -22,6 +22,7 @@ typedef struct measurer {
 	json_t *init;         /* the init request, resent after a restart */
 	worker *w;
 	json_t *device;       /* from the worker */
+	int index, count;     /* the device's index, and how many the backend sees */
 	json_t *shape_req;    /* the current shape request, resent after a restart */
 	int restarts;
 	int reruns;           /* failures run again in a fresh worker (measurer_run) */
@@ -32,11 +33,12 @@ typedef struct measurer {
 	double alt_ms;        /* measurer_alternate's calls */
 } measurer;
 
-/* Starts the worker for kernel k of m on arch with the timing method
- * (a reference is taken). 0, or 3 with why (ms->no_device tells "no device
- * of that architecture here" from the rest). */
+/* Starts the worker for kernel k of m on arch's device of that index (-1:
+ * $AOTC_DEVICE's or the backend's default) with the timing method (a
+ * reference is taken). 0, or 3 with why (ms->no_device tells "no device of
+ * that architecture here" from the rest). */
 aotc_status measurer_start(measurer *ms, const aotc_module *m, const kernel *k, const arch_info *arch,
-                   uint64_t seed, json_t *method, strbuf *why);
+                           int device, uint64_t seed, json_t *method, strbuf *why);
 /* Stops the worker (a later measurer_shape starts it again). */
 void measurer_stop(measurer *ms);
 void measurer_finish(measurer *ms);

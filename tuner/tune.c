@@ -7,6 +7,7 @@
 
 #include <errno.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -320,8 +321,10 @@ typedef struct tune_run {
 	shape_set ss;
 	int64_t *params;      /* per shape: k->nparams values */
 	bool *params_ok;      /* per shape: its AOTC_VALUEs evaluate */
-	/* open: device, compiler, database */
-	measurer ms;
+	/* open: devices, compiler, database */
+	measurer *ms;         /* one per device (--devices), each with its worker */
+	int nms;
+	json_t *device;       /* ms[0]'s (borrowed): every measurement's hardware */
 	rt_compile_request req;
 	char *abs;
 	const char *hwid;
@@ -337,14 +340,18 @@ typedef struct tune_run {
 	bool pool_started;
 	int ref_job;
 	json_t *ref_dims;     /* per shape: the reference's launch, or NULL */
-	/* measure */
+	/* measure: one thread per device; they share this run under mu */
+	pthread_mutex_t mu;
+	unsigned char *busy;  /* per schedule cell: a device is measuring it */
+	aotc_status failed;   /* a device's error: the others stop */
 	double t0;
 	int measured, reused;
 	bool out_of_budget, lost_shapes;
 	progress pr;
 	/* noise: the warm-up, the clocks, the close contenders' alternation */
-	json_t *warm, *clocks_end; /* the worker's replies, or NULL */
-	bool warmed;
+	json_t *warm, *clocks_end; /* the first device warmed's replies, or NULL */
+	int warm_ms;          /* its index in ms */
+	bool *warmed;         /* per device */
 	bool *alt_done;       /* per shape: alternated in this run */
 	int alternations, alt_lost;
 } tune_run;
@@ -360,7 +367,11 @@ static void run_finish(tune_run *r)
 		pool_finish(&r->p);
 	else
 		free(r->p.cache_dir);
-	measurer_finish(&r->ms);
+	for (int i = 0; i < r->nms; i++)
+		measurer_finish(&r->ms[i]);
+	free(r->ms);
+	free(r->warmed);
+	free(r->busy);
 	schedule_finish(&r->sc);
 	free(r->abs);
 	free((void *)r->req.libs);
@@ -437,6 +448,7 @@ static void schedule_stage_init(tune_run *r, double sm_count)
 		.seed = r->o->seed, .features = &r->feat, .rows = r->ss.values,
 	};
 	schedule_init(&r->sc, &sp);
+	r->busy = xcalloc((size_t)r->cf.n * (size_t)r->ss.count + 1, 1);
 }
 
 /* --dump=configs: the shard's configurations in the order the search
@@ -505,6 +517,96 @@ static bool same_hardware_beside(tune_run *r)
 	return ok;
 }
 
+/* A worker on device index (-1: the default one) in ms (its place in
+ * r->ms, zeroed); 0, or 3 with why. */
+static aotc_status start_device(tune_run *r, measurer *ms, int index, json_t *method, strbuf *why)
+{
+	return measurer_start(ms, r->m, r->k, r->o->arch, index, r->o->seed, json_incref(method), why);
+}
+
+static const char *device_name(const measurer *ms)
+{
+	return json_string_value(json_object_get(ms->device, "name"));
+}
+
+/* Whether the worker of ms runs on the model of ms0's (the hardware id:
+ * the backend's name of the device and its runtime). */
+static bool same_model(const measurer *ms0, const measurer *ms)
+{
+	return json_equal(json_object_get(ms0->device, "id"), json_object_get(ms->device, "id"));
+}
+
+/* The devices measured on, a worker each (docs/cli.md, --devices): those
+ * asked for, all of one model (two models are refused: a winner across
+ * them is neither's); else $AOTC_DEVICE's or the backend's default, and
+ * with neither asked for every other device the backend sees of that
+ * device's model (the others left out with a note). On the host, --devices
+ * N starts N workers standing in for devices (the indices only count
+ * them). 0, or 3 after a diagnostic. */
+static aotc_status open_devices(tune_run *r, json_t *method, bool *no_device)
+{
+	const tune_options *o = r->o;
+	int want = o->devices ? o->ndevices : 1;
+	r->ms = xcalloc((size_t)want, sizeof *r->ms);
+	strbuf why;
+	strbuf_init(&why);
+	aotc_status status = start_device(r, &r->ms[0], o->devices ? o->devices[0] : -1, method, &why);
+	r->nms = 1;
+	if (status) {
+		if (o->devices && o->ndevices > 1)
+			diag_plain_error(r->d, "cannot tune for %s on device %d here: %s", o->arch->name, o->devices[0],
+			                 why.data);
+		else
+			diag_plain_error(r->d, "cannot tune for %s here: %s", o->arch->name, why.data);
+		if (r->ms[0].no_device && r->d->out)
+			fprintf(r->d->out, "aotc: tune on a machine with that GPU, or run 'aotc emit' with a database tuned there\n");
+		if (no_device)
+			*no_device = r->ms[0].no_device;
+		goto out;
+	}
+	for (int i = 1; i < want && !status; i++) {
+		measurer *ms = &r->ms[r->nms++];
+		why.len = 0;
+		why.data[0] = 0;
+		if ((status = start_device(r, ms, o->devices[i], method, &why)))
+			diag_plain_error(r->d, "cannot tune for %s on device %d here: %s", o->arch->name, o->devices[i],
+			                 why.data);
+		else if (!same_model(&r->ms[0], ms)) {
+			diag_plain_error(r->d, "devices %d (%s) and %d (%s) are different models: one dispatch cannot pick across their times; list devices of one model with --devices",
+			                 r->ms[0].index, device_name(&r->ms[0]), ms->index, device_name(ms));
+			status = AOTC_ENVIRONMENT;
+		}
+	}
+	bool asked = o->devices || (getenv("AOTC_DEVICE") && getenv("AOTC_DEVICE")[0]);
+	int count = r->ms[0].count;
+	for (int i = 0; !status && !asked && o->arch->kind != ARCH_HOST && i < count; i++) {
+		if (i == r->ms[0].index)
+			continue;
+		measurer ms = {0};
+		why.len = 0;
+		why.data[0] = 0;
+		if (start_device(r, &ms, i, method, &why) != AOTC_OK || !same_model(&r->ms[0], &ms)) {
+			if (!o->quiet && ms.device)
+				fprintf(stderr, "aotc: note: device %d (%s) left out: not the model of device %d (%s); --devices picks devices\n",
+				        i, device_name(&ms), r->ms[0].index, device_name(&r->ms[0]));
+			else if (!o->quiet)
+				fprintf(stderr, "aotc: note: device %d left out: %s\n", i, why.data);
+			measurer_finish(&ms);
+			continue;
+		}
+		r->ms = xrealloc(r->ms, (size_t)(r->nms + 1) * sizeof *r->ms);
+		r->ms[r->nms++] = ms;
+	}
+	/* The host's stand-ins are all the machine: the indices asked for name them. */
+	for (int i = 0; !status && o->devices && o->arch->kind == ARCH_HOST && i < r->nms; i++)
+		r->ms[i].index = o->devices[i];
+	r->device = r->ms[0].device;
+	r->warmed = xcalloc((size_t)r->nms, sizeof *r->warmed);
+out:
+	strbuf_finish(&why);
+	return status;
+}
+
 static aotc_status open_stage(tune_run *r, bool *no_device)
 {
 	const kernel *k = r->k;
@@ -512,20 +614,14 @@ static aotc_status open_stage(tune_run *r, bool *no_device)
 	strbuf why;
 	strbuf_init(&why);
 	json_t *method = method_json(o->arch, o->alt_rounds);
-	aotc_status status = measurer_start(&r->ms, r->m, k, o->arch, o->seed, json_incref(method), &why);
-	if (status) {
-		diag_plain_error(r->d, "cannot tune for %s here: %s", o->arch->name, why.data);
-		if (r->ms.no_device && r->d->out)
-			fprintf(r->d->out, "aotc: tune on a machine with that GPU, or run 'aotc emit' with a database tuned there\n");
-		if (no_device)
-			*no_device = r->ms.no_device;
+	aotc_status status = open_devices(r, method, no_device);
+	if (status)
 		goto out;
-	}
 	if (!choose_compiler(r->ops, r->m, o, &r->req, &r->abs, r->d)) {
 		status = AOTC_ENVIRONMENT;
 		goto out;
 	}
-	r->hwid = json_string_value(json_object_get(r->ms.device, "id"));
+	r->hwid = json_string_value(json_object_get(r->device, "id"));
 	if (!same_hardware_beside(r)) {
 		status = AOTC_ENVIRONMENT;
 		goto out;
@@ -543,7 +639,7 @@ static aotc_status open_stage(tune_run *r, bool *no_device)
 	r->key.compiler = r->req.compiler;
 	r->key.superseded_path = superseded;
 	r->db = db_open(path, k->id, r->m->file, r->m->source_hash, tnames, k->ntunables, anames,
-	                r->ss.nargs, r->ms.device, method, &r->key, &invalidated, r->d);
+	                r->ss.nargs, r->device, method, &r->key, &invalidated, r->d);
 	r->key.superseded_path = NULL;
 	free(tnames);
 	free(anames);
@@ -651,7 +747,7 @@ static meas_status static_status(const tune_run *r, int c, int s, json_t **dims,
 		return MS_OK;
 	}
 	json_decref(none);
-	return launch_dims(k, &k->grid, &k->block, &k->smem, values, shape_params(r, s), r->ms.device,
+	return launch_dims(k, &k->grid, &k->block, &k->smem, values, shape_params(r, s), r->device,
 	                   dims, why);
 }
 
@@ -698,8 +794,9 @@ static aotc_status learn_from(tune_run *r, int c, int s)
 	else
 		goto out;
 	for (int t = 0; t < r->ss.count && !status; t++) {
-		if (r->sc.state[schedule_cell(&r->sc, c, t)] != CELL_PENDING || !r->params_ok[t])
-			continue;
+		int cell = schedule_cell(&r->sc, c, t);
+		if (r->sc.state[cell] != CELL_PENDING || r->busy[cell] || !r->params_ok[t])
+			continue; /* a busy cell: another device is measuring it */
 		if (st == MS_RESOURCES && !same_resources(r, c, s, t))
 			continue;
 		meas_status put = st == MS_COMPILE_ERROR || st == MS_RESOURCES ? st : MS_SKIPPED;
@@ -717,7 +814,7 @@ out:
  * limits) and what failures learnt once imply. */
 static aotc_status schedule_stage(tune_run *r)
 {
-	json_t *dev = json_object_get(r->ms.device, "sm_count");
+	json_t *dev = json_object_get(r->device, "sm_count");
 	schedule_stage_init(r, json_is_integer(dev) ? (double)json_integer_value(dev) : 1);
 	schedule *sc = &r->sc;
 	bool exhaustive = sc->kind == SEARCH_EXHAUSTIVE;
@@ -886,7 +983,8 @@ static aotc_status compile_stage(tune_run *r)
 	pool_start(&r->p, r->o->jobs > 0 ? r->o->jobs : (int)(cores > 0 ? cores : 1),
 	           sc->kind == SEARCH_MODEL && r->o->dump != TUNE_DUMP_COMPILE);
 	if (r->p.njobs == 0)
-		measurer_stop(&r->ms); /* nothing left to measure */
+		for (int i = 0; i < r->nms; i++)
+			measurer_stop(&r->ms[i]); /* nothing left to measure */
 	if (!r->o->quiet) {
 		fprintf(stderr, "aotc: tuning %s on %s: %d configurations", k->id, r->hwid, r->cf.n);
 		if (sc->p.nshards > 1)
@@ -942,7 +1040,7 @@ static json_t *reference_at(tune_run *r, int s, aotc_status *status)
 	strbuf_init(&why);
 	json_t *dims;
 	meas_status ls = launch_dims(k, &k->ref_grid, &k->ref_block, &k->ref_smem, NULL,
-	                             shape_params(r, s), r->ms.device, &dims, &why);
+	                             shape_params(r, s), r->device, &dims, &why);
 	if (ls != MS_OK) {
 		diag_error(r->d, k->reference_loc, "the reference cannot be launched: %s", why.data);
 		strbuf_finish(&why);
@@ -1039,8 +1137,37 @@ static void dump_round(const tune_run *r, const int *cells, int n)
 	}
 }
 
-/* Measures configuration c at the worker's current shape s; records it. */
-static aotc_status measure_cell(tune_run *r, int c, int s)
+/* ---- The crew: one thread per device ------------------------------------- */
+
+/* Measuring is shared by one thread per device (--devices), each with its
+ * measurer (a worker on its device). A round's cells are cut into visits
+ * (a shape and some of the cells the round gives it); each thread takes
+ * the next visit, makes the shape its worker's and measures the cells.
+ * Everything else (the schedule, the database, the progress line,
+ * diagnostics) is the run's, under r->mu: a thread holds it except while
+ * it waits for a compile or for its worker (run_unlock ... run_lock
+ * around those calls), so the bookkeeping goes as with one device. A cell
+ * being measured is busy: what another cell's failure teaches is not
+ * recorded there meanwhile. The thread that ends a round's last visit of
+ * a shape alternates the shape's close contenders (its worker holds the
+ * shape). With one device the crew is the calling thread. */
+
+static void run_lock(tune_run *r) { pthread_mutex_lock(&r->mu); }
+static void run_unlock(tune_run *r) { pthread_mutex_unlock(&r->mu); }
+
+/* "device 1: " before a line about one device's work, when there are
+ * several; "" otherwise. */
+static const char *device_tag(const tune_run *r, const measurer *ms, char *buf, size_t n)
+{
+	buf[0] = 0;
+	if (r->nms > 1)
+		snprintf(buf, n, "device %d: ", ms->index);
+	return buf;
+}
+
+/* Measures configuration c at shape s, which ms's worker holds; records
+ * it. Called and returns with r->mu held. */
+static aotc_status measure_cell(tune_run *r, measurer *ms, int c, int s)
 {
 	const kernel *k = r->k;
 	measurement mm = {.config = r->dbc[c], .shape = r->dbs[s], .error = NAN, .time_ms = NAN};
@@ -1048,6 +1175,10 @@ static aotc_status measure_cell(tune_run *r, int c, int s)
 	strbuf_init(&why);
 	json_t *dims;
 	mm.status = static_status(r, c, s, &dims, &why);
+	double best = r->sc.best[s];
+	int cell = schedule_cell(&r->sc, c, s);
+	r->busy[cell] = 1;
+	run_unlock(r);
 	const job *j = NULL;
 	if (mm.status == MS_OK) {
 		j = pool_wait(&r->p, r->cf.job[c]);
@@ -1057,12 +1188,18 @@ static aotc_status measure_cell(tune_run *r, int c, int s)
 			strbuf_puts(&why, j->log ? j->log : rt_status_name(j->rs));
 		}
 	}
-	aotc_status status = AOTC_OK;
+	bool lost = false;
 	if (mm.status != MS_OK) {
 		json_decref(dims);
 		mm.note = xstrdup(why.data);
-	} else if (!measurer_run(&r->ms, j, dims, r->cf.fn[c], r->cf.fn[c] ? config_values(&r->cf, c) : NULL,
-	                         r->sc.best[s], &mm, &why)) {
+	} else {
+		lost = !measurer_run(ms, j, dims, r->cf.fn[c], r->cf.fn[c] ? config_values(&r->cf, c) : NULL, best,
+		                     &mm, &why);
+	}
+	run_lock(r);
+	r->busy[cell] = 0;
+	aotc_status status = AOTC_OK;
+	if (lost) {
 		diag_plain_error(r->d, "the worker cannot be restarted: %s", why.data);
 		status = AOTC_ENVIRONMENT;
 	}
@@ -1075,8 +1212,9 @@ static aotc_status measure_cell(tune_run *r, int c, int s)
 		strbuf sb;
 		strbuf_init(&sb);
 		shape_format(&sb, k, &r->ss, s);
-		fprintf(stderr, "%saotc: %s %s: %s", r->pr.tty ? "\r\033[K" : "", sb.data, r->cf.names[c],
-		        meas_status_name(mm.status));
+		char tag[32];
+		fprintf(stderr, "%saotc: %s%s %s: %s", r->pr.tty ? "\r\033[K" : "", device_tag(r, ms, tag, sizeof tag),
+		        sb.data, r->cf.names[c], meas_status_name(mm.status));
 		if (mm.status == MS_OK)
 			fprintf(stderr, " %.4f ms%s", mm.time_ms, mm.screened ? " (screened)" : "");
 		else if (mm.note)
@@ -1089,20 +1227,29 @@ static aotc_status measure_cell(tune_run *r, int c, int s)
 	strbuf_finish(&why);
 	/* Buffers over the memory limit say nothing of the configuration's
 	 * other shapes, unlike a launch it cannot make. */
-	if (!status && !(mm.status == MS_RESOURCES && r->ms.refused))
+	if (!status && !(mm.status == MS_RESOURCES && ms->refused))
 		status = learn_from(r, c, s);
 	return status;
 }
 
-/* Before the first shape is timed: the device warmed to a steady clock
- * (measurer_warm) and its clocks read; one warning on a GPU whose clocks
- * are not locked. */
-static void warm_once(tune_run *r)
+/* Before ms's device times its first shape: the device warmed to a steady
+ * clock (measurer_warm) and its clocks read; the first device's reply is
+ * the run's, with one warning on a GPU whose clocks are not locked. */
+static void warm_once(tune_run *r, measurer *ms)
 {
-	if (r->warmed)
+	int d = (int)(ms - r->ms);
+	if (r->warmed[d])
 		return;
-	r->warmed = true;
-	r->warm = measurer_warm(&r->ms, warmup_ms(r->o->arch));
+	r->warmed[d] = true;
+	run_unlock(r);
+	json_t *warm = measurer_warm(ms, warmup_ms(r->o->arch));
+	run_lock(r);
+	if (r->warm || !warm) {
+		json_decref(warm);
+		return;
+	}
+	r->warm = warm;
+	r->warm_ms = d;
 	const json_t *ck = json_object_get(r->warm, "clocks");
 	if (!r->o->quiet && r->o->arch->kind != ARCH_HOST && json_is_false(json_object_get(ck, "locked")))
 		fprintf(stderr, "%saotc: warning: the GPU's clocks are not locked (SM %lld MHz now, applications clock %lld MHz, at most %lld MHz): times may drift with temperature and power; lock them (nvidia-smi -lgc) for a steadier tune\n",
@@ -1111,11 +1258,12 @@ static void warm_once(tune_run *r)
 		        (long long)json_integer_value(json_object_get(ck, "max_sm_mhz")));
 }
 
-/* Shape s (the worker's current shape): its close contenders, where one
- * was not alternated yet, timed again in alternation and recorded; the
+/* Shape s (which ms's worker holds): its close contenders, where one was
+ * not alternated yet, timed again in alternation and recorded; the
  * schedule's times follow. A failure of the worker on them leaves their
- * measurements as they were (with a warning). 0 or an exit status. */
-static aotc_status alternate_once(tune_run *r, int s)
+ * measurements as they were (with a warning). 0 or an exit status; r->mu
+ * held. */
+static aotc_status alternate_once(tune_run *r, measurer *ms, int s)
 {
 	int group[ALT_GROUP];
 	bool fresh;
@@ -1133,25 +1281,41 @@ static aotc_status alternate_once(tune_run *r, int s)
 		json_t *dims;
 		if (r->cf.job[c] < 0 || static_status(r, c, s, &dims, &why) != MS_OK)
 			continue; /* not compiled in this run: cannot happen, contenders are */
-		pool_want(&r->p, r->cf.job[c]);
-		const job *j = pool_wait(&r->p, r->cf.job[c]);
-		if (j->rs != RT_OK) {
-			json_decref(dims);
-			continue;
-		}
 		const measurement *m = cell_meas(r, c, s);
 		mm[nv] = *m;
 		mm[nv].samples = xmalloc((size_t)m->nsamples * sizeof *m->samples + 1);
 		memcpy(mm[nv].samples, m->samples, (size_t)m->nsamples * sizeof *m->samples);
 		mm[nv].note = m->note ? xstrdup(m->note) : NULL;
-		v[nv] = (alt_variant){.j = j, .ldims = dims, .fn = r->cf.fn[c],
+		v[nv] = (alt_variant){.ldims = dims, .fn = r->cf.fn[c],
 		                      .values = r->cf.fn[c] ? config_values(&r->cf, c) : NULL, .mm = &mm[nv]};
 		group[nv++] = c;
 	}
-	bool lost = false;
+	run_unlock(r);
+	/* The compiled contenders (a failed compile: left out) */
+	int kept = 0;
+	for (int i = 0; i < nv; i++) {
+		pool_want(&r->p, r->cf.job[group[i]]);
+		const job *j = pool_wait(&r->p, r->cf.job[group[i]]);
+		if (j->rs != RT_OK) {
+			json_decref(v[i].ldims);
+			free(mm[i].samples);
+			free(mm[i].note);
+			continue;
+		}
+		v[kept] = v[i];
+		v[kept].j = j;
+		mm[kept] = mm[i];
+		v[kept].mm = &mm[kept];
+		group[kept++] = group[i];
+	}
+	nv = kept;
+	bool lost = false, alternated = false;
 	why.len = 0;
 	why.data[0] = 0;
-	if (nv >= 2 && measurer_alternate(&r->ms, v, nv, r->o->alt_rounds, &lost, &why)) {
+	if (nv >= 2)
+		alternated = measurer_alternate(ms, v, nv, r->o->alt_rounds, &lost, &why);
+	run_lock(r);
+	if (alternated) {
 		r->alternations++;
 		for (int i = 0; i < nv && !status; i++) {
 			schedule_retime(&r->sc, group[i], s, mm[i].status, mm[i].time_ms);
@@ -1161,7 +1325,9 @@ static aotc_status alternate_once(tune_run *r, int s)
 			strbuf sb;
 			strbuf_init(&sb);
 			shape_format(&sb, r->k, &r->ss, s);
-			fprintf(stderr, "%saotc: %s: alternated", r->pr.tty ? "\r\033[K" : "", sb.data);
+			char tag[32];
+			fprintf(stderr, "%saotc: %s%s: alternated", r->pr.tty ? "\r\033[K" : "",
+			        device_tag(r, ms, tag, sizeof tag), sb.data);
 			for (int i = 0; i < nv; i++)
 				if (mm[i].status == MS_OK)
 					fprintf(stderr, "%s %s %.4f ms (noise %.1f %%)", i ? "," : "", r->cf.names[group[i]],
@@ -1199,47 +1365,189 @@ static aotc_status alternate_once(tune_run *r, int s)
  * only once a contender (the first ones were slower in alternation than
  * alone); once per shape until alt_done[s] is reset. Nothing with
  * --alternate 0: the contenders keep their first times. */
-static aotc_status alternate_shape(tune_run *r, int s)
+static aotc_status alternate_shape(tune_run *r, measurer *ms, int s)
 {
 	if (r->alt_done[s] || r->o->alt_rounds == 0)
 		return AOTC_OK;
 	r->alt_done[s] = true;
 	aotc_status status = AOTC_OK;
 	for (int pass = 0; pass < 2 && !status; pass++)
-		status = alternate_once(r, s);
+		status = alternate_once(r, ms, s);
 	return status;
 }
 
-/* After the rounds: shapes none of whose cells was ever alternated
- * (measured by a run killed before it got there) are set up again and
- * their contenders alternated; nothing else is measured. */
-static aotc_status alternate_rest(tune_run *r)
+/* A shape and some of the cells a round gives it (cells[from..to) of the
+ * crew's); from == to: only the shape's close contenders' alternation. */
+typedef struct visit {
+	int s, from, to;
+} visit;
+
+typedef struct crew {
+	tune_run *r;
+	const int *cells;   /* the round's, grouped by shape */
+	visit *v;
+	int nv, next;       /* visits, and the next one to take */
+	int *open;          /* per shape: its visits not ended */
+	bool *measured;     /* per shape: a visit measured a cell there */
+} crew;
+
+/* Visit v with ms's worker: the shape set up, the cells measured; where
+ * this visit ends the shape's in this round, its contenders alternated.
+ * 0 or an exit status; r->mu held. */
+static aotc_status visit_shape(crew *cw, measurer *ms, const visit *v)
 {
+	tune_run *r = cw->r;
+	int s = v->s;
 	aotc_status status = AOTC_OK;
+	json_t *ref = reference_at(r, s, &status);
+	if (!ref)
+		return status;
+	warm_once(r, ms);
 	strbuf why;
 	strbuf_init(&why);
-	for (int s = 0; s < r->ss.count && !status; s++) {
+	run_unlock(r);
+	shape_result sr = measurer_shape(ms, shape_row(&r->ss, s), r->ss.nargs, ref, &why);
+	run_lock(r);
+	if (sr == SHAPE_REFUSED) {
+		/* Too large for this machine: every cell says so. */
+		for (int c = 0; c < r->cf.n && !status; c++) {
+			int cell = schedule_cell(&r->sc, c, s);
+			if (r->sc.state[cell] == CELL_PENDING && !r->busy[cell])
+				status = record_status(r, c, s, MS_RESOURCES, why.data);
+		}
+		schedule_close_shape(&r->sc, s);
+	} else if (sr != SHAPE_OK) {
+		strbuf sb;
+		strbuf_init(&sb);
+		shape_format(&sb, r->k, &r->ss, s);
+		fprintf(stderr, "%saotc: warning: shape %s: the reference failed (%s)\n", r->pr.tty ? "\r\033[K" : "",
+		        sb.data, why.data);
+		strbuf_finish(&sb);
+		schedule_close_shape(&r->sc, s);
+		r->lost_shapes = true;
+		if (sr == SHAPE_WORKER_LOST) {
+			diag_plain_error(r->d, "the worker cannot be restarted: %s", why.data);
+			status = AOTC_ENVIRONMENT;
+		}
+	}
+	for (int i = v->from; i < v->to && sr == SHAPE_OK && !status && !r->failed; i++) {
+		int c = cw->cells[i] % r->cf.n;
+		if (r->sc.state[cw->cells[i]] != CELL_PENDING || schedule_deprioritised(&r->sc, c))
+			continue; /* learnt from another cell meanwhile */
+		if (r->o->budget_s > 0 && monotonic_s() - r->t0 > r->o->budget_s) {
+			r->out_of_budget = true;
+			break;
+		}
+		status = measure_cell(r, ms, c, s);
+		cw->measured[s] |= !status;
+		show_progress(r, false);
+	}
+	/* The shape's close contenders, while this worker holds it, where the
+	 * round measured something there (a later round's new contenders are
+	 * alternated again), or where the visit is for them alone. */
+	bool alone = v->from == v->to;
+	if (--cw->open[s] == 0 && sr == SHAPE_OK && !status && !r->failed && !r->out_of_budget &&
+	    (cw->measured[s] || alone)) {
+		if (!alone)
+			r->alt_done[s] = false;
+		status = alternate_shape(r, ms, s);
+	}
+	strbuf_finish(&why);
+	return status;
+}
+
+typedef struct crew_member {
+	crew *cw;
+	measurer *ms;
+} crew_member;
+
+/* One device's thread: visits until none is left, the budget is spent or
+ * a device failed (r->failed). */
+static void *crew_thread(void *arg)
+{
+	crew_member *m = arg;
+	tune_run *r = m->cw->r;
+	run_lock(r);
+	while (!r->failed && !r->out_of_budget && m->cw->next < m->cw->nv) {
+		visit v = m->cw->v[m->cw->next++];
+		aotc_status status = visit_shape(m->cw, m->ms, &v);
+		if (status && !r->failed)
+			r->failed = status;
+	}
+	run_unlock(r);
+	return NULL;
+}
+
+/* The crew's visits, shared among the devices' threads; r->failed. */
+static aotc_status crew_run(crew *cw)
+{
+	tune_run *r = cw->r;
+	cw->next = 0;
+	crew_member *m = xcalloc((size_t)r->nms, sizeof *m);
+	for (int i = 0; i < r->nms; i++)
+		m[i] = (crew_member){.cw = cw, .ms = &r->ms[i]};
+	if (r->nms == 1) {
+		crew_thread(&m[0]);
+	} else {
+		pthread_t *t = xcalloc((size_t)r->nms, sizeof *t);
+		for (int i = 0; i < r->nms; i++)
+			if (pthread_create(&t[i], NULL, crew_thread, &m[i]) != 0)
+				die("pthread_create failed");
+		for (int i = 0; i < r->nms; i++)
+			pthread_join(t[i], NULL);
+		free(t);
+	}
+	free(m);
+	return r->failed;
+}
+
+/* The round's cells (grouped by shape) as the crew's visits: a shape's
+ * cells one visit, or, when the round has fewer shapes than devices,
+ * pieces of them so that every device has work (not without a reference:
+ * there a worker takes the first variant it runs at a shape as correct,
+ * and two workers might take different ones). */
+static void plan_visits(crew *cw, int n)
+{
+	tune_run *r = cw->r;
+	const int *cells = cw->cells;
+	int shapes = 0;
+	for (int i = 0; i < n; i++)
+		shapes += i == 0 || cells[i] / r->cf.n != cells[i - 1] / r->cf.n;
+	int pieces = shapes < r->nms && r->ref_job >= 0 ? (r->nms + shapes - 1) / shapes : 1;
+	cw->nv = 0;
+	memset(cw->open, 0, (size_t)r->ss.count * sizeof *cw->open);
+	memset(cw->measured, 0, (size_t)r->ss.count * sizeof *cw->measured);
+	for (int i = 0; i < n;) {
+		int s = cells[i] / r->cf.n, end = i;
+		while (end < n && cells[end] / r->cf.n == s)
+			end++;
+		int per = (end - i + pieces - 1) / pieces;
+		for (int from = i; from < end; from += per) {
+			cw->v[cw->nv++] = (visit){.s = s, .from = from, .to = from + per < end ? from + per : end};
+			cw->open[s]++;
+		}
+		i = end;
+	}
+}
+
+/* After the rounds: shapes none of whose cells was ever alternated
+ * (measured by a run killed before it got there, or whose last visit in
+ * a round lost its worker) are set up again and their contenders
+ * alternated; nothing else is measured. */
+static void plan_alternation(crew *cw)
+{
+	tune_run *r = cw->r;
+	cw->nv = 0;
+	memset(cw->open, 0, (size_t)r->ss.count * sizeof *cw->open);
+	for (int s = 0; s < r->ss.count; s++) {
 		int group[ALT_GROUP];
 		bool fresh;
 		if (!r->params_ok[s] || r->alt_done[s] || r->sc.dead[s] || shape_alternated(r, s) ||
 		    contenders(r, s, group, &fresh) < 2 || !fresh)
 			continue;
-		json_t *ref = reference_at(r, s, &status);
-		if (!ref)
-			break;
-		warm_once(r);
-		why.len = 0;
-		why.data[0] = 0;
-		shape_result sr = measurer_shape(&r->ms, shape_row(&r->ss, s), r->ss.nargs, ref, &why);
-		if (sr == SHAPE_OK)
-			status = alternate_shape(r, s);
-		else if (sr == SHAPE_WORKER_LOST) {
-			diag_plain_error(r->d, "the worker cannot be restarted: %s", why.data);
-			status = AOTC_ENVIRONMENT;
-		}
+		cw->v[cw->nv++] = (visit){.s = s};
+		cw->open[s] = 1;
 	}
-	strbuf_finish(&why);
-	return status;
 }
 
 /* Rounds until the schedule is done or the budget is spent. */
@@ -1249,10 +1557,12 @@ static aotc_status measure_stage(tune_run *r)
 	r->t0 = monotonic_s();
 	int ncells = r->cf.n * r->ss.count;
 	int *cells = xmalloc((size_t)ncells * sizeof *cells + 1);
-	aotc_status status = AOTC_OK;
-	strbuf why;
-	strbuf_init(&why);
+	crew cw = {.r = r, .cells = cells, .v = xmalloc((size_t)(ncells + r->ss.count) * sizeof *cw.v + 1),
+	           .open = xcalloc((size_t)r->ss.count + 1, sizeof *cw.open),
+	           .measured = xcalloc((size_t)r->ss.count + 1, sizeof *cw.measured)};
 	r->alt_done = xcalloc((size_t)r->ss.count + 1, sizeof *r->alt_done);
+	pthread_mutex_init(&r->mu, NULL);
+	aotc_status status = AOTC_OK;
 	int n;
 	while (!status && !r->out_of_budget && r->p.njobs > 0 && (n = schedule_next_round(&r->sc, cells)) > 0) {
 		if (r->o->dump == TUNE_DUMP_SCHEDULE)
@@ -1262,72 +1572,22 @@ static aotc_status measure_stage(tune_run *r)
 		for (int i = 0; i < n; i++)
 			if (r->cf.job[cells[i] % r->cf.n] >= 0)
 				pool_want(&r->p, r->cf.job[cells[i] % r->cf.n]);
-		for (int i = 0; i < n && !status && !r->out_of_budget;) {
-			int s = cells[i] / r->cf.n;
-			int end = i;
-			while (end < n && cells[end] / r->cf.n == s)
-				end++;
-			json_t *ref = reference_at(r, s, &status);
-			if (!ref)
-				break;
-			why.len = 0;
-			warm_once(r);
-			shape_result sr = measurer_shape(&r->ms, shape_row(&r->ss, s), r->ss.nargs, ref, &why);
-			if (sr == SHAPE_REFUSED) {
-				/* Too large for this machine: every cell says so. */
-				for (int c = 0; c < r->cf.n && !status; c++)
-					if (r->sc.state[schedule_cell(&r->sc, c, s)] == CELL_PENDING)
-						status = record_status(r, c, s, MS_RESOURCES, why.data);
-				schedule_close_shape(&r->sc, s);
-				i = end;
-				continue;
-			}
-			if (sr != SHAPE_OK) {
-				strbuf sb;
-				strbuf_init(&sb);
-				shape_format(&sb, r->k, &r->ss, s);
-				fprintf(stderr, "%saotc: warning: shape %s: the reference failed (%s)\n",
-				        r->pr.tty ? "\r\033[K" : "", sb.data, why.data);
-				strbuf_finish(&sb);
-				schedule_close_shape(&r->sc, s);
-				r->lost_shapes = true;
-				if (sr == SHAPE_WORKER_LOST) {
-					diag_plain_error(r->d, "the worker cannot be restarted: %s", why.data);
-					status = AOTC_ENVIRONMENT;
-				}
-				i = end;
-				continue;
-			}
-			int here = r->measured;
-			for (; i < end && !status; i++) {
-				int c = cells[i] % r->cf.n;
-				if (r->sc.state[cells[i]] != CELL_PENDING || schedule_deprioritised(&r->sc, c))
-					continue; /* learnt from another cell meanwhile */
-				if (r->o->budget_s > 0 && monotonic_s() - r->t0 > r->o->budget_s) {
-					r->out_of_budget = true;
-					break;
-				}
-				status = measure_cell(r, c, s);
-				show_progress(r, false);
-			}
-			/* The shape's close contenders, while the worker holds it,
-			 * where this visit measured something: a later round's new
-			 * contenders are alternated again. */
-			if (!status && !r->out_of_budget && r->measured > here) {
-				r->alt_done[s] = false;
-				status = alternate_shape(r, s);
-			}
-			i = end;
-		}
+		plan_visits(&cw, n);
+		status = crew_run(&cw);
 	}
-	if (!status && !r->out_of_budget && r->p.njobs > 0 && r->o->alt_rounds > 0)
-		status = alternate_rest(r);
+	if (!status && !r->out_of_budget && r->p.njobs > 0 && r->o->alt_rounds > 0) {
+		plan_alternation(&cw);
+		status = crew_run(&cw);
+	}
 	/* The clocks at the end, read under a short load as at the start (an
 	 * idle GPU lowers them within moments). */
-	if (!status && r->warmed)
-		r->clocks_end = measurer_warm(&r->ms, warmup_ms(r->o->arch) / 4);
+	if (!status && r->warm)
+		r->clocks_end = measurer_warm(&r->ms[r->warm_ms], warmup_ms(r->o->arch) / 4);
+	pthread_mutex_destroy(&r->mu);
 	free(cells);
-	strbuf_finish(&why);
+	free(cw.v);
+	free(cw.open);
+	free(cw.measured);
 	return status;
 }
 
@@ -1506,8 +1766,11 @@ static const double NOISE_WARN = 0.05;
 static void note_search(tune_run *r, bool finished)
 {
 	json_decref(r->db->search);
-	r->db->search = json_pack("{s:s, s:b, s:[i,i]}", "strategy", search_name(r->sc.kind),
-	                          "finished", finished, "shard", r->sc.p.shard, r->sc.p.nshards);
+	json_t *devices = json_array();
+	for (int i = 0; i < r->nms; i++)
+		json_array_append_new(devices, json_integer(r->ms[i].index));
+	r->db->search = json_pack("{s:s, s:b, s:[i,i], s:o}", "strategy", search_name(r->sc.kind),
+	                          "finished", finished, "shard", r->sc.p.shard, r->sc.p.nshards, "devices", devices);
 }
 
 aotc_status tune_kernel(const aotc_module *m, const kernel *k, const tune_options *o, bool *no_device,
@@ -1564,11 +1827,22 @@ aotc_status tune_kernel(const aotc_module *m, const kernel *k, const tune_option
 			cached += r.p.jobs[i].state == JOB_DONE && r.p.jobs[i].cached;
 		double cwall = r.p.njobs ? r.p.finished_at - r.p.started_at : AOTC_OK;
 		int built = pool_done(&r.p) - cached;
-		fprintf(out, "\n%d measurements taken, %d reused, %d learnt from failures elsewhere, in %.1f s (checking %.1f s, timing %.1f s, shape setup %.1f s",
-		        r.measured, r.reused, r.learned, wall, r.ms.check_ms / 1e3, r.ms.timing_ms / 1e3,
-		        r.ms.shape_ms / 1e3);
+		measurer all = {0}; /* the devices' figures added */
+		for (int i = 0; i < r.nms; i++) {
+			all.check_ms += r.ms[i].check_ms;
+			all.timing_ms += r.ms[i].timing_ms;
+			all.shape_ms += r.ms[i].shape_ms;
+			all.alt_ms += r.ms[i].alt_ms;
+			all.restarts += r.ms[i].restarts;
+		}
+		fprintf(out, "\n%d measurements taken, %d reused, %d learnt from failures elsewhere, in %.1f s", r.measured,
+		        r.reused, r.learned, wall);
+		if (r.nms > 1)
+			fprintf(out, " on %d devices", r.nms);
+		fprintf(out, " (%schecking %.1f s, timing %.1f s, shape setup %.1f s", r.nms > 1 ? "their " : "",
+		        all.check_ms / 1e3, all.timing_ms / 1e3, all.shape_ms / 1e3);
 		if (r.alternations)
-			fprintf(out, ", alternation %.1f s", r.ms.alt_ms / 1e3);
+			fprintf(out, ", alternation %.1f s", all.alt_ms / 1e3);
 		fputs("); ", out);
 		if (built > 0)
 			fprintf(out, "%d compiled (%d from cache) in %.1f s on %d thread%s (%.1f variants/s, %.1f s of compile time); ",
@@ -1576,7 +1850,7 @@ aotc_status tune_kernel(const aotc_module *m, const kernel *k, const tune_option
 			        cwall > 0 ? built / cwall : 0, r.p.busy_s);
 		else if (cached > 0)
 			fprintf(out, "%d variant%s from the compile cache; ", cached, cached == 1 ? "" : "s");
-		fprintf(out, "%d worker restart%s\n", r.ms.restarts, r.ms.restarts == 1 ? "" : "s");
+		fprintf(out, "%d worker restart%s\n", all.restarts, all.restarts == 1 ? "" : "s");
 		noise_figures nf = noise_of_tune(&r);
 		if (nf.shapes && o->alt_rounds > 0)
 			fprintf(out, "timing noise: the winners' spread is %.1f %% (median), up to %.1f %%; %d of %d shapes' close contenders alternated (%d this run), the runner-up within the noise on %d\n",

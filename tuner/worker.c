@@ -652,7 +652,9 @@ static json_t *do_init(wstate *w, const json_t *req)
 		w->args[i] = &w->slots[i];
 	w->row = xcalloc((size_t)w->shapes.nargs + 1, sizeof *w->row);
 	w->params = xcalloc((size_t)w->k->nparams + 1, sizeof *w->params);
-	rt_status rs = w->ops->open(&w->dev, arch, &w->err);
+	const json_t *index = json_object_get(req, "device");
+	rt_status rs = w->ops->open(&w->dev, arch, json_is_integer(index) ? (int)json_integer_value(index) : -1,
+	                            &w->err);
 	if (rs != RT_OK)
 		return failure(w, rs);
 	rt_device_info info;
@@ -671,6 +673,8 @@ static json_t *do_init(wstate *w, const json_t *req)
 		"runtime_version", info.runtime_version);
 	json_t *o = status_reply("ok", NULL);
 	json_object_set_new(o, "device", dev);
+	json_object_set_new(o, "index", json_integer(info.index));
+	json_object_set_new(o, "count", json_integer(info.count));
 	return o;
 }
 

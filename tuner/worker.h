@@ -3,13 +3,17 @@
  * request a line on the worker's stdin and reads one JSON reply a line from
  * its stdout:
  *
- *   {"op": "init", "arch", "ir", "kernel", "seed", "method"} -> {"status", "device"}
+ *   {"op": "init", "arch", "ir", "kernel", "seed", "method", "device"?}
+ *       -> {"status", "device", "index", "count"}
  *   {"op": "shape", "row", "reference": {"blob", "symbol", "launch"}
  *                                     | {"blob", "symbol", "host": true} | null}
  *                                                         -> {"status", "note"}
  *   {"op": "measure", "blob", "symbol", "launch", "values", "best_ms", "extern"?}
  *       -> {"status", "samples", "error", "screened", "note", "became_reference"}
  *
+ * where init's "device" is the index of the device to open (without it:
+ * $AOTC_DEVICE's or the backend's default), and its reply's "index" that
+ * of the one opened and "count" how many the backend sees;
  * where "extern": true (values then []) runs an AOTC_EXTERN routine's caller,
  * its buffers sized as the reference's; a "returned_error" status says the
  * routine returned an error (note: which), the device being fine.

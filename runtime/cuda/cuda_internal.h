@@ -51,7 +51,7 @@ bool cuda_resource_error(strbuf *log);
 const char *cuda_compiler_for(const rt_compile_request *file, strbuf *note, strbuf *err);
 rt_status cuda_compile(const rt_compile_request *req, rt_blob *out, strbuf *err);
 
-rt_status cuda_open(rt_device **out, const char *arch, strbuf *err);
+rt_status cuda_open(rt_device **out, const char *arch, int index, strbuf *err);
 void cuda_close(rt_device *d);
 void cuda_describe(rt_device *d, rt_device_info *info);
 rt_status cuda_load(rt_device *d, const rt_blob *blob, rt_function **out, strbuf *err);

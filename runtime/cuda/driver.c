@@ -295,11 +295,15 @@ static rt_status describe_device(rt_device *d, int cc_major, int cc_minor, strbu
 	return RT_OK;
 }
 
-/* $AOTC_DEVICE, default 0. */
-static rt_status device_index(int *out, strbuf *err)
+/* The device asked for: index when >= 0 (the tuner's --devices), else
+ * $AOTC_DEVICE's (*from_env), else 0. */
+static rt_status device_index(int index, int *out, bool *from_env, strbuf *err)
 {
 	const char *s = getenv("AOTC_DEVICE");
-	*out = 0;
+	*out = index >= 0 ? index : 0;
+	*from_env = false;
+	if (index >= 0)
+		return RT_OK;
 	if (!s || !s[0])
 		return RT_OK;
 	char *end;
@@ -310,10 +314,11 @@ static rt_status device_index(int *out, strbuf *err)
 		return RT_ERR_ENV;
 	}
 	*out = (int)v;
+	*from_env = true;
 	return RT_OK;
 }
 
-static rt_status open_device(rt_device *d, const char *arch, strbuf *err)
+static rt_status open_device(rt_device *d, const char *arch, int want, strbuf *err)
 {
 	int want_major, want_minor;
 	if (!cuda_parse_arch(arch, &want_major, &want_minor, NULL, 0)) {
@@ -329,7 +334,8 @@ static rt_status open_device(rt_device *d, const char *arch, strbuf *err)
 		                                                                 : RT_ERR_ENV;
 	}
 	int index, count = 0;
-	rt_status st = device_index(&index, err);
+	bool from_env;
+	rt_status st = device_index(want, &index, &from_env, err);
 	if (st != RT_OK)
 		return st;
 	CU_TRY(cu.DeviceGetCount(&count), false);
@@ -338,10 +344,12 @@ static rt_status open_device(rt_device *d, const char *arch, strbuf *err)
 			strbuf_puts(err, "no CUDA device on this machine");
 			return RT_ERR_NO_DEVICE;
 		}
-		strbuf_printf(err, "AOTC_DEVICE=%d, but there %s only %d CUDA device%s", index,
-		              count == 1 ? "is" : "are", count, count == 1 ? "" : "s");
+		strbuf_printf(err, "%s%d, but there %s only %d CUDA device%s", from_env ? "AOTC_DEVICE=" : "device ",
+		              index, count == 1 ? "is" : "are", count, count == 1 ? "" : "s");
 		return RT_ERR_ENV;
 	}
+	d->info.index = index;
+	d->info.count = count;
 	CU_TRY(cu.DeviceGet(&d->dev, index), false);
 	int major, minor;
 	if ((st = attr(d, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, &major, err)) != RT_OK ||
@@ -371,7 +379,7 @@ static rt_status open_device(rt_device *d, const char *arch, strbuf *err)
 	return RT_OK;
 }
 
-rt_status cuda_open(rt_device **out, const char *arch, strbuf *err)
+rt_status cuda_open(rt_device **out, const char *arch, int index, strbuf *err)
 {
 	*out = NULL;
 	pthread_once(&cu_once, cu_load);
@@ -380,7 +388,7 @@ rt_status cuda_open(rt_device **out, const char *arch, strbuf *err)
 		return cu_no_driver ? RT_ERR_NO_DEVICE : RT_ERR_ENV;
 	}
 	rt_device *d = xcalloc(1, sizeof *d);
-	rt_status st = open_device(d, arch, err);
+	rt_status st = open_device(d, arch, index, err);
 	if (st != RT_OK) {
 		cuda_close(d);
 		return st;

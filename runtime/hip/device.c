@@ -379,12 +379,15 @@ static rt_status describe_device(rt_device *d, const char *arch, strbuf *err)
 	return RT_OK;
 }
 
-/* $AOTC_DEVICE: -1 when unset (the first device of the architecture). */
-static rt_status device_index(int *out, strbuf *err)
+/* The device asked for: index when >= 0 (the tuner's --devices), else
+ * $AOTC_DEVICE's (*from_env), else -1 (the first device of the
+ * architecture). */
+static rt_status device_index(int index, int *out, bool *from_env, strbuf *err)
 {
 	const char *s = getenv("AOTC_DEVICE");
-	*out = -1;
-	if (!s || !s[0])
+	*out = index;
+	*from_env = false;
+	if (index >= 0 || !s || !s[0])
 		return RT_OK;
 	char *end;
 	errno = 0;
@@ -394,15 +397,17 @@ static rt_status device_index(int *out, strbuf *err)
 		return RT_ERR_ENV;
 	}
 	*out = (int)v;
+	*from_env = true;
 	return RT_OK;
 }
 
 /* The device to use: AOTC_DEVICE's, or the first whose gcnArchName is
  * arch. None: RT_ERR_NO_DEVICE, naming what there is. */
-static rt_status choose_device(rt_device *d, const char *arch, strbuf *err)
+static rt_status choose_device(rt_device *d, const char *arch, int index, strbuf *err)
 {
 	int want, count = 0;
-	rt_status st = device_index(&want, err);
+	bool from_env;
+	rt_status st = device_index(index, &want, &from_env, err);
 	if (st != RT_OK)
 		return st;
 	hipError_t r = hip.Init(0);
@@ -420,10 +425,11 @@ static rt_status choose_device(rt_device *d, const char *arch, strbuf *err)
 		return r == HIP_E_NO_DEVICE || r == HIP_E_INVALID_DEVICE ? RT_ERR_NO_DEVICE : st;
 	}
 	if (want >= count) {
-		strbuf_printf(err, "AOTC_DEVICE=%d, but there %s only %d AMD GPU%s", want,
-		              count == 1 ? "is" : "are", count, count == 1 ? "" : "s");
+		strbuf_printf(err, "%s%d, but there %s only %d AMD GPU%s", from_env ? "AOTC_DEVICE=" : "device ",
+		              want, count == 1 ? "is" : "are", count, count == 1 ? "" : "s");
 		return RT_ERR_ENV;
 	}
+	d->info.count = count;
 	strbuf found;
 	strbuf_init(&found);
 	d->ordinal = -1;
@@ -451,16 +457,17 @@ static rt_status choose_device(rt_device *d, const char *arch, strbuf *err)
 	return st;
 }
 
-static rt_status open_device(rt_device *d, const char *arch, strbuf *err)
+static rt_status open_device(rt_device *d, const char *arch, int index, strbuf *err)
 {
 	const arch_info *ai = arch_parse(arch);
 	if (!ai || ai->kind != ARCH_ROCM) {
 		strbuf_printf(err, "not a ROCm architecture: '%s' (expected e.g. gfx90a)", arch);
 		return RT_ERR_ENV;
 	}
-	rt_status st = choose_device(d, arch, err);
+	rt_status st = choose_device(d, arch, index, err);
 	if (st != RT_OK)
 		return st;
+	d->info.index = d->ordinal;
 	HIP_TRY(hip.DeviceGet(&d->dev, d->ordinal), false);
 	if ((st = describe_device(d, arch, err)) != RT_OK)
 		return st;
@@ -477,7 +484,7 @@ static rt_status open_device(rt_device *d, const char *arch, strbuf *err)
 	return RT_OK;
 }
 
-rt_status hip_open(rt_device **out, const char *arch, strbuf *err)
+rt_status hip_open(rt_device **out, const char *arch, int index, strbuf *err)
 {
 	*out = NULL;
 	pthread_once(&hip_once, hip_load_library);
@@ -486,7 +493,7 @@ rt_status hip_open(rt_device **out, const char *arch, strbuf *err)
 		return hip_no_runtime ? RT_ERR_NO_DEVICE : RT_ERR_ENV;
 	}
 	rt_device *d = xcalloc(1, sizeof *d);
-	rt_status st = open_device(d, arch, err);
+	rt_status st = open_device(d, arch, index, err);
 	if (st != RT_OK) {
 		hip_close(d);
 		return st;

@@ -13,7 +13,7 @@
 
 /* The device side (device.c): rt_ops' device entries. seal is NULL (a HIP
  * allocation cannot be made read-only). */
-rt_status hip_open(rt_device **out, const char *arch, strbuf *err);
+rt_status hip_open(rt_device **out, const char *arch, int index, strbuf *err);
 void hip_close(rt_device *d);
 void hip_describe(rt_device *d, rt_device_info *info);
 rt_status hip_load(rt_device *d, const rt_blob *blob, rt_function **out, strbuf *err);

@@ -375,6 +375,7 @@ static void fill_info(rt_device_info *info, uint64_t llc)
 	memset(info, 0, sizeof *info);
 	snprintf(info->backend, sizeof info->backend, "host");
 	snprintf(info->arch, sizeof info->arch, "host");
+	info->count = 1;
 	if (!cpuinfo_field("model name", info->name, sizeof info->name) || !info->name[0])
 		snprintf(info->name, sizeof info->name, "unknown CPU");
 	long cores = sysconf(_SC_NPROCESSORS_ONLN);
@@ -419,8 +420,11 @@ static void fill_info(rt_device_info *info, uint64_t llc)
 	         info->runtime_version);
 }
 
-static rt_status host_open(rt_device **out, const char *arch, strbuf *err)
+/* index: ignored; the tuner's --devices N runs N workers here that stand
+ * in for devices, all of them this machine. */
+static rt_status host_open(rt_device **out, const char *arch, int index, strbuf *err)
 {
+	(void)index;
 	*out = NULL;
 	if (strcmp(arch, "host") != 0) {
 		strbuf_printf(err, "the host backend cannot run --arch %s", arch);
