@@ -1,18 +1,33 @@
 /* A STAND-IN for libamdhip64, for tests only: it proves the plumbing of
  * aotc's HIP device side (runtime/hip/device.c) on a machine without an
  * AMD GPU, and measures nothing. Loaded with AOTC_HIP_LIBRARY, it offers
- * one device, "aotc test stand-in (not a GPU)", gfx90a, whose memory is
- * host memory (a device pointer is a malloc'd address), whose copies and
- * memsets are memcpy and memset, whose events read a made-up clock that
- * each launch advances by a made-up time, and whose hipModuleLaunchKernel
- * runs a host version of the kernel that hipModuleGetFunction was asked
- * for, chosen by its mangled name: only tests/codegen/rocm/axpy.cu's axpy
- * and axpy_ref (tests/runtime/axpy_host_ref.cu's axpy is the same kernel). Three of axpy's variants misbehave on purpose, as broken
- * kernels do on a GPU:
+ * one device, "aotc test stand-in (not a GPU)", gfx90a, or the devices
+ * AOTC_FAKE_HIP_DEVICES lists (below). A device's memory is host memory
+ * (a device pointer is a malloc'd address), its copies and memsets are
+ * memcpy and memset, its events read a made-up clock that each launch
+ * advances by a made-up time, and its hipModuleLaunchKernel runs a host
+ * version of the kernel that hipModuleGetFunction was asked for, chosen
+ * by its mangled name: only tests/codegen/rocm/axpy.cu's axpy and axpy_ref
+ * (tests/runtime/axpy_host_ref.cu's axpy is the same kernel). Three of
+ * axpy's variants misbehave on purpose, as broken kernels do on a GPU:
  *   axpy<64, 2>   adds 1 to y[0]: a wrong result;
  *   axpy<128, 2>  also writes y[n]: outside its buffer;
  *   axpy<512, 2>  faults: hipErrorIllegalAddress from the next
  *                 synchronisation and every call after it (sticky, as HIP's).
+ *
+ * AOTC_FAKE_HIP_DEVICES="gfx90a,gfx90a,gfx90a:other,gfx908", read once
+ * when the library is loaded, offers one device per entry, ordinals in
+ * that order: ARCH is its gcnArchName's target, and a MODEL after the
+ * colon (letters, digits, '-') makes it another model of that
+ * architecture: its name, and so its hardware id, ends " MODEL". The
+ * device-query entries (hipGetDeviceCount, hipDeviceGet, hipSetDevice,
+ * hipDeviceGetName, hipDeviceTotalMem, hipDeviceGetAttribute,
+ * hipGetDeviceProperties) answer per ordinal and refuse any other; which
+ * device is current changes nothing else. Unset or empty: the one device
+ * above. A value that does not read so makes hipInit fail
+ * (hipErrorInvalidValue), saying why on stderr. All of its state is the
+ * process's own: two workers on two of its devices share nothing.
+ *
  * A database written through it holds no measurement and must never be
  * committed as data (tests/runtime/hip-stand-in.sh writes its own to a
  * temporary directory).
@@ -21,6 +36,7 @@
  * ABI (int for hipError_t and enums, void * for handles); the constants are
  * aotc's own (runtime/hip/hip_internal.h), which hip_abi.c checks against
  * ROCm's header where it is installed. */
+#include <ctype.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -31,8 +47,18 @@
 
 #define EXPORT __attribute__((visibility("default")))
 #define DEVICE_NAME "aotc test stand-in (not a GPU)"
-#define ARCH_NAME "gfx90a:sramecc+:xnack-"
+#define ARCH_FEATURES ":sramecc+:xnack-" /* after the target in gcnArchName */
 #define VERSION 50221153 /* reads as 5.2 */
+#define MAX_DEVICES 16
+
+/* The devices offered (AOTC_FAKE_HIP_DEVICES), set once at load. */
+typedef struct fake_device {
+	char arch_name[64]; /* gcnArchName: "gfx90a:sramecc+:xnack-" */
+	char name[96];      /* DEVICE_NAME, then " MODEL" for another model */
+} fake_device;
+static fake_device devices[MAX_DEVICES] = {{"gfx90a" ARCH_FEATURES, DEVICE_NAME}};
+static int ndevices = 1;
+static int bad_devices; /* AOTC_FAKE_HIP_DEVICES did not read: hipInit fails */
 
 /* Everything the stand-in hands out stays reachable from here, so a
  * worker that exits after a fault without freeing is no leak. */
@@ -64,6 +90,60 @@ static int drop(void *p)
 	return 0;
 }
 
+/* One entry of AOTC_FAKE_HIP_DEVICES, len bytes at p: ARCH[:MODEL]. */
+static int read_device(fake_device *dev, const char *p, size_t len)
+{
+	size_t arch_len = strcspn(p, ":,"); /* at most len: p[len] is ',' or the end */
+	if (arch_len < 4 || arch_len > 16 || strncmp(p, "gfx", 3) != 0)
+		return 0;
+	for (size_t i = 3; i < arch_len; i++)
+		if (!isalnum((unsigned char)p[i]))
+			return 0;
+	const char *model = p + arch_len + 1;
+	size_t model_len = arch_len < len ? len - arch_len - 1 : 0;
+	if (arch_len < len && (model_len == 0 || model_len > 32))
+		return 0;
+	for (size_t i = 0; i < model_len; i++)
+		if (!isalnum((unsigned char)model[i]) && model[i] != '-')
+			return 0;
+	snprintf(dev->arch_name, sizeof dev->arch_name, "%.*s%s", (int)arch_len, p, ARCH_FEATURES);
+	if (model_len)
+		snprintf(dev->name, sizeof dev->name, "%s %.*s", DEVICE_NAME, (int)model_len, model);
+	else
+		snprintf(dev->name, sizeof dev->name, "%s", DEVICE_NAME);
+	return 1;
+}
+
+/* Once, at load, before any entry point can run: no lock needed. */
+__attribute__((constructor)) static void read_devices(void)
+{
+	const char *s = getenv("AOTC_FAKE_HIP_DEVICES");
+	if (!s || !s[0])
+		return;
+	int n = 0;
+	for (const char *p = s;; n++) {
+		size_t len = strcspn(p, ",");
+		if (n == MAX_DEVICES) {
+			fprintf(stderr, "fake_amdhip64: AOTC_FAKE_HIP_DEVICES='%s': more than %d devices\n", s,
+			        MAX_DEVICES);
+			bad_devices = 1;
+			return;
+		}
+		if (!read_device(&devices[n], p, len)) {
+			fprintf(stderr, "fake_amdhip64: AOTC_FAKE_HIP_DEVICES='%s': entry %d is not ARCH[:MODEL] "
+			        "(gfx90a, gfx90a:other)\n", s, n + 1);
+			bad_devices = 1;
+			return;
+		}
+		if (!p[len])
+			break;
+		p += len + 1;
+	}
+	ndevices = n + 1;
+}
+
+static int valid(int ordinal) { return ordinal >= 0 && ordinal < ndevices; }
+
 #define STICKY()                  \
 	do {                      \
 		if (sticky)       \
@@ -73,6 +153,8 @@ static int drop(void *p)
 EXPORT int hipInit(unsigned flags)
 {
 	(void)flags;
+	if (bad_devices)
+		return HIP_E_INVALID_VALUE;
 	initialised = 1;
 	return HIP_E_SUCCESS;
 }
@@ -102,38 +184,39 @@ EXPORT int hipRuntimeGetVersion(int *v) { *v = VERSION; return HIP_E_SUCCESS; }
 
 EXPORT int hipGetDeviceCount(int *n)
 {
-	*n = initialised ? 1 : 0;
+	*n = initialised ? ndevices : 0;
 	return initialised ? HIP_E_SUCCESS : HIP_E_NOT_INITIALIZED;
 }
 
 EXPORT int hipDeviceGet(int *dev, int ordinal)
 {
-	if (ordinal != 0)
+	if (!valid(ordinal))
 		return HIP_E_INVALID_DEVICE;
-	*dev = 0;
+	*dev = ordinal;
 	return HIP_E_SUCCESS;
 }
 
-EXPORT int hipSetDevice(int ordinal) { return ordinal == 0 ? HIP_E_SUCCESS : HIP_E_INVALID_DEVICE; }
+EXPORT int hipSetDevice(int ordinal) { return valid(ordinal) ? HIP_E_SUCCESS : HIP_E_INVALID_DEVICE; }
 
 EXPORT int hipDeviceGetName(char *name, int len, int dev)
 {
-	if (dev != 0 || len <= 0)
+	if (!valid(dev) || len <= 0)
 		return HIP_E_INVALID_VALUE;
-	snprintf(name, (size_t)len, "%s", DEVICE_NAME);
+	snprintf(name, (size_t)len, "%s", devices[dev].name);
 	return HIP_E_SUCCESS;
 }
 
 EXPORT int hipDeviceTotalMem(size_t *bytes, int dev)
 {
-	(void)dev;
+	if (!valid(dev))
+		return HIP_E_INVALID_DEVICE;
 	*bytes = (size_t)1 << 30;
 	return HIP_E_SUCCESS;
 }
 
 EXPORT int hipDeviceGetAttribute(int *v, int attr, int ordinal)
 {
-	if (ordinal != 0)
+	if (!valid(ordinal))
 		return HIP_E_INVALID_DEVICE;
 	switch (attr) {
 	case HIP_ATTR_CLOCK_RATE: *v = 1700000; break;
@@ -156,11 +239,12 @@ EXPORT int hipDeviceGetAttribute(int *v, int attr, int ordinal)
 /* ROCm 5's entry point and layout: only gcnArchName is filled. */
 EXPORT int hipGetDeviceProperties(void *props, int ordinal)
 {
-	if (ordinal != 0)
+	if (!valid(ordinal))
 		return HIP_E_INVALID_DEVICE;
+	const fake_device *dev = &devices[ordinal];
 	memset(props, 0, 792);
-	memcpy(props, DEVICE_NAME, sizeof DEVICE_NAME);
-	memcpy((char *)props + HIP_PROPS_R0000_ARCH_NAME, ARCH_NAME, sizeof ARCH_NAME);
+	memcpy(props, dev->name, strlen(dev->name) + 1);
+	memcpy((char *)props + HIP_PROPS_R0000_ARCH_NAME, dev->arch_name, strlen(dev->arch_name) + 1);
 	return HIP_E_SUCCESS;
 }
 

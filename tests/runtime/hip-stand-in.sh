@@ -15,6 +15,8 @@
 # 3. The same through a host reference (axpy_host_ref.cu): the worker's
 #    host-reference path (host copies of the inputs, the call, the outputs
 #    as the truth, the guard zones) runs for real here, where no GPU does.
+# The stand-in's one default device throughout; its several devices
+# (AOTC_FAKE_HIP_DEVICES) and tune --devices: hip-devices.sh.
 # Usage: hip-stand-in.sh AOTC REPO_ROOT FAKE_LIBAMDHIP64
 aotc=$1
 root=$2
@@ -60,6 +62,7 @@ fi
 # Small shapes: the stand-in runs every thread of every launch on the CPU.
 echo '[{"n": 1024}, {"n": 4096}, {"n": 65536}]' >"$tmp/shapes.json"
 export AOTC_HIP_LIBRARY="$fake"
+unset AOTC_FAKE_HIP_DEVICES # its one default device
 # The worker's own stderr comes through: a sanitizer's report in it fails.
 if "$aotc" tune $src --arch gfx90a --db "$tmp/db" --shapes "$tmp/shapes.json" -j 2 >"$tmp/log" 2>&1 &&
 	! grep -q "Sanitizer\|runtime error" "$tmp/log"; then
