@@ -73,7 +73,7 @@ tune_options driver_tune_options(const options *o)
 		.search = searches[o->search], .dump = dumps[o->dump],
 		.shard = o->nshards ? o->shard : 1, .nshards = o->nshards ? o->nshards : 1,
 		.alt_rounds = o->alternate >= 0 ? o->alternate : ALT_ROUNDS,
-		.devices = o->ndevices ? o->devices : NULL, .ndevices = o->ndevices,
+		.devices = o->devices_listed ? o->devices : NULL, .ndevices = o->ndevices,
 		.quiet = o->quiet, .verbose = o->verbose,
 		.include_dirs = o->includes, .ninclude_dirs = o->nincludes,
 		.defines = o->defines, .ndefines = o->ndefines,

@@ -70,8 +70,8 @@ static const option_doc option_docs[] = {
 	{OPTB_SHARD, "--shard I/N", "take part I of N of the work; the databases merge"},
 	{OPTB_ALTERNATE, "--alternate N", "rounds the close contenders are timed again in alternation\n"
 	                                  "(default 15; 0: not at all)"},
-	{OPTB_DEVICES, "--devices N|I,J,...", "measure on the first N devices, or on these, one worker each\n"
-	                                      "(default: every device of the architecture's model;\n"
+	{OPTB_DEVICES, "--devices N|I,J,...", "measure on N devices of one model, or on these, a worker each\n"
+	                                      "(default: every device of the first device's model;\n"
 	                                      "host: N workers standing in for devices, default 1)"},
 	{OPTB_DUMP, "--dump STAGE", "print configs (search order), compile or schedule as JSON lines"},
 	{OPTB_MAX_VARIANTS, "--max-variants N", "variants the dispatch may choose among (default 16; how many of them, cross-validation decides)"},
@@ -345,8 +345,8 @@ static bool parse_shard(options *o, const options_for *f, const char *arg)
 	return true;
 }
 
-/* --devices N (the first N devices) or I,J,... (those, each once) into
- * o; false after a usage error. */
+/* --devices N (N devices of one model) or I,J,... (those, each once)
+ * into o; false after a usage error. */
 static bool parse_devices(options *o, const options_for *f, const char *arg)
 {
 	bool listed = strchr(arg, ',') != NULL, ok = arg[0] != 0;
@@ -377,8 +377,6 @@ static bool parse_devices(options *o, const options_for *f, const char *arg)
 	}
 	o->devices_listed = listed;
 	o->ndevices = listed ? n : o->devices[0];
-	for (int i = 0; !listed && i < o->ndevices; i++)
-		o->devices[i] = i;
 	return true;
 }
 

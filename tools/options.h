@@ -49,11 +49,11 @@ typedef struct options {
 	options_search search; /* tune, compile: --search */
 	int shard, nshards;    /* tune, compile: --shard I/N (0/0: none) */
 	int alternate;         /* tune, compile, eval: --alternate N (-1: not given) */
-	/* tune, compile, eval: --devices N (the first N) or I,J,... (those);
-	 * ndevices 0: not given */
+	/* tune, compile, eval: --devices N (ndevices N of one model) or
+	 * I,J,... (devices_listed: devices[ndevices]); ndevices 0: not given */
 	int devices[OPTIONS_MAX_DEVICES];
 	int ndevices;
-	bool devices_listed;   /* I,J,...: devices[] are indices, not 0..N-1 */
+	bool devices_listed;
 	options_dump dump;     /* tune: --dump */
 	options_format format; /* report: --format */
 	const char **includes;

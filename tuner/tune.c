@@ -536,73 +536,130 @@ static bool same_model(const measurer *ms0, const measurer *ms)
 	return json_equal(json_object_get(ms0->device, "id"), json_object_get(ms->device, "id"));
 }
 
-/* The devices measured on, a worker each (docs/cli.md, --devices): those
- * asked for, all of one model (two models are refused: a winner across
- * them is neither's); else $AOTC_DEVICE's or the backend's default, and
- * with neither asked for every other device the backend sees of that
- * device's model (the others left out with a note). On the host, --devices
- * N starts N workers standing in for devices (the indices only count
- * them). 0, or 3 after a diagnostic. */
-static aotc_status open_devices(tune_run *r, json_t *method, bool *no_device)
+/* Notes the first diagnostic of a device that cannot be tuned on. */
+static void device_error(tune_run *r, bool *no_device, const measurer *ms, const char *why)
+{
+	diag_plain_error(r->d, "cannot tune for %s here: %s", r->o->arch->name, why);
+	if (ms->no_device && r->d->out)
+		fprintf(r->d->out, "aotc: tune on a machine with that GPU, or run 'aotc emit' with a database tuned there\n");
+	if (no_device)
+		*no_device = ms->no_device;
+}
+
+/* Adds a measurer to r->ms. */
+static void add_device(tune_run *r, const measurer *ms)
+{
+	r->ms = xrealloc(r->ms, (size_t)(r->nms + 1) * sizeof *r->ms);
+	r->ms[r->nms++] = *ms;
+}
+
+/* The devices listed with --devices I,J,...: each there, all of the first
+ * one's model (a winner picked across two models' times is neither's).
+ * 0, or 3 after a diagnostic. */
+static aotc_status open_listed(tune_run *r, json_t *method, strbuf *why)
 {
 	const tune_options *o = r->o;
-	int want = o->devices ? o->ndevices : 1;
-	r->ms = xcalloc((size_t)want, sizeof *r->ms);
-	strbuf why;
-	strbuf_init(&why);
-	aotc_status status = start_device(r, &r->ms[0], o->devices ? o->devices[0] : -1, method, &why);
-	r->nms = 1;
-	if (status) {
-		if (o->devices && o->ndevices > 1)
-			diag_plain_error(r->d, "cannot tune for %s on device %d here: %s", o->arch->name, o->devices[0],
-			                 why.data);
-		else
-			diag_plain_error(r->d, "cannot tune for %s here: %s", o->arch->name, why.data);
-		if (r->ms[0].no_device && r->d->out)
-			fprintf(r->d->out, "aotc: tune on a machine with that GPU, or run 'aotc emit' with a database tuned there\n");
-		if (no_device)
-			*no_device = r->ms[0].no_device;
-		goto out;
-	}
-	for (int i = 1; i < want && !status; i++) {
-		measurer *ms = &r->ms[r->nms++];
-		why.len = 0;
-		why.data[0] = 0;
-		if ((status = start_device(r, ms, o->devices[i], method, &why)))
+	for (int i = 1; i < o->ndevices; i++)
+		if (o->arch->kind != ARCH_HOST && o->devices[i] >= r->ms[0].count) {
+			diag_plain_error(r->d, "cannot tune for %s here: device %d, but there %s only %d device%s", o->arch->name,
+			                 o->devices[i], r->ms[0].count == 1 ? "is" : "are", r->ms[0].count, r->ms[0].count == 1 ? "" : "s");
+			return AOTC_ENVIRONMENT;
+		}
+	for (int i = 1; i < o->ndevices; i++) {
+		measurer ms = {0};
+		why->len = 0;
+		why->data[0] = 0;
+		aotc_status status = start_device(r, &ms, o->devices[i], method, why);
+		if (status)
 			diag_plain_error(r->d, "cannot tune for %s on device %d here: %s", o->arch->name, o->devices[i],
-			                 why.data);
-		else if (!same_model(&r->ms[0], ms)) {
+			                 why->data);
+		else if (!same_model(&r->ms[0], &ms)) {
 			diag_plain_error(r->d, "devices %d (%s) and %d (%s) are different models: one dispatch cannot pick across their times; list devices of one model with --devices",
-			                 r->ms[0].index, device_name(&r->ms[0]), ms->index, device_name(ms));
+			                 r->ms[0].index, device_name(&r->ms[0]), ms.index, device_name(&ms));
 			status = AOTC_ENVIRONMENT;
 		}
+		if (status) {
+			measurer_finish(&ms);
+			return status;
+		}
+		if (o->arch->kind == ARCH_HOST)
+			ms.index = o->devices[i]; /* a stand-in: the index names it */
+		add_device(r, &ms);
 	}
-	bool asked = o->devices || (getenv("AOTC_DEVICE") && getenv("AOTC_DEVICE")[0]);
-	int count = r->ms[0].count;
-	for (int i = 0; !status && !asked && o->arch->kind != ARCH_HOST && i < count; i++) {
-		if (i == r->ms[0].index)
+	return AOTC_OK;
+}
+
+/* With --devices N (want N; 0: every one) or none: the devices the backend
+ * sees of the first one's model, in index order, the others left out with
+ * a note; $AOTC_DEVICE alone asks for its one device. On the host, N
+ * workers standing in for devices (default one). 0, or 3 after a
+ * diagnostic (fewer than N devices of that model). */
+static aotc_status open_model(tune_run *r, json_t *method, strbuf *why)
+{
+	const tune_options *o = r->o;
+	bool host = o->arch->kind == ARCH_HOST;
+	int want = o->ndevices;
+	if (!want && (host || (getenv("AOTC_DEVICE") && getenv("AOTC_DEVICE")[0])))
+		want = 1;
+	for (int i = host ? 1 : 0; (!want || r->nms < want) && (host || i < r->ms[0].count); i++) {
+		if (!host && i == r->ms[0].index)
 			continue;
 		measurer ms = {0};
-		why.len = 0;
-		why.data[0] = 0;
-		if (start_device(r, &ms, i, method, &why) != AOTC_OK || !same_model(&r->ms[0], &ms)) {
+		why->len = 0;
+		why->data[0] = 0;
+		if (start_device(r, &ms, i, method, why) != AOTC_OK || !same_model(&r->ms[0], &ms)) {
+			if (host) { /* the machine that started the first: its error is the tune's */
+				diag_plain_error(r->d, "cannot start a worker standing in for device %d: %s", i, why->data);
+				measurer_finish(&ms);
+				return AOTC_ENVIRONMENT;
+			}
 			if (!o->quiet && ms.device)
-				fprintf(stderr, "aotc: note: device %d (%s) left out: not the model of device %d (%s); --devices picks devices\n",
-				        i, device_name(&ms), r->ms[0].index, device_name(&r->ms[0]));
+				fprintf(stderr, "aotc: note: device %d (%s) left out: not the model of device %d (%s)\n", i,
+				        device_name(&ms), r->ms[0].index, device_name(&r->ms[0]));
 			else if (!o->quiet)
-				fprintf(stderr, "aotc: note: device %d left out: %s\n", i, why.data);
+				fprintf(stderr, "aotc: note: device %d left out: %s\n", i, why->data);
 			measurer_finish(&ms);
 			continue;
 		}
-		r->ms = xrealloc(r->ms, (size_t)(r->nms + 1) * sizeof *r->ms);
-		r->ms[r->nms++] = ms;
+		if (host)
+			ms.index = i; /* a stand-in: the index names it */
+		add_device(r, &ms);
 	}
-	/* The host's stand-ins are all the machine: the indices asked for name them. */
-	for (int i = 0; !status && o->devices && o->arch->kind == ARCH_HOST && i < r->nms; i++)
-		r->ms[i].index = o->devices[i];
-	r->device = r->ms[0].device;
-	r->warmed = xcalloc((size_t)r->nms, sizeof *r->warmed);
-out:
+	if (want && r->nms < want) {
+		strbuf list;
+		strbuf_init(&list);
+		for (int i = 0; i < r->nms; i++)
+			strbuf_printf(&list, "%s%d", i ? ", " : "", r->ms[i].index);
+		diag_plain_error(r->d, "cannot tune for %s on %d devices here: %s %d of the model of device %d (%s): device%s %s",
+		                 o->arch->name, want, r->nms == 1 ? "there is" : "there are only", r->nms,
+		                 r->ms[0].index, device_name(&r->ms[0]), r->nms == 1 ? "" : "s", list.data);
+		strbuf_finish(&list);
+		return AOTC_ENVIRONMENT;
+	}
+	return AOTC_OK;
+}
+
+/* The devices measured on, a worker each (docs/cli.md, --devices): the
+ * first (the listed one, else $AOTC_DEVICE's or the backend's default),
+ * then open_listed's or open_model's. 0, or 3 after a diagnostic. */
+static aotc_status open_devices(tune_run *r, json_t *method, bool *no_device)
+{
+	const tune_options *o = r->o;
+	strbuf why;
+	strbuf_init(&why);
+	measurer first = {0};
+	aotc_status status = start_device(r, &first, o->devices ? o->devices[0] : -1, method, &why);
+	add_device(r, &first);
+	if (status)
+		device_error(r, no_device, &r->ms[0], why.data);
+	else
+		status = o->devices ? open_listed(r, method, &why) : open_model(r, method, &why);
+	if (!status && o->devices && o->arch->kind == ARCH_HOST)
+		r->ms[0].index = o->devices[0];
+	if (!status) {
+		r->device = r->ms[0].device;
+		r->warmed = xcalloc((size_t)r->nms, sizeof *r->warmed);
+	}
 	strbuf_finish(&why);
 	return status;
 }

@@ -26,9 +26,9 @@ typedef struct tune_options {
 	bool stdout_taken;          /* the caller writes stdout (eval --format json): summaries on stderr */
 	int jobs;                   /* compile threads; 0: all cores */
 	int alt_rounds;             /* --alternate: rounds of the close contenders' alternation; 0: none */
-	/* --devices: the device indices to measure on, one worker each (host:
-	 * stand-ins, the indices only count them); NULL: $AOTC_DEVICE's, or
-	 * every device of the first one's model (host: one). */
+	/* --devices: devices[ndevices], the indices to measure on, a worker
+	 * each; devices NULL: ndevices of the first device's model (0: every
+	 * one; $AOTC_DEVICE alone: its one). Host: stand-ins (default one). */
 	const int *devices;
 	int ndevices;
 	uint64_t seed;

@@ -7,8 +7,10 @@
 # 1. Without --devices: devices 0 and 1 measure (`on 2 devices`,
 #    search.devices [0, 1]); 2 and 3 are left out, each with its note.
 # 2. --devices 0,2: two models, refused (exit 3, naming both); no database.
-#    --devices 0,4 and, with four devices of one model, --devices 5: a
-#    device that is not there (exit 3, "device 4, but there are only 4").
+#    --devices 0,4: a device that is not there (exit 3, "device 4, but
+#    there are only 4 devices"); --devices 5 with four of one model and
+#    --devices 3 with two: too few of the model (exit 3, naming them).
+#    --devices 2 where device 0 is a gfx908: devices 1 and 2.
 # 3. --devices 1,0 and --devices 2: two workers at once (`device 0:` and
 #    `device 1:` lines with --verbose) fill the same cells with the same
 #    statuses as one device (--devices 1): wrong, out_of_bounds and fault
@@ -97,7 +99,7 @@ END
 # 1. Every device of device 0's model, the others left out by name.
 tune default
 notes=$(grep "^aotc: note: device" "$tmp/default.log")
-want_notes="aotc: note: device 2 ($base other) left out: not the model of device 0 ($base); --devices picks devices
+want_notes="aotc: note: device 2 ($base other) left out: not the model of device 0 ($base)
 aotc: note: device 3 left out: no gfx90a among the AMD GPUs here (3: $base (gfx908))"
 if [ $st = 0 ] && grep -q "in [0-9.]* s on 2 devices (their checking" "$tmp/default.log" &&
 	[ "$(json "$tmp/default/$file" 'd["search"]["devices"]')" = "[0, 1]" ] && [ "$notes" = "$want_notes" ]; then
@@ -126,18 +128,32 @@ else
 	bad "--devices 0,2: exit $st" "$(ls -A "$tmp/models" 2>&1)" "$tmp/models.log"
 fi
 tune absent --devices 0,4
-if [ $st = 3 ] && grep -q "cannot tune for gfx90a on device 4 here: device 4, but there are only 4 AMD GPUs" "$tmp/absent.log" &&
+if [ $st = 3 ] && grep -q "cannot tune for gfx90a here: device 4, but there are only 4 devices" "$tmp/absent.log" &&
 	[ -z "$(ls -A "$tmp/absent" 2>/dev/null)" ]; then
 	ok "--devices 0,4 of four devices: device 4 and the count named (exit 3); nothing written"
 else
 	bad "--devices 0,4: exit $st" "$tmp/absent.log"
 fi
 AOTC_FAKE_HIP_DEVICES=gfx90a,gfx90a,gfx90a,gfx90a tune five --devices 5
-if [ $st = 3 ] && grep -q "cannot tune for gfx90a on device 4 here: device 4, but there are only 4 AMD GPUs" "$tmp/five.log" &&
+if [ $st = 3 ] && grep -q "cannot tune for gfx90a on 5 devices here: there are only 4 of the model of device 0 ($base): devices 0, 1, 2, 3" "$tmp/five.log" &&
 	[ -z "$(ls -A "$tmp/five" 2>/dev/null)" ]; then
-	ok "--devices 5 of four devices of one model: device 4 and the count named (exit 3); nothing written"
+	ok "--devices 5 of four devices of one model: the count and the devices named (exit 3); nothing written"
 else
 	bad "--devices 5: exit $st" "$tmp/five.log"
+fi
+tune three --devices 3
+if [ $st = 3 ] && grep -q "cannot tune for gfx90a on 3 devices here: there are only 2 of the model of device 0 ($base): devices 0, 1" "$tmp/three.log" &&
+	[ "$(grep -c "^aotc: note: device [23] .*left out" "$tmp/three.log")" = 2 ] && [ -z "$(ls -A "$tmp/three" 2>/dev/null)" ]; then
+	ok "--devices 3 with two of one model: refused naming them, the others' notes (exit 3); nothing written"
+else
+	bad "--devices 3: exit $st" "$tmp/three.log"
+fi
+# N devices of the architecture's model, not the first N: device 0 is gfx908.
+AOTC_FAKE_HIP_DEVICES=gfx908,gfx90a,gfx90a tune skip --devices 2
+if [ $st = 0 ] && [ "$(json "$tmp/skip/$file" 'd["search"]["devices"]')" = "[1, 2]" ]; then
+	ok "--devices 2 after a gfx908: devices 1 and 2"
+else
+	bad "--devices 2 after a gfx908: exit $st" "$tmp/skip.log"
 fi
 
 # 3. Two workers at once: the cells of one device, the work split between them.
