@@ -238,13 +238,61 @@ typedef struct anchors {
 	double noise;           /* the median of the two cells' noises added */
 } anchors;
 
+/* Per machine (a database's "machine"), what its files' cells measured
+ * in the files merged before them too said: emit's note on how machines
+ * agree (docs/database.md, "Tuning at scale"). */
+typedef struct machine_cells {
+	const char *name;       /* borrowed from the machines' names */
+	int files;
+	double *diff, *noise;   /* per compared cell */
+	int n;
+} machine_cells;
+
+typedef struct machines {
+	machine_cells *m;
+	int n;
+	char **names;           /* owned */
+} machines;
+
+static machine_cells *machine_of(machines *ms, const char *name)
+{
+	name = name ? name : "unknown";
+	for (int i = 0; i < ms->n; i++)
+		if (!strcmp(ms->m[i].name, name))
+			return &ms->m[i];
+	ms->m = xrealloc(ms->m, (size_t)(ms->n + 1) * sizeof *ms->m);
+	ms->names = xrealloc(ms->names, (size_t)(ms->n + 1) * sizeof *ms->names);
+	ms->names[ms->n] = xstrdup(name);
+	ms->m[ms->n] = (machine_cells){.name = ms->names[ms->n]};
+	return &ms->m[ms->n++];
+}
+
+static void machines_finish(machines *ms)
+{
+	for (int i = 0; i < ms->n; i++) {
+		free(ms->m[i].diff);
+		free(ms->m[i].noise);
+		free(ms->names[i]);
+	}
+	free(ms->m);
+	free(ms->names);
+}
+
 static int cmp_dbl(const void *a, const void *b)
 {
 	double x = *(const double *)a, y = *(const double *)b;
 	return (x > y) - (x < y);
 }
 
-static void compare_cells(const tune_db *all, const tune_db *db, anchors *an)
+static double median_of(double *v, int n)
+{
+	qsort(v, (size_t)n, sizeof *v, cmp_dbl);
+	return v[n / 2];
+}
+
+/* The cells of db that all holds too, into an; their differences and
+ * noises added to mc's. */
+static void compare_cells(const tune_db *all, const tune_db *db, anchors *an, machine_cells *mc)
 {
 	double *diff = xmalloc(((size_t)db->nmeas + 1) * sizeof *diff);
 	double *noise = xmalloc(((size_t)db->nmeas + 1) * sizeof *noise);
@@ -262,14 +310,45 @@ static void compare_cells(const tune_db *all, const tune_db *db, anchors *an)
 		diff[n++] = fabs(m->time_ms - o->time_ms) / fmin(m->time_ms, o->time_ms);
 	}
 	an->compared = n;
+	mc->diff = xrealloc(mc->diff, ((size_t)(mc->n + n) + 1) * sizeof *mc->diff);
+	mc->noise = xrealloc(mc->noise, ((size_t)(mc->n + n) + 1) * sizeof *mc->noise);
+	memcpy(mc->diff + mc->n, diff, (size_t)n * sizeof *diff);
+	memcpy(mc->noise + mc->n, noise, (size_t)n * sizeof *noise);
+	mc->n += n;
 	if (n) {
-		qsort(diff, (size_t)n, sizeof *diff, cmp_dbl);
-		qsort(noise, (size_t)n, sizeof *noise, cmp_dbl);
-		an->diff = diff[n / 2];
-		an->noise = noise[n / 2];
+		an->diff = median_of(diff, n);
+		an->noise = median_of(noise, n);
 	}
 	free(diff);
 	free(noise);
+}
+
+/* Where the merged files came from two machines or more: one note, per
+ * machine, on how its cells agree with those of the files merged before
+ * its (the anchors every shard measures, and any other cell measured
+ * twice); a disagreement was warned about file by file. */
+static void note_machines(const machines *ms, const tune_db *all, diags *d)
+{
+	if (ms->n < 2)
+		return;
+	strbuf sb;
+	strbuf_init(&sb);
+	for (int i = 0; i < ms->n; i++) {
+		machine_cells *mc = &ms->m[i];
+		strbuf_printf(&sb, "%s%s (%d file%s", i ? "; " : "", mc->name, mc->files, mc->files == 1 ? "" : "s");
+		if (!mc->n) {
+			strbuf_puts(&sb, ", merged first)");
+			continue;
+		}
+		strbuf_putc(&sb, ')');
+		double diff = median_of(mc->diff, mc->n), noise = median_of(mc->noise, mc->n);
+		strbuf_printf(&sb, " %d cell%s, %.1f %% apart (median; noise %.1f %%)%s", mc->n, mc->n == 1 ? "" : "s",
+		              100 * diff, 100 * noise, diff > fmax(0.10, noise) ? ": NOT comparable" : "");
+	}
+	diag_note(d, (aotc_loc){all->path, 0, 0},
+	          "merged from %d machines; the cells each measured that files before it measured too: %s", ms->n,
+	          sb.data);
+	strbuf_finish(&sb);
 }
 
 static const char *hw_id(const tune_db *db)
@@ -290,6 +369,7 @@ tune_db *dbset_load(const char *dir, const kernel *k, const arch_info *arch, con
 	tune_db *all = NULL;
 	bool bad = false;
 	db_parts parts = {0};
+	machines ms = {0};
 	for (int i = 0; i < npaths && !bad; i++) {
 		/* A database of this kernel that cannot be read is an error,
 		 * never skipped: it may be this architecture's. JSON that is
@@ -350,12 +430,15 @@ tune_db *dbset_load(const char *dir, const kernel *k, const arch_info *arch, con
 			bad = true;
 		} else if (!all) {
 			parts_add(&parts, db);
+			machine_of(&ms, db->machine)->files++;
 			all = db;
 			db = NULL;
 		} else {
 			parts_add(&parts, db);
 			anchors an = {0};
-			compare_cells(all, db, &an);
+			machine_cells *mc = machine_of(&ms, db->machine);
+			mc->files++;
+			compare_cells(all, db, &an, mc);
 			if (an.compared && an.diff > fmax(0.10, an.noise))
 				diag_warning(d, (aotc_loc){db->path, 0, 0},
 				             "the %d cells measured here and in %s (machines %s and %s, both %s) differ by %.0f %% (the median), more than their noise (%.0f %%): their times are not comparable; check clocks and load, or tune on one machine",
@@ -369,11 +452,15 @@ tune_db *dbset_load(const char *dir, const kernel *k, const arch_info *arch, con
 	strbuf_finish(&what);
 	if (bad) {
 		free(parts.seen);
+		machines_finish(&ms);
 		db_close(all);
 		return NULL;
 	}
-	if (all)
+	if (all) {
 		warn_incomplete(all, &parts, d);
+		note_machines(&ms, all, d);
+	}
+	machines_finish(&ms);
 	if (nmerged)
 		*nmerged = parts.n;
 	free(parts.seen);

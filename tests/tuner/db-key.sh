@@ -176,11 +176,16 @@ for m in d2["measurements"]:
         m["samples"] = [s * 1.01 for s in a["samples"]]
         if "spread" in a:
             m["spread"] = a["spread"]
+d2["machine"] = "other-node"
 json.dump(d2, open(p2, "w"))
 EOF
 "$aotc" emit k.cpp --arch host --db db -o out >"$tmp/log" 2>&1
 check "emit of agreeing shards exits 0" $? 0
 hasnt "agreeing shards draw no warning" "not comparable"
+has "emit notes that the two machines agree" "note: merged from 2 machines; the cells each measured that files before it measured too:"
+has "... with other-node's anchors 1 % apart" "other-node (1 file) "
+if grep -q "other-node (1 file) [0-9]* cells, 1\.0 % apart (median; noise [0-9.]* %)$" "$tmp/log"; then
+	ok "... and comparable"; else bad "agreement note" "$(grep "merged from" "$tmp/log")"; fi
 # the second machine's anchors 3x slower: their times are not comparable
 python3 - db <<'EOF'
 import glob, json, sys
@@ -196,5 +201,8 @@ EOF
 "$aotc" emit k.cpp --arch host --db db -o out >"$tmp/log" 2>&1
 check "emit of disagreeing shards exits 0" $? 0
 has "disagreeing anchors are named with the machines" "(machines other-node and"
+if grep -q "other-node (1 file) [0-9]* cells, 2[0-9][0-9]\.[0-9] % apart (median; noise [0-9.]* %): NOT comparable" "$tmp/log"; then
+	ok "... and the note says so"; else bad "disagreement note" "$(grep "merged from" "$tmp/log")"; fi
+has "... not comparable" ": NOT comparable"
 
 finish
