@@ -1,0 +1,76 @@
+#!/bin/sh
+# What a Slurm array costs over one process (docs/PERFORMANCE.md, "A Slurm
+# array on this CPU"): tests/scale/sweep_host.cpp (36 configurations x 4
+# shapes) tuned and emitted RUNS times each way, every run with a cold
+# compile cache and a fresh database, wall seconds:
+#   one process   aotc tune, then aotc emit
+#   8 shards      aotc tune --shard I/8, as many at a time as there are
+#                 CPUs (xargs -P), then aotc emit: the sharding without Slurm
+#   Slurm array   sbatch --wait docs/examples/slurm-tune.sh on a single-node
+#                 Slurm (tests/scale/slurm-cluster.sh; the machine's CPUs,
+#                 one task per CPU), from sbatch to the emitted files'
+#                 time (the last task's emit), and to sbatch's return (it
+#                 polls every 2 s)
+# then the median of each. AOTC_HOST_FLUSH_BYTES defaults to 64 KiB, as in
+# the tests: the times are the tuner's and Slurm's, not the cache flush's.
+# Usage: bench/slurm/overhead.sh AOTC [RUNS]
+aotc=$1
+runs=${2:-3}
+case $aotc in /*) ;; *) aotc=$(pwd)/$aotc ;; esac
+root=$(cd "$(dirname "$0")/../.." && pwd)
+kernel=$root/tests/scale/sweep_host.cpp
+tmp=$(mktemp -d)
+. "$root/tests/scale/slurm-cluster.sh"
+trap 'slurm_stop; rm -rf "$tmp"' EXIT
+trap 'exit 1' INT TERM HUP PIPE
+export AOTC_HOST_FLUSH_BYTES=${AOTC_HOST_FLUSH_BYTES:-65536}
+cpus=$(nproc)
+
+now() { date +%s.%N; }
+# secs FROM TO: TO - FROM, in seconds with one decimal
+secs() { echo "$1 $2" | awk '{ printf "%.1f", $2 - $1 }'; }
+# newest FILE...: the newest modification time of FILE..., in seconds
+newest() { python3 -c 'import os, sys; print(max(os.stat(f).st_mtime for f in sys.argv[1:]))' "$@"; }
+
+mkdir "$tmp/slurm"
+slurm_start "$tmp/slurm" || { cat "$tmp/slurm/why"; exit 1; }
+mkdir -p "$tmp/job" "$tmp/bin"
+ln -s "$aotc" "$tmp/bin/aotc"
+
+echo "$(grep -m1 'model name' /proc/cpuinfo | sed 's/.*: //'), $cpus CPUs; load average $(cut -d' ' -f1-3 /proc/loadavg)"
+printf 'run\tone process\t8 shards (-P %s)\tSlurm array\tsbatch --wait\n' "$cpus"
+: >"$tmp/figures"
+r=1
+while [ "$r" -le "$runs" ]; do
+	d=$tmp/run$r
+	t0=$(now)
+	AOTC_CACHE_DIR=$d/cache-one "$aotc" tune "$kernel" --arch host --db "$d/one" --quiet &&
+		AOTC_CACHE_DIR=$d/cache-one "$aotc" emit "$kernel" --arch host --db "$d/one" -o "$d/one-out" >/dev/null 2>&1 ||
+		exit 1
+	one=$(secs "$t0" "$(now)")
+
+	t0=$(now)
+	seq 1 8 | AOTC_CACHE_DIR=$d/cache-shards xargs -P "$cpus" -I{} \
+		"$aotc" tune "$kernel" --arch host --db "$d/shards" --shard {}/8 --quiet &&
+		AOTC_CACHE_DIR=$d/cache-shards "$aotc" emit "$kernel" --arch host --db "$d/shards" -o "$d/shards-out" >/dev/null 2>&1 ||
+		exit 1
+	shards=$(secs "$t0" "$(now)")
+
+	t0=$(now)
+	(cd "$tmp/job" && PATH=$tmp/bin:$PATH AOTC_DB=$d/array AOTC_OUT=$d/array-out AOTC_CACHE_DIR=$d/cache-array \
+		sbatch --wait --quiet "$root/docs/examples/slurm-tune.sh" "$kernel" host) || exit 1
+	waited=$(secs "$t0" "$(now)")
+	array=$(secs "$t0" "$(newest "$d"/array-out/*)")
+
+	printf '%s\t%s\t%s\t%s\t%s\n' "$r" "$one" "$shards" "$array" "$waited"
+	printf '%s %s %s %s\n' "$one" "$shards" "$array" "$waited" >>"$tmp/figures"
+	r=$((r + 1))
+done
+python3 - "$tmp/figures" <<'EOF'
+import statistics, sys
+rows = [list(map(float, l.split())) for l in open(sys.argv[1])]
+med = [statistics.median(c) for c in zip(*rows)]
+print("median\t" + "\t".join(f"{m:.1f}" for m in med))
+print(f"the array over one process: +{med[2] - med[0]:.1f} s ({med[2] / med[0]:.1f}x); "
+      f"over the same shards without Slurm: +{med[2] - med[1]:.1f} s")
+EOF
