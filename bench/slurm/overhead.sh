@@ -11,8 +11,11 @@
 #                 one task per CPU), from sbatch to the emitted files'
 #                 time (the last task's emit), and to sbatch's return (it
 #                 polls every 2 s)
-# then the median of each. AOTC_HOST_FLUSH_BYTES defaults to 64 KiB, as in
-# the tests: the times are the tuner's and Slurm's, not the cache flush's.
+# then the median of each; then the array RUNS times again on a cluster
+# whose scheduler starts batch jobs at once (SchedulerParameters=
+# batch_sched_delay=0; by default it waits up to 3 s), medians only.
+# AOTC_HOST_FLUSH_BYTES defaults to 64 KiB, as in the tests: the times are
+# the tuner's and Slurm's, not the cache flush's.
 # Usage: bench/slurm/overhead.sh AOTC [RUNS]
 aotc=$1
 runs=${2:-3}
@@ -31,11 +34,26 @@ now() { date +%s.%N; }
 secs() { echo "$1 $2" | awk '{ printf "%.1f", $2 - $1 }'; }
 # newest FILE...: the newest modification time of FILE..., in seconds
 newest() { python3 -c 'import os, sys; print(max(os.stat(f).st_mtime for f in sys.argv[1:]))' "$@"; }
+# medians FILE: the median of each column of FILE
+medians() {
+	python3 -c '
+import statistics, sys
+rows = [list(map(float, l.split())) for l in open(sys.argv[1])]
+print("\t".join(f"{statistics.median(c):.1f}" for c in zip(*rows)))' "$1"
+}
+# array DIR: the array into DIR/db and DIR/out on the running cluster; sets
+# array (to the emitted files' time) and waited (to sbatch's return).
+array() {
+	t0=$(now)
+	(cd "$tmp/job" && PATH=$tmp/bin:$PATH AOTC_DB=$1/db AOTC_OUT=$1/out AOTC_CACHE_DIR=$1/cache \
+		sbatch --wait --quiet "$root/docs/examples/slurm-tune.sh" "$kernel" host) || exit 1
+	waited=$(secs "$t0" "$(now)")
+	array=$(secs "$t0" "$(newest "$1"/out/*)")
+}
 
-mkdir "$tmp/slurm"
-slurm_start "$tmp/slurm" || { cat "$tmp/slurm/why"; exit 1; }
-mkdir -p "$tmp/job" "$tmp/bin"
+mkdir -p "$tmp/slurm" "$tmp/slurm-nodelay" "$tmp/job" "$tmp/bin"
 ln -s "$aotc" "$tmp/bin/aotc"
+slurm_start "$tmp/slurm" || { cat "$tmp/slurm/why"; exit 1; }
 
 echo "$(grep -m1 'model name' /proc/cpuinfo | sed 's/.*: //'), $cpus CPUs; load average $(cut -d' ' -f1-3 /proc/loadavg)"
 printf 'run\tone process\t8 shards (-P %s)\tSlurm array\tsbatch --wait\n' "$cpus"
@@ -56,21 +74,22 @@ while [ "$r" -le "$runs" ]; do
 		exit 1
 	shards=$(secs "$t0" "$(now)")
 
-	t0=$(now)
-	(cd "$tmp/job" && PATH=$tmp/bin:$PATH AOTC_DB=$d/array AOTC_OUT=$d/array-out AOTC_CACHE_DIR=$d/cache-array \
-		sbatch --wait --quiet "$root/docs/examples/slurm-tune.sh" "$kernel" host) || exit 1
-	waited=$(secs "$t0" "$(now)")
-	array=$(secs "$t0" "$(newest "$d"/array-out/*)")
-
+	array "$d/array"
 	printf '%s\t%s\t%s\t%s\t%s\n' "$r" "$one" "$shards" "$array" "$waited"
 	printf '%s %s %s %s\n' "$one" "$shards" "$array" "$waited" >>"$tmp/figures"
 	r=$((r + 1))
 done
-python3 - "$tmp/figures" <<'EOF'
-import statistics, sys
-rows = [list(map(float, l.split())) for l in open(sys.argv[1])]
-med = [statistics.median(c) for c in zip(*rows)]
-print("median\t" + "\t".join(f"{m:.1f}" for m in med))
-print(f"the array over one process: +{med[2] - med[0]:.1f} s ({med[2] / med[0]:.1f}x); "
-      f"over the same shards without Slurm: +{med[2] - med[1]:.1f} s")
-EOF
+printf 'median\t%s\n' "$(medians "$tmp/figures")"
+
+slurm_stop
+slurm_start "$tmp/slurm-nodelay" batch_sched_delay=0 || { cat "$tmp/slurm-nodelay/why"; exit 1; }
+: >"$tmp/figures"
+r=1
+while [ "$r" -le "$runs" ]; do
+	array "$tmp/nodelay$r"
+	printf '%s %s\n' "$array" "$waited" >>"$tmp/figures"
+	r=$((r + 1))
+done
+set -- $(medians "$tmp/figures")
+echo "with batch_sched_delay=0, medians of $runs: the Slurm array $1 s, sbatch --wait $2 s"
+echo "load average $(cut -d' ' -f1-3 /proc/loadavg)"

@@ -2,12 +2,15 @@
 # directory of its own, for tests/scale/slurm.sh and bench/slurm/overhead.sh.
 # Sourced:
 #
-#	slurm_start DIR   writes slurm.conf, gres.conf and a munge key into DIR
+#	slurm_start DIR [SCHEDULER_PARAMETERS]
+#	                  writes slurm.conf, gres.conf and a munge key into DIR
 #	                  (an empty directory), starts munged, slurmctld and
 #	                  slurmd in the foreground in the background (logs,
 #	                  state, spool and pid files in DIR) and returns 0 once
 #	                  the node is idle; else 1, the reason and the daemons'
-#	                  last log lines in DIR/why.
+#	                  last log lines in DIR/why. SCHEDULER_PARAMETERS, if
+#	                  given, is slurm.conf's SchedulerParameters (the
+#	                  default scheduler otherwise).
 #	slurm_stop        cancels the cluster's jobs, stops the daemons and kills
 #	                  any process still started with this SLURM_CONF (a job
 #	                  step slurmd left behind); a second call does nothing.
@@ -52,6 +55,7 @@ slurm_why() {
 
 slurm_start() {
 	slurm_dir=$1
+	slurm_sched=${2:-}
 	for slurm_c in munged mungekey slurmctld slurmd sbatch; do
 		command -v "$slurm_c" >/dev/null ||
 			{ echo "$slurm_c is not installed (tools/setup.sh installs it)" >"$slurm_dir/why"; return 1; }
@@ -109,6 +113,7 @@ MinJobAge=2
 NodeName=$slurm_node NodeAddr=127.0.0.1 CPUs=$slurm_cpus Gres=gpu:$slurm_cpus State=UNKNOWN
 PartitionName=aotc Nodes=$slurm_node Default=YES MaxTime=INFINITE State=UP
 EOF
+	[ -z "$slurm_sched" ] || echo "SchedulerParameters=$slurm_sched" >>"$slurm_dir/slurm.conf"
 	echo "Name=gpu File=$slurm_dir/gpus/gpu[0-$((slurm_cpus - 1))]" >"$slurm_dir/gres.conf"
 	export SLURM_CONF="$slurm_dir/slurm.conf"
 
