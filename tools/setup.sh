@@ -11,7 +11,11 @@ cd "$(dirname "$0")/.."
 # tests/heuristics/report-formats.sh renders the HTML report headless.
 # hipcc: tests/codegen/rocm.sh builds the emitted HIP launchers (code
 # objects for gfx90a without an AMD GPU). hyperfine: bench/parse*.sh.
-pkgs="meson ninja-build pkg-config gcc g++ clang libclang-rt-dev python3 libclang-16-dev libjansson-dev libxxhash-dev cmake chromium hipcc hyperfine"
+# slurmctld slurmd slurm-client munge: tests/scale/slurm.sh runs
+# docs/examples/slurm-tune.sh on a single-node Slurm it starts with its own
+# munge key and socket, ports and files; the services these packages start
+# (or fail to start: there is no /etc/slurm/slurm.conf) do not meet it.
+pkgs="meson ninja-build pkg-config gcc g++ clang libclang-rt-dev python3 libclang-16-dev libjansson-dev libxxhash-dev cmake chromium hipcc hyperfine slurmctld slurmd slurm-client munge"
 missing=
 for p in $pkgs; do
 	dpkg -s "$p" >/dev/null 2>&1 || missing="$missing $p"

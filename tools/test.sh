@@ -4,8 +4,9 @@
 #
 #   1. The normal build (build/): the suites that run aotc as a user would
 #      (docs: the commands of README and docs/; integration: downstream CMake
-#      and meson builds against the installed aotc; templates: the shipped
-#      templates and the tutorial's file through nvcc and hipcc; toolchains:
+#      and meson builds against the installed aotc, and the Slurm example on
+#      a single-node Slurm; templates: the shipped templates and the
+#      tutorial's file through nvcc and hipcc; toolchains:
 #      frontend-golden with the real CUDA headers for every case, rocm with
 #      hipcc builds of the emitted launchers) and the figures (report-h200,
 #      tuner-search-h200: what is learnt from committed H200 measurements).
