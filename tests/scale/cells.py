@@ -1,11 +1,14 @@
 """The (configuration, shape) cells of tuning databases and their statuses,
 for tests/scale/: a tune on several devices (or shards) must have exactly a
-single tune's cells, each with the same status (times differ).
+single tune's cells, each with the same status (times differ). Files are
+merged as emit merges them (docs/database.md, "Several machines, several
+shards"): a cell in several keeps the first, in path order.
 
+  cells.py list DB.json...         one line per cell of the files merged,
+                                   sorted: configuration, shape, status
   cells.py same A.json B.json...   prints nothing when the cells and statuses
-                                   of A equal those of the B files merged (a
-                                   cell in several keeps the first), else the
-                                   differences
+                                   of A equal those of the B files merged,
+                                   else the differences
   cells.py known DB.json           prints one line per cell the document and
                                    its journal hold (what a resumed tune
                                    must not measure again): "NAME|SHAPE"
@@ -45,14 +48,22 @@ def journal_cells(db, path):
     return cells
 
 
+def merged(paths):
+    got = {}
+    for p in sorted(paths):
+        for k, v in document_cells(p)[1].items():
+            got.setdefault(k, v)
+    return got
+
+
 def main():
     what = sys.argv[1]
-    if what == "same":
+    if what == "list":
+        for (config, shape), status in sorted(merged(sys.argv[2:]).items()):
+            print("%s\t%s\t%s" % (config, shape, status))
+    elif what == "same":
         _, want = document_cells(sys.argv[2])
-        got = {}
-        for p in sys.argv[3:]:
-            for k, v in document_cells(p)[1].items():
-                got.setdefault(k, v)
+        got = merged(sys.argv[3:])
         for k in sorted(set(want) | set(got)):
             if want.get(k) != got.get(k):
                 print("%s at %s: %s, merged %s" % (k[0], k[1], want.get(k, "missing"), got.get(k, "missing")))
@@ -69,7 +80,7 @@ def main():
             if m and ": alternated" not in l:
                 print("%s|%s" % (m.group(2), m.group(1).replace(" ", "")))
     else:
-        sys.exit("cells.py: same, known or measured")
+        sys.exit("cells.py: list, same, known or measured")
 
 
 main()

@@ -91,8 +91,8 @@ fi
 # One process's tune of the same file: the same cells, the same statuses.
 AOTC_CACHE_DIR=$tmp/cache-single "$aotc" tune "$kernel" --arch host --db "$tmp/single-db" --quiet >"$tmp/log" 2>&1 ||
 	bad "the single-process tune exits 0" "$tmp/log"
-python3 "$here/db_cells.py" "$tmp"/single-db/sweep.*.json >"$tmp/single.cells"
-python3 "$here/db_cells.py" "$tmp"/array-db/sweep.*.json >"$tmp/array.cells"
+python3 "$here/cells.py" list "$tmp"/single-db/sweep.*.json >"$tmp/single.cells"
+python3 "$here/cells.py" list "$tmp"/array-db/sweep.*.json >"$tmp/array.cells"
 n=$(wc -l <"$tmp/single.cells")
 if [ "$n" -eq 144 ] && diff -u "$tmp/single.cells" "$tmp/array.cells" >"$tmp/cells.diff"; then
 	ok "the merged shards have one process's 144 cells and statuses"
