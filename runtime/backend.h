@@ -311,6 +311,12 @@ typedef struct rt_ops {
 	                     rt_compare *res, strbuf *err);
 	/* Evicts the last-level cache (writes a buffer larger than it). */
 	rt_status (*flush_cache)(rt_device *d, strbuf *err);
+	/* Optional (NULL: none): evicts from every cache level the lines of
+	 * bytes at p (an allocation of alloc's or a part of one), so that the
+	 * next launch reads them from memory: what a full flush does for a
+	 * launch's data at the cost of its size, not of twice the cache (the
+	 * host: clflushopt on x86). */
+	rt_status (*evict)(rt_device *d, rt_ptr p, size_t bytes, strbuf *err);
 	/* Waits for all queued work; reports faults of queued launches. */
 	rt_status (*sync)(rt_device *d, strbuf *err);
 

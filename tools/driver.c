@@ -57,6 +57,23 @@ bool driver_kernel_selected(const options *o, const aotc_module *m, diags *d)
 	return true;
 }
 
+/* --quick's sampling or the default, with the options given over it. */
+static sampling driver_sampling(const options *o)
+{
+	sampling sp = o->quick ? SAMPLING_QUICK : SAMPLING_DEFAULT;
+	if (o->samples > 0) {
+		sp.max_samples = o->samples;
+		sp.min_samples = o->samples < sp.min_samples ? o->samples : sp.min_samples;
+	}
+	if (o->warmup >= 0)
+		sp.warmup = o->warmup;
+	if (o->cell_time_s > 0)
+		sp.budget_ms = o->cell_time_s * 1e3;
+	if (o->screen >= 0)
+		sp.screen_factor = o->screen;
+	return sp;
+}
+
 tune_options driver_tune_options(const options *o)
 {
 	static const search_kind searches[] = {
@@ -72,8 +89,9 @@ tune_options driver_tune_options(const options *o)
 		.budget_s = o->budget_s, .jobs = o->jobs, .seed = (uint64_t)o->seed,
 		.search = searches[o->search], .dump = dumps[o->dump],
 		.shard = o->nshards ? o->shard : 1, .nshards = o->nshards ? o->nshards : 1,
-		.alt_rounds = o->alternate >= 0 ? o->alternate : ALT_ROUNDS,
+		.alt_rounds = o->alternate >= 0 ? o->alternate : o->quick ? 0 : ALT_ROUNDS,
 		.devices = o->devices_listed ? o->devices : NULL, .ndevices = o->ndevices,
+		.sampling = driver_sampling(o),
 		.quiet = o->quiet, .verbose = o->verbose,
 		.include_dirs = o->includes, .ninclude_dirs = o->nincludes,
 		.defines = o->defines, .ndefines = o->ndefines,

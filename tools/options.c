@@ -18,17 +18,19 @@ const options_for options_commands[] = {
 	{"compile", "compile FILE --arch ARCH [options]",
 	 "parse, tune (or reuse the database), build the heuristic, emit",
 	 SOURCE_OPTS | OPTB_ARCH | OPTB_OUT | OPTB_DB | OPTB_SHAPES | OPTB_BUDGET | OPTB_JOBS |
-	 OPTB_SEARCH | OPTB_SHARD | OPTB_ALTERNATE | OPTB_DEVICES | HEURISTIC_OPTS | OPTB_INCLUDE_AS, true, NULL},
+	 OPTB_SEARCH | OPTB_SHARD | OPTB_ALTERNATE | OPTB_DEVICES | OPTB_SAMPLING | HEURISTIC_OPTS | OPTB_INCLUDE_AS,
+	 true, NULL},
 	{"tune", "tune FILE --arch ARCH [options]", "parse and tune only: fill the database",
 	 SOURCE_OPTS | OPTB_ARCH | OPTB_DB | OPTB_SHAPES | OPTB_BUDGET | OPTB_JOBS | OPTB_SEED |
-	 OPTB_COMPILE_ONLY | OPTB_SEARCH | OPTB_SHARD | OPTB_ALTERNATE | OPTB_DEVICES | OPTB_DUMP, true, NULL},
+	 OPTB_COMPILE_ONLY | OPTB_SEARCH | OPTB_SHARD | OPTB_ALTERNATE | OPTB_DEVICES | OPTB_SAMPLING | OPTB_DUMP,
+	 true, NULL},
 	{"emit", "emit FILE --arch ARCH [options]",
 	 "build the heuristic and emit from the database; needs no GPU",
 	 SOURCE_OPTS | OPTB_ARCH | OPTB_OUT | OPTB_DB | HEURISTIC_OPTS | OPTB_INCLUDE_AS, true, NULL},
 	{"eval", "eval FILE --arch ARCH --shapes HELD_OUT.json [options]",
 	 "measure the emitted choice against every variant on held-out shapes",
 	 SOURCE_OPTS | OPTB_ARCH | OPTB_DB | OPTB_SHAPES | OPTB_JOBS | OPTB_ALTERNATE | OPTB_DEVICES |
-	 HEURISTIC_OPTS | OPTB_FORMAT, true, NULL},
+	 OPTB_SAMPLING | HEURISTIC_OPTS | OPTB_FORMAT, true, NULL},
 	{"parse", "parse FILE [options]", "print the IR as JSON (FILE may also be IR JSON)",
 	 OPTB_INCLUDE | OPTB_DEFINE | OPTB_QUIET, false, NULL},
 	{"configs", "configs FILE [options]", "list the valid configurations", SOURCE_OPTS, false, NULL},
@@ -73,6 +75,11 @@ static const option_doc option_docs[] = {
 	{OPTB_DEVICES, "--devices N|I,J,...", "measure on N devices of one model, or on these, a worker each\n"
 	                                      "(default: every device of the first device's model;\n"
 	                                      "host: N workers standing in for devices, default 1)"},
+	{OPTB_SAMPLING, "--samples N", "timed launches per cell, at most (default 25; at least 5 or N)"},
+	{OPTB_SAMPLING, "--warmup N", "untimed launches before a cell's timing (default 1)"},
+	{OPTB_SAMPLING, "--cell-time T", "a cell's timing stops past T, after 5 samples (default 100ms)"},
+	{OPTB_SAMPLING, "--screen F", "stop a variant after 3 samples when F x slower than the best (default 3; 0: never)"},
+	{OPTB_SAMPLING, "--quick", "a first look: 5 samples, 20ms a cell, screen at 2x, no alternation"},
 	{OPTB_DUMP, "--dump STAGE", "print configs (search order), compile or schedule as JSON lines"},
 	{OPTB_MAX_VARIANTS, "--max-variants N", "variants the dispatch may choose among (default 16; how many of them, cross-validation decides)"},
 	{OPTB_GOAL, "--goal G", "stop the greedy choice of variants at this training geomean slowdown (default 1: never)"},
@@ -137,11 +144,16 @@ double options_duration(const char *s)
 		if (end == s || errno || !(v >= 0))
 			return -1;
 		double unit;
-		switch (*end++) {
-		case 'h': unit = 3600; break;
-		case 'm': unit = 60; break;
-		case 's': unit = 1; break;
-		default: return -1;   /* no unit, or another */
+		if (end[0] == 'm' && end[1] == 's') {
+			unit = 1e-3;
+			end += 2;
+		} else {
+			switch (*end++) {
+			case 'h': unit = 3600; break;
+			case 'm': unit = 60; break;
+			case 's': unit = 1; break;
+			default: return -1;   /* no unit, or another */
+			}
 		}
 		total += v * unit;
 		any = true;
@@ -268,7 +280,7 @@ static int bad_arch(const options_for *f, const char *arch)
 enum { OPT_KERNEL = 256, OPT_ARCH, OPT_DB, OPT_SHAPES, OPT_BUDGET, OPT_SEED,
        OPT_QUIET, OPT_VERBOSE, OPT_HELP, OPT_VERSION, OPT_MAX_VARIANTS, OPT_GOAL,
        OPT_COMPILE_ONLY, OPT_INCLUDE_AS, OPT_SEARCH, OPT_SHARD, OPT_DUMP, OPT_FORMAT,
-       OPT_ALTERNATE, OPT_DEVICES };
+       OPT_ALTERNATE, OPT_DEVICES, OPT_SAMPLES, OPT_WARMUP, OPT_CELL_TIME, OPT_SCREEN, OPT_QUICK };
 
 static const struct option longopts[] = {
 	{"kernel", required_argument, NULL, OPT_KERNEL},
@@ -291,6 +303,11 @@ static const struct option longopts[] = {
 	{"format", required_argument, NULL, OPT_FORMAT},
 	{"alternate", required_argument, NULL, OPT_ALTERNATE},
 	{"devices", required_argument, NULL, OPT_DEVICES},
+	{"samples", required_argument, NULL, OPT_SAMPLES},
+	{"warmup", required_argument, NULL, OPT_WARMUP},
+	{"cell-time", required_argument, NULL, OPT_CELL_TIME},
+	{"screen", required_argument, NULL, OPT_SCREEN},
+	{"quick", no_argument, NULL, OPT_QUICK},
 	{0},
 };
 
@@ -306,7 +323,9 @@ static const struct { int c; unsigned bit; const char *name; } option_bits[] = {
 	{OPT_INCLUDE_AS, OPTB_INCLUDE_AS, "--include-as"}, {OPT_SEARCH, OPTB_SEARCH, "--search"},
 	{OPT_SHARD, OPTB_SHARD, "--shard"}, {OPT_DUMP, OPTB_DUMP, "--dump"},
 	{OPT_FORMAT, OPTB_FORMAT, "--format"}, {OPT_ALTERNATE, OPTB_ALTERNATE, "--alternate"},
-	{OPT_DEVICES, OPTB_DEVICES, "--devices"},
+	{OPT_DEVICES, OPTB_DEVICES, "--devices"}, {OPT_SAMPLES, OPTB_SAMPLING, "--samples"},
+	{OPT_WARMUP, OPTB_SAMPLING, "--warmup"}, {OPT_CELL_TIME, OPTB_SAMPLING, "--cell-time"},
+	{OPT_SCREEN, OPTB_SAMPLING, "--screen"}, {OPT_QUICK, OPTB_SAMPLING, "--quick"},
 };
 
 /* Whether the command takes option c; false after a usage error. */
@@ -427,6 +446,35 @@ static bool parse_value(options *o, const options_for *f, int c, const char *arg
 		return parse_shard(o, f, arg);
 	case OPT_DEVICES:
 		return parse_devices(o, f, arg);
+	case OPT_SAMPLES:
+		if (!parse_int(arg, 1, 1000, &n)) {
+			fprintf(f->err, "aotc %s: --samples needs a number of timed launches from 1 to 1000, not '%s'\n", cmd, arg);
+			return false;
+		}
+		o->samples = (int)n;
+		return true;
+	case OPT_WARMUP:
+		if (!parse_int(arg, 0, 100, &n)) {
+			fprintf(f->err, "aotc %s: --warmup needs a number of launches from 0 to 100, not '%s'\n", cmd, arg);
+			return false;
+		}
+		o->warmup = (int)n;
+		return true;
+	case OPT_CELL_TIME:
+		if ((o->cell_time_s = options_duration(arg)) <= 0 || o->cell_time_s > 60) {
+			fprintf(f->err, "aotc %s: --cell-time needs a duration with a unit up to 60s, like 100ms or 1s, not '%s'\n",
+			        cmd, arg);
+			return false;
+		}
+		return true;
+	case OPT_SCREEN:
+		o->screen = strtod(arg, &end);
+		if (end == arg || *end || !(o->screen == 0 || (o->screen >= 1 && o->screen <= 1000))) {
+			fprintf(f->err, "aotc %s: --screen needs a factor from 1 to 1000, or 0 for no screening, not '%s'\n",
+			        cmd, arg);
+			return false;
+		}
+		return true;
 	case OPT_ALTERNATE:
 		/* 1000: the most the worker's "alternate" takes (tuner/worker.c) */
 		if (!parse_int(arg, 0, 1000, &n)) {
@@ -503,6 +551,7 @@ static int take_option(options *o, const options_for *f, int c, const char *arg,
 		return -1;
 	case 'j': case OPT_BUDGET: case OPT_SEED: case OPT_MAX_VARIANTS: case OPT_GOAL:
 	case OPT_SHARD: case OPT_SEARCH: case OPT_DUMP: case OPT_FORMAT: case OPT_ALTERNATE: case OPT_DEVICES:
+	case OPT_SAMPLES: case OPT_WARMUP: case OPT_CELL_TIME: case OPT_SCREEN:
 		return parse_value(o, f, c, arg) ? -1 : AOTC_USAGE;
 	case OPT_INCLUDE_AS:
 		/* It is written between the quotes of an #include: nothing
@@ -516,6 +565,7 @@ static int take_option(options *o, const options_for *f, int c, const char *arg,
 		return -1;
 	case OPT_QUIET: o->quiet = true; return -1;
 	case OPT_COMPILE_ONLY: o->compile_only = true; return -1;
+	case OPT_QUICK: o->quick = true; return -1;
 	case OPT_VERBOSE: o->verbose = true; return -1;
 	case 'h':
 	case OPT_HELP:
@@ -575,7 +625,8 @@ static int take_inputs(options *o, const options_for *f, int argc, char **argv)
 
 int options_parse(options *o, const options_for *f, int argc, char **argv)
 {
-	*o = (options){.out_dir = ".", .db_dir = "aotc-db", .seed = 1, .alternate = -1};
+	*o = (options){.out_dir = ".", .db_dir = "aotc-db", .seed = 1, .alternate = -1, .samples = -1, .warmup = -1,
+	               .cell_time_s = -1, .screen = -1};
 	o->includes = xcalloc((size_t)argc + 1, sizeof *o->includes);
 	o->defines = xcalloc((size_t)argc + 1, sizeof *o->defines);
 	o->inputs = xcalloc((size_t)argc + 1, sizeof *o->inputs);

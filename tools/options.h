@@ -49,6 +49,12 @@ typedef struct options {
 	options_search search; /* tune, compile: --search */
 	int shard, nshards;    /* tune, compile: --shard I/N (0/0: none) */
 	int alternate;         /* tune, compile, eval: --alternate N (-1: not given) */
+	/* tune, compile, eval: how each cell is timed (-1: not given) */
+	int samples;           /* --samples N */
+	int warmup;            /* --warmup N */
+	double cell_time_s;    /* --cell-time DURATION */
+	double screen;         /* --screen F (0: off) */
+	bool quick;            /* --quick: the preset for a first look */
 	/* tune, compile, eval: --devices N (ndevices N of one model) or
 	 * I,J,... (devices_listed: devices[ndevices]); ndevices 0: not given */
 	int devices[OPTIONS_MAX_DEVICES];
@@ -89,6 +95,7 @@ enum {
 	OPTB_QUIET = 1u << 18,       /* --quiet, --verbose */
 	OPTB_ALTERNATE = 1u << 19,
 	OPTB_DEVICES = 1u << 20,
+	OPTB_SAMPLING = 1u << 21,    /* --samples, --warmup, --cell-time, --screen, --quick */
 };
 
 /* A subcommand as the parser and the help see it. */
@@ -126,7 +133,7 @@ void options_help(FILE *f, const options_for *cmd);
 int options_parse(options *o, const options_for *cmd, int argc, char **argv);
 void options_finish(options *o);
 
-/* A duration with units ("90s", "10m", "1h30m", "1.5h"), in seconds; -1
+/* A duration with units ("90s", "10m", "1h30m", "1.5h", "100ms"), in seconds; -1
  * when s is no such duration (a bare number has no unit). */
 double options_duration(const char *s);
 

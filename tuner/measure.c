@@ -8,9 +8,10 @@
 
 #include "proc.h"
 
-/* The timing method (docs/database.md). */
-enum { WARMUP = 1, SCREEN_SAMPLES = 3, MIN_SAMPLES = 5, MAX_SAMPLES = 25 };
-static const double SCREEN_FACTOR = 3.0, BUDGET_MS = 100.0;
+const sampling SAMPLING_DEFAULT = {.warmup = 1, .min_samples = 5, .max_samples = 25, .screen_samples = 3,
+                                   .screen_factor = 3.0, .budget_ms = 100.0};
+const sampling SAMPLING_QUICK = {.warmup = 1, .min_samples = 3, .max_samples = 5, .screen_samples = 3,
+                                 .screen_factor = 2.0, .budget_ms = 20.0};
 
 /* How long one measurement may take before the variant counts as hung:
  * 30 s, or $AOTC_MEASURE_TIMEOUT seconds. */
@@ -28,13 +29,23 @@ double warmup_ms(const arch_info *arch)
 	return ms >= 0 ? ms : arch->kind != ARCH_HOST ? 200 : 100;
 }
 
-json_t *method_json(const arch_info *arch, int alt_rounds)
+/* How a timed launch finds the caches (tuner/worker.c cold_cache): the
+ * host evicts the buffers' lines ("evict"), unless $AOTC_COLD_CACHE is
+ * "flush" (for comparing the two: bench/cold/compare.sh); a GPU flushes
+ * its L2 in full ("flush"). */
+static const char *cold_cache_method(const arch_info *arch)
 {
-	return json_pack("{s:s, s:s, s:b, s:i, s:i, s:f, s:i, s:i, s:f, s:s, s:f, s:{s:i, s:i, s:f}}",
+	const char *e = getenv("AOTC_COLD_CACHE");
+	return arch->kind == ARCH_HOST && !(e && !strcmp(e, "flush")) ? "evict" : "flush";
+}
+
+json_t *method_json(const arch_info *arch, const sampling *sp, int alt_rounds)
+{
+	return json_pack("{s:s, s:s, s:b, s:s, s:i, s:i, s:f, s:i, s:i, s:f, s:s, s:f, s:{s:i, s:i, s:f}}",
 		"timer", arch->kind != ARCH_HOST ? "device events around each launch" : "CLOCK_MONOTONIC around each call",
-		"statistic", "median", "cache_flush", 1, "warmup", WARMUP,
-		"screen_samples", SCREEN_SAMPLES, "screen_factor", SCREEN_FACTOR,
-		"min_samples", MIN_SAMPLES, "max_samples", MAX_SAMPLES, "budget_ms", BUDGET_MS,
+		"statistic", "median", "cache_flush", 1, "cold_cache", cold_cache_method(arch), "warmup", sp->warmup,
+		"screen_samples", sp->screen_samples, "screen_factor", sp->screen_factor,
+		"min_samples", sp->min_samples, "max_samples", sp->max_samples, "budget_ms", sp->budget_ms,
 		"inputs", "fresh per shape from a seeded generator, restored before each checked run",
 		"warmup_ms", warmup_ms(arch), "alternation", "group", ALT_GROUP, "rounds", alt_rounds,
 		"min_noise", ALT_MIN_NOISE);
@@ -158,6 +169,8 @@ aotc_status measurer_start(measurer *ms, const aotc_module *m, const kernel *k, 
 	                     "kernel", k->id, "seed", (json_int_t)seed, "method", method);
 	if (device >= 0)
 		json_object_set_new(ms->init, "device", json_integer(device));
+	ms->max_samples = (int)json_integer_value(json_object_get(method, "max_samples"));
+	ms->budget_ms = json_number_value(json_object_get(method, "budget_ms"));
 	return start_worker(ms, why);
 }
 
@@ -294,7 +307,7 @@ bool measurer_run(measurer *ms, const job *j, json_t *ldims, const kernel *fn,
 		json_object_set_new(req, "function", json_string(fn->name));
 	double timeout = measure_timeout_ms();
 	if (isfinite(best))
-		timeout += best * MAX_SAMPLES * 20;
+		timeout += best * ms->max_samples * 20;
 	bool ok = true;
 	for (;;) {
 		bool fresh = ms->fresh;
@@ -385,7 +398,7 @@ bool measurer_alternate(measurer *ms, alt_variant *v, int n, int rounds, bool *l
 	}
 	timeout += sum * (rounds + 2) * 20;
 	json_t *req = json_pack("{s:s, s:o, s:i, s:f}", "op", "alternate", "variants", vs, "rounds", rounds,
-	                        "budget_ms", BUDGET_MS * n), *r = NULL;
+	                        "budget_ms", ms->budget_ms * n), *r = NULL;
 	ms->fresh = false;
 	double t0 = monotonic_s();
 	call_result cr = worker_call(ms->w, req, timeout, &r, why);

@@ -17,11 +17,28 @@
 #include "ir.h"
 #include "worker.h"
 
+/* How each cell is timed (docs/database.md, "How a measurement is taken";
+ * --samples, --warmup, --cell-time, --screen, --quick), recorded in the
+ * database's method. */
+typedef struct sampling {
+	int warmup;                   /* untimed launches first */
+	int min_samples, max_samples; /* timed launches (the last one checked) */
+	int screen_samples;           /* after these, a variant slower than */
+	double screen_factor;         /* screen_factor x the best is stopped (0: never) */
+	double budget_ms;             /* timing stops past this, after min_samples */
+} sampling;
+
+/* Today's defaults, and --quick's: 1 warm-up, 5 to 25 samples, 100 ms a
+ * cell, screened at 3x after 3; 1, 3 to 5, 20 ms, 2x after 3. */
+extern const sampling SAMPLING_DEFAULT, SAMPLING_QUICK;
+
 typedef struct measurer {
 	char exe[PATH_MAX];
 	json_t *init;         /* the init request, resent after a restart */
 	worker *w;
 	json_t *device;       /* from the worker */
+	int max_samples;      /* the method's (the timeouts) */
+	double budget_ms;
 	int index, count;     /* the device's index, and how many the backend sees */
 	json_t *shape_req;    /* the current shape request, resent after a restart */
 	int restarts;
@@ -104,9 +121,9 @@ meas_status launch_dims(const kernel *k, const launch *grid, const launch *block
                         const aexpr *smem, const int64_t *values, const int64_t *params,
                         const json_t *dev, json_t **out, strbuf *why);
 
-/* The timing method (docs/database.md), stored in every database, with
- * alt_rounds rounds of alternation (0: none). */
-json_t *method_json(const arch_info *arch, int alt_rounds);
+/* The timing method (docs/database.md), stored in every database: the
+ * sampling sp, alt_rounds rounds of alternation (0: none). */
+json_t *method_json(const arch_info *arch, const sampling *sp, int alt_rounds);
 
 /* The alternation of close contenders (docs/database.md): the most
  * variants in a group, the rounds unless --alternate says otherwise (0 to

@@ -670,7 +670,7 @@ static aotc_status open_stage(tune_run *r, bool *no_device)
 	const tune_options *o = r->o;
 	strbuf why;
 	strbuf_init(&why);
-	json_t *method = method_json(o->arch, o->alt_rounds);
+	json_t *method = method_json(o->arch, &o->sampling, o->alt_rounds);
 	aotc_status status = open_devices(r, method, no_device);
 	if (status)
 		goto out;

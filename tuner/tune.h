@@ -9,6 +9,7 @@
 
 #include "arch.h"
 #include "ir.h"
+#include "measure.h"
 #include "schedule.h"
 
 /* --dump=STAGE: print that stage's result as JSON lines on stdout
@@ -26,6 +27,7 @@ typedef struct tune_options {
 	bool stdout_taken;          /* the caller writes stdout (eval --format json): summaries on stderr */
 	int jobs;                   /* compile threads; 0: all cores */
 	int alt_rounds;             /* --alternate: rounds of the close contenders' alternation; 0: none */
+	sampling sampling;          /* how each cell is timed (SAMPLING_DEFAULT, --quick, ...) */
 	/* --devices: devices[ndevices], the indices to measure on, a worker
 	 * each; devices NULL: ndevices of the first device's model (0: every
 	 * one; $AOTC_DEVICE alone: its one). Host: stand-ins (default one). */

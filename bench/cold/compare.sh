@@ -1,0 +1,47 @@
+#!/bin/sh
+# Host timing with the buffers' lines evicted (the default, method
+# "cold_cache": "evict") against a full cache flush before every timed call
+# (AOTC_COLD_CACHE=flush, what every host tune did before): tune time, and
+# whether the times and winners agree.
+#
+#   bench/cold/compare.sh [AOTC]      (from the repository root; about 4 minutes)
+#
+# templates/matmul_host.cpp on 6 of its shapes (bench/devices/host.sh's), from
+# a warm compile cache: two tunes with the full flush, one with eviction.
+# Prints each tune's measuring time, then per pair the per-cell time ratio
+# over the cells both measured ok (median and the 10th-90th percentiles)
+# and the winners' agreement (tests/tuner/noise_agree.py). The two flushed
+# tunes are the baseline: how far two tunes of one method differ here.
+set -eu
+aotc=${1:-build/aotc}
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+export AOTC_CACHE_DIR="$tmp/cache"
+src=templates/matmul_host.cpp
+cat >"$tmp/shapes.json" <<'JSON'
+[{"M": 32, "N": 100, "K": 256}, {"M": 64, "N": 256, "K": 32}, {"M": 128, "N": 128, "K": 100},
+ {"M": 128, "N": 32, "K": 256}, {"M": 256, "N": 100, "K": 100}, {"M": 256, "N": 256, "K": 256}]
+JSON
+"$aotc" tune "$src" --arch host --db "$tmp/compile" --compile-only --quiet
+for run in flush1 evict flush2; do
+	mode=${run%[0-9]}
+	AOTC_COLD_CACHE=$mode "$aotc" tune "$src" --arch host --shapes "$tmp/shapes.json" --db "$tmp/$run" >"$tmp/log" 2>&1
+	echo "$run: $(sed -n 's/^\([0-9]*\) measurements taken, .* in \([0-9.]*\) s (\(.*\)); .*/\1 cells in \2 s (\3)/p' "$tmp/log")"
+done
+python3 - "$tmp" <<'PY'
+import glob, json, statistics, subprocess, sys
+tmp = sys.argv[1]
+sys.path.insert(0, "tests/tuner")
+from noise_agree import load
+
+def db(run):
+    return glob.glob("%s/%s/matmul_host.*.json" % (tmp, run))[0]
+
+for a, b in (("flush1", "flush2"), ("flush1", "evict"), ("flush2", "evict")):
+    (_, ca), (_, cb) = load(db(a)), load(db(b))
+    r = sorted(cb[k]["time_ms"] / ca[k]["time_ms"] for k in ca if k in cb)
+    q = lambda p: r[min(len(r) - 1, int(p * len(r)))]
+    j = json.loads(subprocess.check_output([sys.executable, "tests/tuner/noise_agree.py", db(a), db(b)]))
+    print("%s vs %s: %d cells, time ratio %.3f (median), %.3f to %.3f (p10-p90); winners agree within noise on %d of %d shapes, the same on %d"
+          % (b, a, len(r), statistics.median(r), q(0.1), q(0.9), j["agree"], j["shapes"], j["same_winner"]))
+PY
