@@ -198,6 +198,7 @@ static aotc_status compile_file_first(pool *p, const aotc_module *m, const kerne
 typedef struct progress {
 	bool tty, quiet;
 	double last;
+	double every;   /* seconds between lines: 0.25 on a terminal, else 15 or $AOTC_PROGRESS_SECONDS */
 } progress;
 
 static void fmt_duration(char *buf, size_t n, double s)
@@ -1147,7 +1148,7 @@ static void show_progress(tune_run *r, bool final)
 	if (pr->quiet)
 		return;
 	double t = monotonic_s();
-	if (!final && (pr->tty ? t - pr->last < 0.25 : t - pr->last < 15))
+	if (!final && t - pr->last < pr->every)
 		return;
 	pr->last = t;
 	schedule_counts n = schedule_count(&r->sc);
@@ -1610,7 +1611,12 @@ static void plan_alternation(crew *cw)
 /* Rounds until the schedule is done or the budget is spent. */
 static aotc_status measure_stage(tune_run *r)
 {
-	r->pr = (progress){.tty = isatty(2), .quiet = r->o->quiet};
+	r->pr = (progress){.tty = isatty(2), .quiet = r->o->quiet, .every = 15};
+	const char *every = getenv("AOTC_PROGRESS_SECONDS");
+	if (r->pr.tty)
+		r->pr.every = 0.25;
+	else if (every && atof(every) > 0)
+		r->pr.every = atof(every);
 	r->t0 = monotonic_s();
 	int ncells = r->cf.n * r->ss.count;
 	int *cells = xmalloc((size_t)ncells * sizeof *cells + 1);
