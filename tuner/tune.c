@@ -346,6 +346,14 @@ typedef struct tune_run {
 	unsigned char *busy;  /* per schedule cell: a device is measuring it */
 	aotc_status failed;   /* a device's error: the others stop */
 	double t0;
+	/* What measuring costs, for the time left (estimate_left): per cell,
+	 * wall seconds y against the ms its timed launches took x (sums for a
+	 * least-squares line); the rest (shape setups, alternation) apart. */
+	double fit_n, fit_x, fit_y, fit_xx, fit_xy, other_s;
+	double pred_x, pred_actual; /* the predicted x of cells measured that had one, and their x */
+	int pred_n;
+	double *shape_x;      /* per shape: the x of its cells measured, added */
+	int *shape_n;         /* and how many */
 	int measured, reused;
 	bool out_of_budget, lost_shapes;
 	progress pr;
@@ -373,6 +381,8 @@ static void run_finish(tune_run *r)
 	free(r->ms);
 	free(r->warmed);
 	free(r->busy);
+	free(r->shape_x);
+	free(r->shape_n);
 	schedule_finish(&r->sc);
 	free(r->abs);
 	free((void *)r->req.libs);
@@ -1113,28 +1123,110 @@ static json_t *reference_at(tune_run *r, int s, aotc_status *status)
 
 /* Seconds left: the cells the search still means to measure at the pace
  * so far, or what is left of the budget when that is less (*capped). */
-static double estimate_left(const tune_run *r, bool *capped)
+/* The ms the timed launches of a cell whose launches take t ms would take
+ * at shape s under the sampling (docs/database.md, "How a measurement is
+ * taken"): screened after a few when far behind the best, else until the
+ * cell's time is spent, within the least and the most samples. */
+static double timed_ms(const tune_run *r, int s, double t)
+{
+	const sampling *sp = &r->o->sampling;
+	double best = r->sc.best[s];
+	if (sp->screen_factor > 0 && isfinite(best) && t > sp->screen_factor * best)
+		return t * (sp->warmup + sp->screen_samples);
+	double n = ceil(sp->budget_ms / t);
+	n = n < sp->min_samples ? sp->min_samples : n > sp->max_samples ? sp->max_samples : n;
+	return t * (sp->warmup + n);
+}
+
+/* The product of shape s's arguments (at least 1): how much work a shape
+ * is, roughly, for a kernel whose work grows with each argument. */
+static double shape_size(const tune_run *r, int s)
+{
+	double v = 1;
+	for (int a = 0; a < r->ss.nargs; a++)
+		v *= fmax(1, (double)shape_row(&r->ss, s)[a]);
+	return v;
+}
+
+/* The x (timed_ms) of a cell of shape s without a prediction: the shape's
+ * own so far, else a power law in the shapes' sizes fitted to those of the
+ * shapes measured (log x = k + e log size; e = 1 with one size), else the
+ * average so far. */
+static double shape_x_guess(const tune_run *r, int s, double mx)
+{
+	if (r->shape_n[s])
+		return r->shape_x[s] / r->shape_n[s];
+	double n = 0, sx = 0, sy = 0, sxx = 0, sxy = 0;
+	for (int t = 0; t < r->ss.count; t++) {
+		if (!r->shape_n[t] || !(r->shape_x[t] > 0))
+			continue;
+		double x = log(shape_size(r, t)), y = log(r->shape_x[t] / r->shape_n[t]);
+		n++;
+		sx += x;
+		sy += y;
+		sxx += x * x;
+		sxy += x * y;
+	}
+	if (n == 0)
+		return mx;
+	double var = sxx / n - (sx / n) * (sx / n);
+	double e = var > 1e-9 ? (sxy / n - (sx / n) * (sy / n)) / var : 1;
+	e = e < 0 ? 0 : e > 3 ? 3 : e;
+	return exp(sy / n + e * (log(shape_size(r, s)) - sx / n));
+}
+
+static double estimate_left(tune_run *r, bool *capped)
 {
 	*capped = false;
 	const schedule *sc = &r->sc;
-	if (r->measured < 5) /* one slow first cell is no pace */
+	if (r->measured < 5 || r->fit_n < 5) /* one slow first cell is no pace */
 		return NAN;
-	double per = (monotonic_s() - r->t0) / r->measured, cells = 0;
+	/* A cell costs a + b x seconds, x the ms its timed launches take (a:
+	 * the worker's round trips, the checks, the cold cache; fitted to the
+	 * cells measured), x from the cost model's prediction of its time
+	 * where the search has one (the promising cells come first, so the
+	 * ones left are the slower ones), else the average so far; shape
+	 * setups and alternation add what they cost per cell so far. The
+	 * devices share the work; waiting for compiles is counted as the
+	 * compiling left, which measuring cannot outrun. */
+	double n = r->fit_n, mx = r->fit_x / n, my = r->fit_y / n;
+	double var = r->fit_xx / n - mx * mx, b = var > 1e-12 ? (r->fit_xy / n - mx * my) / var : 0;
+	b = b > 0 ? b : 0;
+	double a = my - b * mx;
+	a = a > 0 ? a : 0;
+	double extra = r->other_s / r->fit_n, left = 0;
+	/* the cost model's bias, as the cells measured since it predicted show */
+	double bias = r->pred_n >= 20 && r->pred_x > 0 ? r->pred_actual / r->pred_x : 1;
 	for (int s = 0; s < r->ss.count; s++) {
 		if (sc->closed[s])
 			continue;
 		int open = 0, sample = 0;
-		for (int c = 0; c < r->cf.n; c++)
-			open += sc->state[schedule_cell(sc, c, s)] == CELL_PENDING && !schedule_deprioritised(sc, c);
+		double cost = 0, guess = shape_x_guess(r, s, mx);
+		for (int c = 0; c < r->cf.n; c++) {
+			int cell = schedule_cell(sc, c, s);
+			if (sc->state[cell] != CELL_PENDING || schedule_deprioritised(sc, c))
+				continue;
+			open++;
+			cost += a + b * (isfinite(sc->pred[cell]) ? bias * timed_ms(r, s, exp(sc->pred[cell])) : guess) + extra;
+		}
 		for (int i = 0; i < sc->nsample; i++)
 			sample += sc->state[schedule_cell(sc, sc->order[i], s)] == CELL_PENDING;
-		if (sc->kind == SEARCH_MODEL) {
+		if (sc->kind == SEARCH_MODEL && open) {
 			int more = sample + (SEARCH_PATIENCE - sc->stale[s]) * SEARCH_BATCH;
-			open = more < open ? more : open;
+			if (more < open) {
+				cost *= (double)more / open;
+				open = more;
+			}
 		}
-		cells += open;
+		left += cost / r->nms;
 	}
-	double left = cells * per, budget_left = r->o->budget_s - (monotonic_s() - r->t0);
+	pool *p = &r->p;
+	int built = pool_done(p), jobs = p->on_demand ? p->nwanted : p->njobs;
+	if (built > 0 && jobs > built && p->nthreads > 0) {
+		double compiling = (jobs - built) * (p->busy_s / built) / p->nthreads;
+		left = compiling > left ? compiling : left;
+	}
+	double budget_left = r->o->budget_s - (monotonic_s() - r->t0);
 	if (r->o->budget_s > 0 && budget_left < left) {
 		*capped = true;
 		left = budget_left > 0 ? budget_left : 0;
@@ -1235,6 +1327,7 @@ static aotc_status measure_cell(tune_run *r, measurer *ms, int c, int s)
 	mm.status = static_status(r, c, s, &dims, &why);
 	double best = r->sc.best[s];
 	int cell = schedule_cell(&r->sc, c, s);
+	double pred_x = isfinite(r->sc.pred[cell]) ? timed_ms(r, s, exp(r->sc.pred[cell])) : NAN;
 	r->busy[cell] = 1;
 	run_unlock(r);
 	const job *j = NULL;
@@ -1247,15 +1340,35 @@ static aotc_status measure_cell(tune_run *r, measurer *ms, int c, int s)
 		}
 	}
 	bool lost = false;
+	double took = 0;
 	if (mm.status != MS_OK) {
 		json_decref(dims);
 		mm.note = xstrdup(why.data);
 	} else {
+		double t0 = monotonic_s();
 		lost = !measurer_run(ms, j, dims, r->cf.fn[c], r->cf.fn[c] ? config_values(&r->cf, c) : NULL, best,
 		                     &mm, &why);
+		took = monotonic_s() - t0;
 	}
 	run_lock(r);
 	r->busy[cell] = 0;
+	if (took > 0) {
+		double x = 0;
+		for (int i = 0; i < mm.nsamples; i++)
+			x += mm.samples[i];
+		r->fit_n++;
+		r->fit_x += x;
+		r->fit_y += took;
+		r->fit_xx += x * x;
+		r->fit_xy += x * took;
+		r->shape_x[s] += x;
+		r->shape_n[s]++;
+		if (isfinite(pred_x)) {
+			r->pred_x += pred_x;
+			r->pred_actual += x;
+			r->pred_n++;
+		}
+	}
 	aotc_status status = AOTC_OK;
 	if (lost) {
 		diag_plain_error(r->d, "the worker cannot be restarted: %s", why.data);
@@ -1370,9 +1483,12 @@ static aotc_status alternate_once(tune_run *r, measurer *ms, int s)
 	bool lost = false, alternated = false;
 	why.len = 0;
 	why.data[0] = 0;
+	double t0 = monotonic_s();
 	if (nv >= 2)
 		alternated = measurer_alternate(ms, v, nv, r->o->alt_rounds, &lost, &why);
+	double took = monotonic_s() - t0;
 	run_lock(r);
+	r->other_s += took;
 	if (alternated) {
 		r->alternations++;
 		for (int i = 0; i < nv && !status; i++) {
@@ -1464,8 +1580,11 @@ static aotc_status visit_shape(crew *cw, measurer *ms, const visit *v)
 	strbuf why;
 	strbuf_init(&why);
 	run_unlock(r);
+	double t0 = monotonic_s();
 	shape_result sr = measurer_shape(ms, shape_row(&r->ss, s), r->ss.nargs, ref, &why);
+	double took = monotonic_s() - t0;
 	run_lock(r);
+	r->other_s += took;
 	if (sr == SHAPE_REFUSED) {
 		/* Too large for this machine: every cell says so. */
 		for (int c = 0; c < r->cf.n && !status; c++) {
@@ -1624,6 +1743,8 @@ static aotc_status measure_stage(tune_run *r)
 	           .open = xcalloc((size_t)r->ss.count + 1, sizeof *cw.open),
 	           .measured = xcalloc((size_t)r->ss.count + 1, sizeof *cw.measured)};
 	r->alt_done = xcalloc((size_t)r->ss.count + 1, sizeof *r->alt_done);
+	r->shape_x = xcalloc((size_t)r->ss.count + 1, sizeof *r->shape_x);
+	r->shape_n = xcalloc((size_t)r->ss.count + 1, sizeof *r->shape_n);
 	pthread_mutex_init(&r->mu, NULL);
 	aotc_status status = AOTC_OK;
 	int n;
