@@ -1,9 +1,10 @@
-/* The tuner's driver: the stages in order (enumerate, open the device,
+/* The tuner's driver: the stages in order (enumerate, open the devices,
  * compiler and database, schedule, compile, measure), each a function of
- * its own below; the stages' machinery is in compile.c (the compile pool
- * and cache), schedule.c (which cells, in which order, when to stop) and
- * measure.c (the worker process). */
-#include "tune.h"
+ * its own below but the measure stage, which is crew.c's (a thread per
+ * device; the run they share is tune_run.h); the stages' machinery is in
+ * compile.c (the compile pool and cache), schedule.c (which cells, in
+ * which order, when to stop) and measure.c (the worker process). */
+#include "tune_run.h"
 
 #include <errno.h>
 #include <math.h>
@@ -28,27 +29,6 @@
 #include "shapes.h"
 
 /* ---- Configurations ---------------------------------------------------- */
-
-/* The enumerated configurations of the kernel, then of each of its
- * AOTC_ALTERNATIVEs (in the order the IR holds them), then (from
- * nvariants on) the kernel's AOTC_EXTERN routines in annotation order:
- * named as the routine, their value rows zeros (they have no tunables),
- * always measured. An alternative's variants are always measured too: the
- * model search ranks configurations by the kernel's tunables, which they
- * do not have. */
-typedef struct configs {
-	const kernel *k;
-	const kernel *cur;   /* the function add_config enumerates */
-	arena a;
-	int64_t *values;     /* n rows of nt, a function's own values first */
-	int nt;              /* the most tunables of the kernel and its alternatives */
-	char **names;
-	const kernel **fn;   /* per config: the function it is a variant of; NULL: an extern */
-	int *job;            /* compile job per config */
-	bool *always;        /* per config: an extern or an alternative's, outside the search */
-	int n, nvariants;
-	size_t cap;
-} configs;
 
 static bool add_config(void *ctx, const int64_t *values)
 {
@@ -88,8 +68,6 @@ static void enumerate_configs(configs *c, const arch_info *arch)
 	}
 	c->cur = NULL;
 }
-
-static const int64_t *config_values(const configs *c, int i) { return c->values + (size_t)i * c->nt; }
 
 static void configs_finish(configs *c)
 {
@@ -193,24 +171,6 @@ static aotc_status compile_file_first(pool *p, const aotc_module *m, const kerne
 	return st == RT_ERR_ENV ? AOTC_ENVIRONMENT : AOTC_DIAGNOSED;
 }
 
-/* ---- Progress ---------------------------------------------------------- */
-
-typedef struct progress {
-	bool tty, quiet;
-	double last;
-	double every;   /* seconds between lines: 0.25 on a terminal, else 15 or $AOTC_PROGRESS_SECONDS */
-} progress;
-
-static void fmt_duration(char *buf, size_t n, double s)
-{
-	if (s < 60)
-		snprintf(buf, n, "%.0fs", s);
-	else if (s < 3600)
-		snprintf(buf, n, "%dm%02ds", (int)s / 60, (int)s % 60);
-	else
-		snprintf(buf, n, "%dh%02dm", (int)s / 3600, ((int)s % 3600) / 60);
-}
-
 /* The backend that tunes k for --arch: 0, or an exit status (diagnosed). */
 static aotc_status backend_for_kernel(const kernel *k, const tune_options *o, const rt_ops **ops,
                               diags *d)
@@ -308,68 +268,6 @@ static bool choose_compiler(const rt_ops *ops, const aotc_module *m, const tune_
 	return req->compiler != NULL;
 }
 
-/* ---- The run --------------------------------------------------------------- */
-
-/* One tune of one kernel: the stages' results, in the order they fill. */
-typedef struct tune_run {
-	const aotc_module *m;
-	const kernel *k;
-	const tune_options *o;
-	diags *d;
-	const rt_ops *ops;
-	/* enumerate */
-	configs cf;
-	shape_set ss;
-	int64_t *params;      /* per shape: k->nparams values */
-	bool *params_ok;      /* per shape: its AOTC_VALUEs evaluate */
-	/* open: devices, compiler, database */
-	measurer *ms;         /* one per device (--devices), each with its worker */
-	int nms;
-	json_t *device;       /* ms[0]'s (borrowed): every measurement's hardware */
-	rt_compile_request req;
-	char *abs;
-	const char *hwid;
-	tune_db *db;
-	db_key key;             /* what its measurements are keyed by (dbset_key) */
-	int *dbc, *dbs;       /* configuration / shape -> database index */
-	/* schedule */
-	cost_features feat;
-	schedule sc;
-	int learned;          /* cells recorded from failures learnt once */
-	/* compile */
-	pool p;
-	bool pool_started;
-	int ref_job;
-	json_t *ref_dims;     /* per shape: the reference's launch, or NULL */
-	/* measure: one thread per device; they share this run under mu */
-	pthread_mutex_t mu;
-	unsigned char *busy;  /* per schedule cell: a device is measuring it */
-	aotc_status failed;   /* a device's error: the others stop */
-	double t0;
-	/* What measuring costs, for the time left (estimate_left): per cell,
-	 * wall seconds y against the ms its timed launches took x (sums for a
-	 * least-squares line); the rest (shape setups, alternation) apart. */
-	double fit_n, fit_x, fit_y, fit_xx, fit_xy, other_s;
-	double pred_x, pred_actual; /* the predicted x of cells measured that had one, and their x */
-	int pred_n;
-	double *shape_x;      /* per shape: the x of its cells measured, added */
-	int *shape_n;         /* and how many */
-	int measured, reused;
-	bool out_of_budget, lost_shapes;
-	progress pr;
-	/* noise: the warm-up, the clocks, the close contenders' alternation */
-	json_t *warm, *clocks_end; /* the first device warmed's replies, or NULL */
-	int warm_ms;          /* its index in ms */
-	bool *warmed;         /* per device */
-	bool *alt_done;       /* per shape: alternated in this run */
-	int alternations, alt_lost;
-} tune_run;
-
-static const measurement *cell_meas(const tune_run *r, int c, int s)
-{
-	return db_get(r->db, r->dbc[c], r->dbs[s]);
-}
-
 static void run_finish(tune_run *r)
 {
 	if (r->pool_started)
@@ -440,11 +338,6 @@ static aotc_status enumerate_stage(tune_run *r)
 		}
 	}
 	return AOTC_OK;
-}
-
-static const int64_t *shape_params(const tune_run *r, int s)
-{
-	return r->params + (size_t)s * (r->k->nparams + 1);
 }
 
 static void schedule_stage_init(tune_run *r, double sm_count)
@@ -766,7 +659,7 @@ out:
 
 /* ---- Stage 3: schedule: what is known before measuring ------------------- */
 
-static aotc_status record(tune_run *r, measurement *mm)
+aotc_status tune_record(tune_run *r, measurement *mm)
 {
 	if (db_record(r->db, mm) < 0) {
 		diag_plain_error(r->d, "cannot write %s: %s", r->db->journal_path, strerror(errno));
@@ -780,18 +673,18 @@ static aotc_status record(tune_run *r, measurement *mm)
 }
 
 /* Records status st with note for cell (c, s) and tells the schedule. */
-static aotc_status record_status(tune_run *r, int c, int s, meas_status st, const char *note)
+aotc_status tune_record_status(tune_run *r, int c, int s, meas_status st, const char *note)
 {
 	measurement mm = {.config = r->dbc[c], .shape = r->dbs[s], .status = st, .error = NAN,
 	                  .time_ms = NAN, .note = (char *)note};
 	schedule_mark(&r->sc, c, s, st, NAN);
-	return record(r, &mm);
+	return tune_record(r, &mm);
 }
 
 /* The launch of configuration c at shape s, or why it has none: MS_OK with
  * *dims, MS_INVALID (an AOTC_VALID_IF, a launch expression) or MS_SKIPPED
  * (beyond the device's limits), decided without running anything. */
-static meas_status static_status(const tune_run *r, int c, int s, json_t **dims, strbuf *why)
+meas_status tune_static_status(const tune_run *r, int c, int s, json_t **dims, strbuf *why)
 {
 	const kernel *k = r->cf.fn[c];
 	/* A routine handles any shape and launches its own work. */
@@ -826,8 +719,8 @@ static bool same_resources(const tune_run *r, int c, int s, int t)
 	strbuf why;
 	strbuf_init(&why);
 	json_t *a, *b;
-	static_status(r, c, s, &a, &why);
-	static_status(r, c, t, &b, &why);
+	tune_static_status(r, c, s, &a, &why);
+	tune_static_status(r, c, t, &b, &why);
 	bool same = a && b && json_equal(json_object_get(a, "block"), json_object_get(b, "block")) &&
 	            json_equal(json_object_get(a, "smem"), json_object_get(b, "smem"));
 	json_decref(a);
@@ -840,7 +733,7 @@ static bool same_resources(const tune_run *r, int c, int s, int t)
  * 11): a compile error holds for every shape; resources for every shape
  * with the same block and shared memory; a configuration the model search
  * deprioritises is skipped on its remaining shapes. Records those cells. */
-static aotc_status learn_from(tune_run *r, int c, int s)
+aotc_status tune_learn_from(tune_run *r, int c, int s)
 {
 	const measurement *m = cell_meas(r, c, s);
 	if (!m)
@@ -868,7 +761,7 @@ static aotc_status learn_from(tune_run *r, int c, int s)
 		if (st == MS_RESOURCES && !same_resources(r, c, s, t))
 			continue;
 		meas_status put = st == MS_COMPILE_ERROR || st == MS_RESOURCES ? st : MS_SKIPPED;
-		status = record_status(r, c, t, put, note.data);
+		status = tune_record_status(r, c, t, put, note.data);
 		r->learned++;
 	}
 out:
@@ -922,15 +815,15 @@ static aotc_status schedule_stage(tune_run *r)
 			why.len = 0;
 			why.data[0] = 0;
 			json_t *dims;
-			meas_status st = static_status(r, c, s, &dims, &why);
+			meas_status st = tune_static_status(r, c, s, &dims, &why);
 			json_decref(dims);
 			if (st != MS_OK)
-				status = record_status(r, c, s, st, why.data);
+				status = tune_record_status(r, c, s, st, why.data);
 		}
 	}
 	for (int s = 0; s < r->ss.count && !status; s++)
 		for (int c = 0; c < r->cf.n && !status; c++)
-			status = learn_from(r, c, s);
+			status = tune_learn_from(r, c, s);
 	strbuf_finish(&why);
 	return status;
 }
@@ -949,7 +842,7 @@ static double noise_of(const measurement *a, const measurement *b)
  * shard and every ok one within their noise of it, fastest first, at most
  * ALT_GROUP, into group (configurations): how many. *fresh: whether one of
  * them has not been alternated yet. */
-static int contenders(const tune_run *r, int s, int *group, bool *fresh)
+int tune_contenders(const tune_run *r, int s, int *group, bool *fresh)
 {
 	const schedule *sc = &r->sc;
 	int n = 0, best = -1;
@@ -987,7 +880,7 @@ static int contenders(const tune_run *r, int s, int *group, bool *fresh)
 /* Whether any cell of shape s was alternated: a shape alternated in an
  * earlier run, which a rerun does not time again (its contenders as they
  * stand now may differ from those it had: noise moves them). */
-static bool shape_alternated(const tune_run *r, int s)
+bool tune_shape_alternated(const tune_run *r, int s)
 {
 	for (int c = 0; c < r->cf.n; c++) {
 		const measurement *m = cell_meas(r, c, s);
@@ -1021,7 +914,7 @@ static aotc_status compile_stage(tune_run *r)
 	for (int s = 0; s < r->ss.count && r->o->alt_rounds > 0; s++) {
 		int group[ALT_GROUP];
 		bool fresh;
-		int g = r->params_ok[s] && !shape_alternated(r, s) ? contenders(r, s, group, &fresh) : AOTC_OK;
+		int g = r->params_ok[s] && !tune_shape_alternated(r, s) ? tune_contenders(r, s, group, &fresh) : AOTC_OK;
 		for (int i = 0; i < g && fresh; i++)
 			again[group[i]] = realternate = true;
 	}
@@ -1086,693 +979,6 @@ static void dump_compile(tune_run *r)
 		free(line);
 		json_decref(o);
 	}
-}
-
-/* The reference's compiled blob and launch at shape s (json null without
- * a reference); NULL after a diagnostic. */
-static json_t *reference_at(tune_run *r, int s, aotc_status *status)
-{
-	const kernel *k = r->k;
-	if (r->ref_job < 0)
-		return json_null();
-	const job *j = pool_wait(&r->p, r->ref_job);
-	if (j->rs != RT_OK) {
-		diag_error(r->d, k->reference_loc, "the reference '%s' does not compile:\n%s", k->reference,
-		           j->log ? j->log : "");
-		*status = AOTC_DIAGNOSED;
-		return NULL;
-	}
-	if (k->ref_on_host)
-		return json_pack("{s:s, s:s, s:b}", "blob", j->path, "symbol", j->symbol, "host", true);
-	strbuf why;
-	strbuf_init(&why);
-	json_t *dims;
-	meas_status ls = launch_dims(k, &k->ref_grid, &k->ref_block, &k->ref_smem, NULL,
-	                             shape_params(r, s), r->device, &dims, &why);
-	if (ls != MS_OK) {
-		diag_error(r->d, k->reference_loc, "the reference cannot be launched: %s", why.data);
-		strbuf_finish(&why);
-		*status = AOTC_DIAGNOSED;
-		return NULL;
-	}
-	strbuf_finish(&why);
-	return json_pack("{s:s, s:s, s:o}", "blob", j->path, "symbol", j->symbol, "launch", dims);
-}
-
-/* ---- Stage 5: measure ------------------------------------------------------ */
-
-/* Seconds left: the cells the search still means to measure at the pace
- * so far, or what is left of the budget when that is less (*capped). */
-/* The ms the timed launches of a cell whose launches take t ms would take
- * at shape s under the sampling (docs/database.md, "How a measurement is
- * taken"): screened after a few when far behind the best, else until the
- * cell's time is spent, within the least and the most samples. */
-static double timed_ms(const tune_run *r, int s, double t)
-{
-	const sampling *sp = &r->o->sampling;
-	double best = r->sc.best[s];
-	if (sp->screen_factor > 0 && isfinite(best) && t > sp->screen_factor * best)
-		return t * (sp->warmup + sp->screen_samples);
-	double n = ceil(sp->budget_ms / t);
-	n = n < sp->min_samples ? sp->min_samples : n > sp->max_samples ? sp->max_samples : n;
-	return t * (sp->warmup + n);
-}
-
-/* The product of shape s's arguments (at least 1): how much work a shape
- * is, roughly, for a kernel whose work grows with each argument. */
-static double shape_size(const tune_run *r, int s)
-{
-	double v = 1;
-	for (int a = 0; a < r->ss.nargs; a++)
-		v *= fmax(1, (double)shape_row(&r->ss, s)[a]);
-	return v;
-}
-
-/* The x (timed_ms) of a cell of shape s without a prediction: the shape's
- * own so far, else a power law in the shapes' sizes fitted to those of the
- * shapes measured (log x = k + e log size; e = 1 with one size), else the
- * average so far. */
-static double shape_x_guess(const tune_run *r, int s, double mx)
-{
-	if (r->shape_n[s])
-		return r->shape_x[s] / r->shape_n[s];
-	double n = 0, sx = 0, sy = 0, sxx = 0, sxy = 0;
-	for (int t = 0; t < r->ss.count; t++) {
-		if (!r->shape_n[t] || !(r->shape_x[t] > 0))
-			continue;
-		double x = log(shape_size(r, t)), y = log(r->shape_x[t] / r->shape_n[t]);
-		n++;
-		sx += x;
-		sy += y;
-		sxx += x * x;
-		sxy += x * y;
-	}
-	if (n == 0)
-		return mx;
-	double var = sxx / n - (sx / n) * (sx / n);
-	double e = var > 1e-9 ? (sxy / n - (sx / n) * (sy / n)) / var : 1;
-	e = e < 0 ? 0 : e > 3 ? 3 : e;
-	return exp(sy / n + e * (log(shape_size(r, s)) - sx / n));
-}
-
-static double estimate_left(tune_run *r, bool *capped)
-{
-	*capped = false;
-	const schedule *sc = &r->sc;
-	if (r->measured < 5 || r->fit_n < 5) /* one slow first cell is no pace */
-		return NAN;
-	/* A cell costs a + b x seconds, x the ms its timed launches take (a:
-	 * the worker's round trips, the checks, the cold cache; fitted to the
-	 * cells measured), x from the cost model's prediction of its time
-	 * where the search has one (the promising cells come first, so the
-	 * ones left are the slower ones), else the average so far; shape
-	 * setups and alternation add what they cost per cell so far. The
-	 * devices share the work; waiting for compiles is counted as the
-	 * compiling left, which measuring cannot outrun. */
-	double n = r->fit_n, mx = r->fit_x / n, my = r->fit_y / n;
-	double var = r->fit_xx / n - mx * mx, b = var > 1e-12 ? (r->fit_xy / n - mx * my) / var : 0;
-	b = b > 0 ? b : 0;
-	double a = my - b * mx;
-	a = a > 0 ? a : 0;
-	double extra = r->other_s / r->fit_n, left = 0;
-	/* the cost model's bias, as the cells measured since it predicted show */
-	double bias = r->pred_n >= 20 && r->pred_x > 0 ? r->pred_actual / r->pred_x : 1;
-	for (int s = 0; s < r->ss.count; s++) {
-		if (sc->closed[s])
-			continue;
-		int open = 0, sample = 0;
-		double cost = 0, guess = shape_x_guess(r, s, mx);
-		for (int c = 0; c < r->cf.n; c++) {
-			int cell = schedule_cell(sc, c, s);
-			if (sc->state[cell] != CELL_PENDING || schedule_deprioritised(sc, c))
-				continue;
-			open++;
-			cost += a + b * (isfinite(sc->pred[cell]) ? bias * timed_ms(r, s, exp(sc->pred[cell])) : guess) + extra;
-		}
-		for (int i = 0; i < sc->nsample; i++)
-			sample += sc->state[schedule_cell(sc, sc->order[i], s)] == CELL_PENDING;
-		if (sc->kind == SEARCH_MODEL && open) {
-			int more = sample + (SEARCH_PATIENCE - sc->stale[s]) * SEARCH_BATCH;
-			if (more < open) {
-				cost *= (double)more / open;
-				open = more;
-			}
-		}
-		left += cost / r->nms;
-	}
-	pool *p = &r->p;
-	int built = pool_done(p), jobs = p->on_demand ? p->nwanted : p->njobs;
-	if (built > 0 && jobs > built && p->nthreads > 0) {
-		double compiling = (jobs - built) * (p->busy_s / built) / p->nthreads;
-		left = compiling > left ? compiling : left;
-	}
-	double budget_left = r->o->budget_s - (monotonic_s() - r->t0);
-	if (r->o->budget_s > 0 && budget_left < left) {
-		*capped = true;
-		left = budget_left > 0 ? budget_left : 0;
-	}
-	return left;
-}
-
-static void show_progress(tune_run *r, bool final)
-{
-	progress *pr = &r->pr;
-	if (pr->quiet)
-		return;
-	double t = monotonic_s();
-	if (!final && t - pr->last < pr->every)
-		return;
-	pr->last = t;
-	schedule_counts n = schedule_count(&r->sc);
-	char eta[48] = "";
-	bool capped;
-	double left = final ? NAN : estimate_left(r, &capped);
-	if (!isnan(left)) {
-		fmt_duration(eta, sizeof eta - 16, left);
-		if (!final && capped)
-			strcat(eta, " (the budget)");
-	}
-	int ncompile = r->p.on_demand ? r->p.nwanted : r->p.njobs;
-	strbuf line;
-	strbuf_init(&line);
-	if (ncompile > 0)
-		strbuf_printf(&line, "compiled %d/%d, ", pool_done(&r->p), ncompile);
-	strbuf_printf(&line, "measured %d (%d of %d cells known), shapes covered %d/%d", r->measured, n.done,
-	              n.mine, n.shapes_ok, r->ss.count);
-	if (!final && !isnan(left))
-		strbuf_printf(&line, ", %s left", eta);
-	fprintf(stderr, "%saotc: %s%s", pr->tty ? "\r\033[K" : "", line.data, pr->tty && !final ? "" : "\n");
-	strbuf_finish(&line);
-}
-
-/* --dump=schedule: the round's batches. */
-static void dump_round(const tune_run *r, const int *cells, int n)
-{
-	for (int i = 0; i < n;) {
-		int s = cells[i] / r->cf.n;
-		json_t *names = json_array();
-		for (; i < n && cells[i] / r->cf.n == s; i++)
-			json_array_append_new(names, json_string(r->cf.names[cells[i] % r->cf.n]));
-		strbuf sb;
-		strbuf_init(&sb);
-		shape_format(&sb, r->k, &r->ss, s);
-		json_t *o = json_pack("{s:s, s:i, s:s, s:o}", "stage", "schedule", "round", r->sc.round,
-		                      "shape", sb.data, "configs", names);
-		char *line = json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER);
-		printf("%s\n", line);
-		fflush(stdout);
-		free(line);
-		json_decref(o);
-		strbuf_finish(&sb);
-	}
-}
-
-/* ---- The crew: one thread per device ------------------------------------- */
-
-/* Measuring is shared by one thread per device (--devices), each with its
- * measurer (a worker on its device). A round's cells are cut into visits
- * (a shape and some of the cells the round gives it); each thread takes
- * the next visit, makes the shape its worker's and measures the cells.
- * Everything else (the schedule, the database, the progress line,
- * diagnostics) is the run's, under r->mu: a thread holds it except while
- * it waits for a compile or for its worker (run_unlock ... run_lock
- * around those calls), so the bookkeeping goes as with one device. A cell
- * being measured is busy: what another cell's failure teaches is not
- * recorded there meanwhile. The thread that ends a round's last visit of
- * a shape alternates the shape's close contenders (its worker holds the
- * shape). With one device the crew is the calling thread. */
-
-static void run_lock(tune_run *r) { pthread_mutex_lock(&r->mu); }
-static void run_unlock(tune_run *r) { pthread_mutex_unlock(&r->mu); }
-
-/* "device 1: " before a line about one device's work, when there are
- * several; "" otherwise. */
-static const char *device_tag(const tune_run *r, const measurer *ms, char *buf, size_t n)
-{
-	buf[0] = 0;
-	if (r->nms > 1)
-		snprintf(buf, n, "device %d: ", ms->index);
-	return buf;
-}
-
-/* Measures configuration c at shape s, which ms's worker holds; records
- * it. Called and returns with r->mu held. */
-static aotc_status measure_cell(tune_run *r, measurer *ms, int c, int s)
-{
-	const kernel *k = r->k;
-	measurement mm = {.config = r->dbc[c], .shape = r->dbs[s], .error = NAN, .time_ms = NAN};
-	strbuf why;
-	strbuf_init(&why);
-	json_t *dims;
-	mm.status = static_status(r, c, s, &dims, &why);
-	double best = r->sc.best[s];
-	int cell = schedule_cell(&r->sc, c, s);
-	double pred_x = isfinite(r->sc.pred[cell]) ? timed_ms(r, s, exp(r->sc.pred[cell])) : NAN;
-	r->busy[cell] = 1;
-	run_unlock(r);
-	const job *j = NULL;
-	if (mm.status == MS_OK) {
-		j = pool_wait(&r->p, r->cf.job[c]);
-		if (j->rs != RT_OK) {
-			/* ptxas refusing the static shared memory: resources */
-			mm.status = j->rs == RT_ERR_RESOURCES ? MS_RESOURCES : MS_COMPILE_ERROR;
-			strbuf_puts(&why, j->log ? j->log : rt_status_name(j->rs));
-		}
-	}
-	bool lost = false;
-	double took = 0;
-	if (mm.status != MS_OK) {
-		json_decref(dims);
-		mm.note = xstrdup(why.data);
-	} else {
-		double t0 = monotonic_s();
-		lost = !measurer_run(ms, j, dims, r->cf.fn[c], r->cf.fn[c] ? config_values(&r->cf, c) : NULL, best,
-		                     &mm, &why);
-		took = monotonic_s() - t0;
-	}
-	run_lock(r);
-	r->busy[cell] = 0;
-	if (took > 0) {
-		double x = 0;
-		for (int i = 0; i < mm.nsamples; i++)
-			x += mm.samples[i];
-		r->fit_n++;
-		r->fit_x += x;
-		r->fit_y += took;
-		r->fit_xx += x * x;
-		r->fit_xy += x * took;
-		r->shape_x[s] += x;
-		r->shape_n[s]++;
-		if (isfinite(pred_x)) {
-			r->pred_x += pred_x;
-			r->pred_actual += x;
-			r->pred_n++;
-		}
-	}
-	aotc_status status = AOTC_OK;
-	if (lost) {
-		diag_plain_error(r->d, "the worker cannot be restarted: %s", why.data);
-		status = AOTC_ENVIRONMENT;
-	}
-	if (!status) {
-		schedule_mark(&r->sc, c, s, mm.status, mm.time_ms);
-		status = record(r, &mm);
-		r->measured++;
-	}
-	if (!status && r->o->verbose) {
-		strbuf sb;
-		strbuf_init(&sb);
-		shape_format(&sb, k, &r->ss, s);
-		char tag[32];
-		fprintf(stderr, "%saotc: %s%s %s: %s", r->pr.tty ? "\r\033[K" : "", device_tag(r, ms, tag, sizeof tag),
-		        sb.data, r->cf.names[c], meas_status_name(mm.status));
-		if (mm.status == MS_OK)
-			fprintf(stderr, " %.4f ms%s", mm.time_ms, mm.screened ? " (screened)" : "");
-		else if (mm.note)
-			fprintf(stderr, " (%.200s)", mm.note);
-		fputc('\n', stderr);
-		strbuf_finish(&sb);
-	}
-	free(mm.note);
-	free(mm.samples);
-	strbuf_finish(&why);
-	/* Buffers over the memory limit say nothing of the configuration's
-	 * other shapes, unlike a launch it cannot make. */
-	if (!status && !(mm.status == MS_RESOURCES && ms->refused))
-		status = learn_from(r, c, s);
-	return status;
-}
-
-/* Before ms's device times its first shape: the device warmed to a steady
- * clock (measurer_warm) and its clocks read; the first device's reply is
- * the run's, with one warning on a GPU whose clocks are not locked. */
-static void warm_once(tune_run *r, measurer *ms)
-{
-	int d = (int)(ms - r->ms);
-	if (r->warmed[d])
-		return;
-	r->warmed[d] = true;
-	run_unlock(r);
-	json_t *warm = measurer_warm(ms, warmup_ms(r->o->arch));
-	run_lock(r);
-	if (r->warm || !warm) {
-		json_decref(warm);
-		return;
-	}
-	r->warm = warm;
-	r->warm_ms = d;
-	const json_t *ck = json_object_get(r->warm, "clocks");
-	if (!r->o->quiet && r->o->arch->kind != ARCH_HOST && json_is_false(json_object_get(ck, "locked")))
-		fprintf(stderr, "%saotc: warning: the GPU's clocks are not locked (SM %lld MHz now, applications clock %lld MHz, at most %lld MHz): times may drift with temperature and power; lock them (nvidia-smi -lgc) for a steadier tune\n",
-		        r->pr.tty ? "\r\033[K" : "", (long long)json_integer_value(json_object_get(ck, "sm_mhz")),
-		        (long long)json_integer_value(json_object_get(ck, "app_sm_mhz")),
-		        (long long)json_integer_value(json_object_get(ck, "max_sm_mhz")));
-}
-
-/* Shape s (which ms's worker holds): its close contenders, where one was
- * not alternated yet, timed again in alternation and recorded; the
- * schedule's times follow. A failure of the worker on them leaves their
- * measurements as they were (with a warning). 0 or an exit status; r->mu
- * held. */
-static aotc_status alternate_once(tune_run *r, measurer *ms, int s)
-{
-	int group[ALT_GROUP];
-	bool fresh;
-	int n = contenders(r, s, group, &fresh);
-	if (n < 2 || !fresh)
-		return AOTC_OK;
-	alt_variant v[ALT_GROUP];
-	measurement mm[ALT_GROUP];
-	strbuf why;
-	strbuf_init(&why);
-	aotc_status status = AOTC_OK;
-	int nv = 0;
-	for (int i = 0; i < n; i++) {
-		int c = group[i];
-		json_t *dims;
-		if (r->cf.job[c] < 0 || static_status(r, c, s, &dims, &why) != MS_OK)
-			continue; /* not compiled in this run: cannot happen, contenders are */
-		const measurement *m = cell_meas(r, c, s);
-		mm[nv] = *m;
-		mm[nv].samples = xmalloc((size_t)m->nsamples * sizeof *m->samples + 1);
-		memcpy(mm[nv].samples, m->samples, (size_t)m->nsamples * sizeof *m->samples);
-		mm[nv].note = m->note ? xstrdup(m->note) : NULL;
-		v[nv] = (alt_variant){.ldims = dims, .fn = r->cf.fn[c],
-		                      .values = r->cf.fn[c] ? config_values(&r->cf, c) : NULL, .mm = &mm[nv]};
-		group[nv++] = c;
-	}
-	run_unlock(r);
-	/* The compiled contenders (a failed compile: left out) */
-	int kept = 0;
-	for (int i = 0; i < nv; i++) {
-		pool_want(&r->p, r->cf.job[group[i]]);
-		const job *j = pool_wait(&r->p, r->cf.job[group[i]]);
-		if (j->rs != RT_OK) {
-			json_decref(v[i].ldims);
-			free(mm[i].samples);
-			free(mm[i].note);
-			continue;
-		}
-		v[kept] = v[i];
-		v[kept].j = j;
-		mm[kept] = mm[i];
-		v[kept].mm = &mm[kept];
-		group[kept++] = group[i];
-	}
-	nv = kept;
-	bool lost = false, alternated = false;
-	why.len = 0;
-	why.data[0] = 0;
-	double t0 = monotonic_s();
-	if (nv >= 2)
-		alternated = measurer_alternate(ms, v, nv, r->o->alt_rounds, &lost, &why);
-	double took = monotonic_s() - t0;
-	run_lock(r);
-	r->other_s += took;
-	if (alternated) {
-		r->alternations++;
-		for (int i = 0; i < nv && !status; i++) {
-			schedule_retime(&r->sc, group[i], s, mm[i].status, mm[i].time_ms);
-			status = record(r, &mm[i]);
-		}
-		if (!status && r->o->verbose) {
-			strbuf sb;
-			strbuf_init(&sb);
-			shape_format(&sb, r->k, &r->ss, s);
-			char tag[32];
-			fprintf(stderr, "%saotc: %s%s: alternated", r->pr.tty ? "\r\033[K" : "",
-			        device_tag(r, ms, tag, sizeof tag), sb.data);
-			for (int i = 0; i < nv; i++)
-				if (mm[i].status == MS_OK)
-					fprintf(stderr, "%s %s %.4f ms (noise %.1f %%)", i ? "," : "", r->cf.names[group[i]],
-					        mm[i].time_ms, 100 * meas_spread(&mm[i]));
-				else
-					fprintf(stderr, "%s %s %s", i ? "," : "", r->cf.names[group[i]], meas_status_name(mm[i].status));
-			fprintf(stderr, " (%d rounds)\n", mm[0].alternated);
-			strbuf_finish(&sb);
-		}
-	} else if (nv >= 2) {
-		strbuf sb;
-		strbuf_init(&sb);
-		shape_format(&sb, r->k, &r->ss, s);
-		fprintf(stderr, "%saotc: warning: shape %s: the close contenders could not be timed again in alternation (%s); their first times stand\n",
-		        r->pr.tty ? "\r\033[K" : "", sb.data, why.data);
-		strbuf_finish(&sb);
-		r->alt_lost++;
-		if (lost) {
-			diag_plain_error(r->d, "the worker cannot be restarted: %s", why.data);
-			status = AOTC_ENVIRONMENT;
-		}
-	} else {
-		for (int i = 0; i < nv; i++)
-			json_decref(v[i].ldims);
-	}
-	for (int i = 0; i < nv; i++) {
-		free(mm[i].samples);
-		free(mm[i].note);
-	}
-	strbuf_finish(&why);
-	return status;
-}
-
-/* alternate_once, once more where the new times made a variant measured
- * only once a contender (the first ones were slower in alternation than
- * alone); once per shape until alt_done[s] is reset. Nothing with
- * --alternate 0: the contenders keep their first times. */
-static aotc_status alternate_shape(tune_run *r, measurer *ms, int s)
-{
-	if (r->alt_done[s] || r->o->alt_rounds == 0)
-		return AOTC_OK;
-	r->alt_done[s] = true;
-	aotc_status status = AOTC_OK;
-	for (int pass = 0; pass < 2 && !status; pass++)
-		status = alternate_once(r, ms, s);
-	return status;
-}
-
-/* A shape and some of the cells a round gives it (cells[from..to) of the
- * crew's); from == to: only the shape's close contenders' alternation. */
-typedef struct visit {
-	int s, from, to;
-} visit;
-
-typedef struct crew {
-	tune_run *r;
-	const int *cells;   /* the round's, grouped by shape */
-	visit *v;
-	int nv, next;       /* visits, and the next one to take */
-	int *open;          /* per shape: its visits not ended */
-	bool *measured;     /* per shape: a visit measured a cell there */
-} crew;
-
-/* Visit v with ms's worker: the shape set up, the cells measured; where
- * this visit ends the shape's in this round, its contenders alternated.
- * 0 or an exit status; r->mu held. */
-static aotc_status visit_shape(crew *cw, measurer *ms, const visit *v)
-{
-	tune_run *r = cw->r;
-	int s = v->s;
-	aotc_status status = AOTC_OK;
-	json_t *ref = reference_at(r, s, &status);
-	if (!ref)
-		return status;
-	warm_once(r, ms);
-	strbuf why;
-	strbuf_init(&why);
-	run_unlock(r);
-	double t0 = monotonic_s();
-	shape_result sr = measurer_shape(ms, shape_row(&r->ss, s), r->ss.nargs, ref, &why);
-	double took = monotonic_s() - t0;
-	run_lock(r);
-	r->other_s += took;
-	if (sr == SHAPE_REFUSED) {
-		/* Too large for this machine: every cell says so. */
-		for (int c = 0; c < r->cf.n && !status; c++) {
-			int cell = schedule_cell(&r->sc, c, s);
-			if (r->sc.state[cell] == CELL_PENDING && !r->busy[cell])
-				status = record_status(r, c, s, MS_RESOURCES, why.data);
-		}
-		schedule_close_shape(&r->sc, s);
-	} else if (sr != SHAPE_OK) {
-		strbuf sb;
-		strbuf_init(&sb);
-		shape_format(&sb, r->k, &r->ss, s);
-		fprintf(stderr, "%saotc: warning: shape %s: the reference failed (%s)\n", r->pr.tty ? "\r\033[K" : "",
-		        sb.data, why.data);
-		strbuf_finish(&sb);
-		schedule_close_shape(&r->sc, s);
-		r->lost_shapes = true;
-		if (sr == SHAPE_WORKER_LOST) {
-			diag_plain_error(r->d, "the worker cannot be restarted: %s", why.data);
-			status = AOTC_ENVIRONMENT;
-		}
-	}
-	for (int i = v->from; i < v->to && sr == SHAPE_OK && !status && !r->failed; i++) {
-		int c = cw->cells[i] % r->cf.n;
-		if (r->sc.state[cw->cells[i]] != CELL_PENDING || schedule_deprioritised(&r->sc, c))
-			continue; /* learnt from another cell meanwhile */
-		if (r->o->budget_s > 0 && monotonic_s() - r->t0 > r->o->budget_s) {
-			r->out_of_budget = true;
-			break;
-		}
-		status = measure_cell(r, ms, c, s);
-		cw->measured[s] |= !status;
-		show_progress(r, false);
-	}
-	/* The shape's close contenders, while this worker holds it, where the
-	 * round measured something there (a later round's new contenders are
-	 * alternated again), or where the visit is for them alone. */
-	bool alone = v->from == v->to;
-	if (--cw->open[s] == 0 && sr == SHAPE_OK && !status && !r->failed && !r->out_of_budget &&
-	    (cw->measured[s] || alone)) {
-		if (!alone)
-			r->alt_done[s] = false;
-		status = alternate_shape(r, ms, s);
-	}
-	strbuf_finish(&why);
-	return status;
-}
-
-typedef struct crew_member {
-	crew *cw;
-	measurer *ms;
-} crew_member;
-
-/* One device's thread: visits until none is left, the budget is spent or
- * a device failed (r->failed). */
-static void *crew_thread(void *arg)
-{
-	crew_member *m = arg;
-	tune_run *r = m->cw->r;
-	run_lock(r);
-	while (!r->failed && !r->out_of_budget && m->cw->next < m->cw->nv) {
-		visit v = m->cw->v[m->cw->next++];
-		aotc_status status = visit_shape(m->cw, m->ms, &v);
-		if (status && !r->failed)
-			r->failed = status;
-	}
-	run_unlock(r);
-	return NULL;
-}
-
-/* The crew's visits, shared among the devices' threads; r->failed. */
-static aotc_status crew_run(crew *cw)
-{
-	tune_run *r = cw->r;
-	cw->next = 0;
-	crew_member *m = xcalloc((size_t)r->nms, sizeof *m);
-	for (int i = 0; i < r->nms; i++)
-		m[i] = (crew_member){.cw = cw, .ms = &r->ms[i]};
-	if (r->nms == 1) {
-		crew_thread(&m[0]);
-	} else {
-		pthread_t *t = xcalloc((size_t)r->nms, sizeof *t);
-		for (int i = 0; i < r->nms; i++)
-			if (pthread_create(&t[i], NULL, crew_thread, &m[i]) != 0)
-				die("pthread_create failed");
-		for (int i = 0; i < r->nms; i++)
-			pthread_join(t[i], NULL);
-		free(t);
-	}
-	free(m);
-	return r->failed;
-}
-
-/* The round's cells (grouped by shape) as the crew's visits: a shape's
- * cells one visit, or, when the round has fewer shapes than devices,
- * pieces of them so that every device has work (not without a reference:
- * there a worker takes the first variant it runs at a shape as correct,
- * and two workers might take different ones). */
-static void plan_visits(crew *cw, int n)
-{
-	tune_run *r = cw->r;
-	const int *cells = cw->cells;
-	int shapes = 0;
-	for (int i = 0; i < n; i++)
-		shapes += i == 0 || cells[i] / r->cf.n != cells[i - 1] / r->cf.n;
-	int pieces = shapes < r->nms && r->ref_job >= 0 ? (r->nms + shapes - 1) / shapes : 1;
-	cw->nv = 0;
-	memset(cw->open, 0, (size_t)r->ss.count * sizeof *cw->open);
-	memset(cw->measured, 0, (size_t)r->ss.count * sizeof *cw->measured);
-	for (int i = 0; i < n;) {
-		int s = cells[i] / r->cf.n, end = i;
-		while (end < n && cells[end] / r->cf.n == s)
-			end++;
-		int per = (end - i + pieces - 1) / pieces;
-		for (int from = i; from < end; from += per) {
-			cw->v[cw->nv++] = (visit){.s = s, .from = from, .to = from + per < end ? from + per : end};
-			cw->open[s]++;
-		}
-		i = end;
-	}
-}
-
-/* After the rounds: shapes none of whose cells was ever alternated
- * (measured by a run killed before it got there, or whose last visit in
- * a round lost its worker) are set up again and their contenders
- * alternated; nothing else is measured. */
-static void plan_alternation(crew *cw)
-{
-	tune_run *r = cw->r;
-	cw->nv = 0;
-	memset(cw->open, 0, (size_t)r->ss.count * sizeof *cw->open);
-	for (int s = 0; s < r->ss.count; s++) {
-		int group[ALT_GROUP];
-		bool fresh;
-		if (!r->params_ok[s] || r->alt_done[s] || r->sc.dead[s] || shape_alternated(r, s) ||
-		    contenders(r, s, group, &fresh) < 2 || !fresh)
-			continue;
-		cw->v[cw->nv++] = (visit){.s = s};
-		cw->open[s] = 1;
-	}
-}
-
-/* Rounds until the schedule is done or the budget is spent. */
-static aotc_status measure_stage(tune_run *r)
-{
-	r->pr = (progress){.tty = isatty(2), .quiet = r->o->quiet, .every = 15};
-	const char *every = getenv("AOTC_PROGRESS_SECONDS");
-	if (r->pr.tty)
-		r->pr.every = 0.25;
-	else if (every && atof(every) > 0)
-		r->pr.every = atof(every);
-	r->t0 = monotonic_s();
-	int ncells = r->cf.n * r->ss.count;
-	int *cells = xmalloc((size_t)ncells * sizeof *cells + 1);
-	crew cw = {.r = r, .cells = cells, .v = xmalloc((size_t)(ncells + r->ss.count) * sizeof *cw.v + 1),
-	           .open = xcalloc((size_t)r->ss.count + 1, sizeof *cw.open),
-	           .measured = xcalloc((size_t)r->ss.count + 1, sizeof *cw.measured)};
-	r->alt_done = xcalloc((size_t)r->ss.count + 1, sizeof *r->alt_done);
-	r->shape_x = xcalloc((size_t)r->ss.count + 1, sizeof *r->shape_x);
-	r->shape_n = xcalloc((size_t)r->ss.count + 1, sizeof *r->shape_n);
-	pthread_mutex_init(&r->mu, NULL);
-	aotc_status status = AOTC_OK;
-	int n;
-	while (!status && !r->out_of_budget && r->p.njobs > 0 && (n = schedule_next_round(&r->sc, cells)) > 0) {
-		if (r->o->dump == TUNE_DUMP_SCHEDULE)
-			dump_round(r, cells, n);
-		if (r->ref_job >= 0)
-			pool_want(&r->p, r->ref_job);
-		for (int i = 0; i < n; i++)
-			if (r->cf.job[cells[i] % r->cf.n] >= 0)
-				pool_want(&r->p, r->cf.job[cells[i] % r->cf.n]);
-		plan_visits(&cw, n);
-		status = crew_run(&cw);
-	}
-	if (!status && !r->out_of_budget && r->p.njobs > 0 && r->o->alt_rounds > 0) {
-		plan_alternation(&cw);
-		status = crew_run(&cw);
-	}
-	/* The clocks at the end, read under a short load as at the start (an
-	 * idle GPU lowers them within moments). */
-	if (!status && r->warm)
-		r->clocks_end = measurer_warm(&r->ms[r->warm_ms], warmup_ms(r->o->arch) / 4);
-	pthread_mutex_destroy(&r->mu);
-	free(cells);
-	free(cw.v);
-	free(cw.open);
-	free(cw.measured);
-	return status;
 }
 
 /* ---- Summary ------------------------------------------------------------- */
@@ -1896,7 +1102,7 @@ static noise_figures noise_of_tune(const tune_run *r)
 	for (int s = 0; s < r->ss.count; s++) {
 		int group[ALT_GROUP];
 		bool fresh;
-		int g = contenders(r, s, group, &fresh);
+		int g = tune_contenders(r, s, group, &fresh);
 		if (g == 0)
 			continue;
 		const measurement *w = cell_meas(r, group[0], s);
@@ -1984,14 +1190,14 @@ aotc_status tune_kernel(const aotc_module *m, const kernel *k, const tune_option
 		return AOTC_OK;
 	}
 	if (!status)
-		status = measure_stage(&r);
+		status = tune_measure_stage(&r);
 	if (status) {
 		if (r.db)
 			db_save(r.db); /* keep what was measured; the journal has it anyway */
 		run_finish(&r);
 		return status;
 	}
-	show_progress(&r, true);
+	tune_show_progress(&r, true);
 	double wall = monotonic_s() - r.t0;
 	schedule_counts n = schedule_count(&r.sc);
 	note_search(&r, !r.out_of_budget);
