@@ -6,7 +6,8 @@
 #
 #   bench/cold/compare.sh [AOTC]      (from the repository root; about 4 minutes)
 #
-# templates/matmul_host.cpp on 6 of its shapes (bench/devices/host.sh's), from
+# templates/matmul_host.cpp on 6 of its shapes (bench/matmul_host.6.shapes.json,
+# as bench/devices/host.sh), from
 # a warm compile cache: two tunes with the full flush, one with eviction.
 # Prints each tune's measuring time, then per pair the per-cell time ratio
 # over the cells both measured ok (median and the 10th-90th percentiles)
@@ -18,14 +19,10 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 export AOTC_CACHE_DIR="$tmp/cache"
 src=templates/matmul_host.cpp
-cat >"$tmp/shapes.json" <<'JSON'
-[{"M": 32, "N": 100, "K": 256}, {"M": 64, "N": 256, "K": 32}, {"M": 128, "N": 128, "K": 100},
- {"M": 128, "N": 32, "K": 256}, {"M": 256, "N": 100, "K": 100}, {"M": 256, "N": 256, "K": 256}]
-JSON
 "$aotc" tune "$src" --arch host --db "$tmp/compile" --compile-only --quiet
 for run in flush1 evict flush2; do
 	mode=${run%[0-9]}
-	AOTC_COLD_CACHE=$mode "$aotc" tune "$src" --arch host --shapes "$tmp/shapes.json" --db "$tmp/$run" >"$tmp/log" 2>&1
+	AOTC_COLD_CACHE=$mode "$aotc" tune "$src" --arch host --shapes bench/matmul_host.6.shapes.json --db "$tmp/$run" >"$tmp/log" 2>&1
 	echo "$run: $(sed -n 's/^\([0-9]*\) measurements taken, .* in \([0-9.]*\) s (\(.*\)); .*/\1 cells in \2 s (\3)/p' "$tmp/log")"
 done
 python3 - "$tmp" <<'PY'

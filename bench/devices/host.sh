@@ -5,7 +5,8 @@
 #
 #   bench/devices/host.sh [AOTC] [RUNS]     (from the repository root)
 #
-# RUNS (default 2) tunes of templates/matmul_host.cpp on 6 of its shapes,
+# RUNS (default 2) tunes of templates/matmul_host.cpp on 6 of its shapes
+# (bench/matmul_host.6.shapes.json),
 # from a warm compile cache, each on 1 worker and on 2, alternately. Prints
 # per tune its measuring wall time (the summary's "in X s": from the first
 # measurement to the last, compiling excluded), then for each pair of tunes
@@ -20,14 +21,10 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 export AOTC_CACHE_DIR="$tmp/cache"
 src=templates/matmul_host.cpp
-cat >"$tmp/shapes.json" <<'JSON'
-[{"M": 32, "N": 100, "K": 256}, {"M": 64, "N": 256, "K": 32}, {"M": 128, "N": 128, "K": 100},
- {"M": 128, "N": 32, "K": 256}, {"M": 256, "N": 100, "K": 100}, {"M": 256, "N": 256, "K": 256}]
-JSON
 "$aotc" tune "$src" --arch host --db "$tmp/compile" --compile-only --quiet
 for r in $(seq 1 "$runs"); do
 	for n in 1 2; do
-		"$aotc" tune "$src" --arch host --shapes "$tmp/shapes.json" --db "$tmp/d$n.$r" --devices $n \
+		"$aotc" tune "$src" --arch host --shapes bench/matmul_host.6.shapes.json --db "$tmp/d$n.$r" --devices $n \
 			>"$tmp/log" 2>&1
 		secs=$(sed -n 's/^[0-9]* measurements taken, .* in \([0-9.]*\) s.*/\1/p' "$tmp/log")
 		cells=$(sed -n 's/^\([0-9]*\) measurements taken.*/\1/p' "$tmp/log")
@@ -35,31 +32,19 @@ for r in $(seq 1 "$runs"); do
 	done
 done
 python3 - "$tmp" "$runs" <<'PY'
-import glob, json, math, subprocess, sys
+import glob, json, sys
 tmp, runs = sys.argv[1], int(sys.argv[2])
-sys.path.insert(0, "tests/tuner")
-from noise_agree import load, winner
+sys.path[:0] = ["bench", "bench/noise"]
+from compare import pair  # noise_agree.py's verdict and the cost of the other's winners
 
 def db(n, r):
     return glob.glob("%s/d%d.%d/matmul_host.*.json" % (tmp, n, r))[0]
-
-def cost(a, b):
-    """Per shape, a's time for b's winner over a's own winner."""
-    (_, ca), (_, cb) = load(a), load(b)
-    out = []
-    for sh in sorted({s for s, _ in ca}):
-        wa, wb = winner(ca, sh), winner(cb, sh)
-        if wa and wb and (sh, wb) in ca:
-            out.append(ca[(sh, wb)]["time_ms"] / ca[(sh, wa)]["time_ms"])
-    return out
 
 pairs = [("1 worker vs 1 worker", db(1, 1), db(1, r)) for r in range(2, runs + 1)]
 pairs += [("1 worker vs 2 workers", db(1, r), db(2, r)) for r in range(1, runs + 1)]
 pairs += [("2 workers vs 2 workers", db(2, 1), db(2, r)) for r in range(2, runs + 1)]
 for what, a, b in pairs:
-    j = json.loads(subprocess.check_output([sys.executable, "tests/tuner/noise_agree.py", a, b]))
-    c = cost(a, b) + cost(b, a)
-    gm = math.exp(sum(map(math.log, c)) / len(c))
+    v = pair(a, b, json.load(open(a)), json.load(open(b)))
     print("%s: %d of %d shapes agree within noise, %d the same winner; the other's winner costs %.1f %% (geomean), %.1f %% at most"
-          % (what, j["agree"], j["shapes"], j["same_winner"], 100 * (gm - 1), 100 * (max(c) - 1)))
+          % (what, v["agree"], v["shapes"], v["same_winner"], 100 * (v["cost_geomean"] - 1), 100 * (v["cost_worst"] - 1)))
 PY
