@@ -226,6 +226,10 @@ typedef struct hresult {
 	htree tree;             /* the dispatch: fitted on every shape with the chosen size */
 	bool distilled;         /* tree learnt from a cost model's predictions */
 	hkind kind;             /* what the tree was learnt from (distilled: not measured) */
+	/* The distilled tree cross-validation chose lost more than 2% to the
+	 * measured tree on the measured shapes: the measured tree is the
+	 * dispatch (heuristic.c, fit_final). */
+	bool distilled_contradicted;
 	/* The best candidate of each kind: its cross-validated geomean (0: not
 	 * tried) and variant count. */
 	double kind_cv[H_NKINDS];

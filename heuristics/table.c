@@ -34,6 +34,8 @@ void h_print_report(strbuf *sb, const hresult *r, const hmatrix *m, const hstats
 		              "  (%d variants), distilled from the cost model %.3f (%d), from the forest %.3f (%d): %s chosen\n",
 		              r->kind_cv[0], r->kind_nvar[0], r->kind_cv[1], r->kind_nvar[1], r->kind_cv[2], r->kind_nvar[2],
 		              h_kind_name(r->kind));
+	if (r->distilled_contradicted)
+		strbuf_puts(sb, "  (the distilled tree lost more than 2% to the measured one on the measured shapes)\n");
 	strbuf_putc(sb, '\n');
 	strbuf_printf(sb, "%-22s %-28s %-34s", "slowdown vs oracle", "training shapes",
 	              r->fold_by == H_FOLDS_VALUE ? "held-out (leave one value out)"

@@ -197,6 +197,7 @@ void report_write_json(strbuf *sb, const report_ctx *c)
 	                         r->tree.max_depth, "min_leaf", r->tree.min_leaf, "cv_folds", r->folds, "cv_shapes",
 	                         r->cv_shapes, "cv_geomean", jreal(r->cv_geomean), "folds_by", h_folds_name(r->fold_by),
 	                         "tree_from", h_kind_name(r->kind), "variants_from_order", r->nvar, "cv_by_kind", kinds);
+	json_object_set_new(heur, "distilled_contradicted", json_boolean(r->distilled_contradicted));
 	json_t *root = json_pack("{s:i,s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:o}", "aotc_report", 1,
 	                         "kernel", jstr(db->kernel), "source", jstr(db->source), "hardware",
 	                         jstr(json_string_value(json_object_get(db->hardware, "id"))), "device",

@@ -52,6 +52,7 @@ typedef struct rt_device_info {
 	 * shape is refused instead of bringing the machine's OOM killer. */
 	uint64_t buffer_limit;
 	uint64_t l2_bytes;         /* last-level cache, flushed before timing */
+	uint64_t flush_bytes;      /* what flush_cache writes (twice l2_bytes; 0: none) */
 	int max_threads_per_block;
 	int max_block_dims[3];
 	int64_t max_grid_dims[3];

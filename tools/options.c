@@ -620,6 +620,11 @@ static int take_inputs(options *o, const options_for *f, int argc, char **argv)
 	}
 	if (o->arch_name && !(o->arch = arch_parse(o->arch_name)))
 		return bad_arch(f, o->arch_name);
+	const char *cold = getenv("AOTC_COLD_CACHE");
+	if ((f->takes & OPTB_SAMPLING) && cold && strcmp(cold, "flush") && strcmp(cold, "evict") && strcmp(cold, "rotate")) {
+		fprintf(f->err, "aotc %s: AOTC_COLD_CACHE is flush, evict or rotate, not '%s'\n", cmd, cold);
+		return AOTC_USAGE;
+	}
 	return -1;
 }
 

@@ -29,14 +29,17 @@ double warmup_ms(const arch_info *arch)
 	return ms >= 0 ? ms : arch->kind != ARCH_HOST ? 200 : 100;
 }
 
-/* How a timed launch finds the caches (tuner/worker.c cold_cache): the
- * host evicts the buffers' lines ("evict"), unless $AOTC_COLD_CACHE is
- * "flush" (for comparing the two: bench/cold/compare.sh); a GPU flushes
- * its L2 in full ("flush"). */
+/* How a timed launch finds the caches (tuner/worker.c cold_cache,
+ * cold_launch): the host evicts the buffers' lines ("evict"), a GPU
+ * rotates copies of them ("rotate"); $AOTC_COLD_CACHE "flush", "evict" or
+ * "rotate" sets it (bench/cold/ compares them; the driver refuses other
+ * values). Where one cannot apply, the worker flushes in full. */
 static const char *cold_cache_method(const arch_info *arch)
 {
 	const char *e = getenv("AOTC_COLD_CACHE");
-	return arch->kind == ARCH_HOST && !(e && !strcmp(e, "flush")) ? "evict" : "flush";
+	if (e && (!strcmp(e, "flush") || !strcmp(e, "evict") || !strcmp(e, "rotate")))
+		return e;
+	return arch->kind == ARCH_HOST ? "evict" : "rotate";
 }
 
 json_t *method_json(const arch_info *arch, const sampling *sp, int alt_rounds)
@@ -320,6 +323,8 @@ bool measurer_run(measurer *ms, const job *j, json_t *ldims, const kernel *fn,
 			ms->refused = json_is_true(json_object_get(r, "too_large"));
 			note_time(&ms->check_ms, r, "check_ms");
 			note_time(&ms->timing_ms, r, "timing_ms");
+			ms->timed += mm->nsamples;
+			ms->rotated += json_integer_value(json_object_get(r, "rotated"));
 			json_decref(r);
 		} else {
 			mm->status = cr == CALL_TIMEOUT ? MS_TIMEOUT : MS_FAULT;
@@ -422,9 +427,11 @@ bool measurer_alternate(measurer *ms, alt_variant *v, int n, int rounds, bool *l
 		return false;
 	}
 	int ran = (int)json_integer_value(json_object_get(r, "rounds"));
+	ms->rotated += json_integer_value(json_object_get(r, "rotated"));
 	for (int i = 0; i < n; i++) {
 		measurement *mm = v[i].mm, got = {.config = mm->config, .shape = mm->shape};
 		from_reply(json_array_get(res, (size_t)i), &got);
+		ms->timed += got.nsamples;
 		free(mm->samples);
 		free(mm->note);
 		if (got.status == MS_OK) {

@@ -48,6 +48,7 @@ typedef struct measurer {
 	bool no_device;       /* the worker found no device of that architecture */
 	double check_ms, timing_ms, shape_ms; /* where the worker's time went */
 	double alt_ms;        /* measurer_alternate's calls */
+	long timed, rotated;  /* timed launches, and those on rotated copies */
 } measurer;
 
 /* Starts the worker for kernel k of m on arch's device of that index (-1:

@@ -1223,14 +1223,20 @@ aotc_status tune_kernel(const aotc_module *m, const kernel *k, const tune_option
 			all.timing_ms += r.ms[i].timing_ms;
 			all.shape_ms += r.ms[i].shape_ms;
 			all.alt_ms += r.ms[i].alt_ms;
+			all.timed += r.ms[i].timed;
+			all.rotated += r.ms[i].rotated;
 			all.restarts += r.ms[i].restarts;
 		}
 		fprintf(out, "\n%d measurements taken, %d reused, %d learnt from failures elsewhere, in %.1f s", r.measured,
 		        r.reused, r.learned, wall);
 		if (r.nms > 1)
 			fprintf(out, " on %d devices", r.nms);
-		fprintf(out, " (%schecking %.1f s, timing %.1f s, shape setup %.1f s", r.nms > 1 ? "their " : "",
-		        all.check_ms / 1e3, all.timing_ms / 1e3, all.shape_ms / 1e3);
+		fprintf(out, " (%schecking %.1f s, timing %.1f s", r.nms > 1 ? "their " : "", all.check_ms / 1e3,
+		        all.timing_ms / 1e3);
+		if (all.rotated > 0)
+			fprintf(out, " with %.0f%% of the timed launches on rotated copies",
+			        all.timed ? 100.0 * (double)all.rotated / (double)all.timed : 0.0);
+		fprintf(out, ", shape setup %.1f s", all.shape_ms / 1e3);
 		if (r.alternations)
 			fprintf(out, ", alternation %.1f s", all.alt_ms / 1e3);
 		fputs("); ", out);

@@ -25,20 +25,4 @@ for run in flush1 evict flush2; do
 	AOTC_COLD_CACHE=$mode "$aotc" tune "$src" --arch host --shapes bench/matmul_host.6.shapes.json --db "$tmp/$run" >"$tmp/log" 2>&1
 	echo "$run: $(sed -n 's/^\([0-9]*\) measurements taken, .* in \([0-9.]*\) s (\(.*\)); .*/\1 cells in \2 s (\3)/p' "$tmp/log")"
 done
-python3 - "$tmp" <<'PY'
-import glob, json, statistics, subprocess, sys
-tmp = sys.argv[1]
-sys.path.insert(0, "tests/tuner")
-from noise_agree import load
-
-def db(run):
-    return glob.glob("%s/%s/matmul_host.*.json" % (tmp, run))[0]
-
-for a, b in (("flush1", "flush2"), ("flush1", "evict"), ("flush2", "evict")):
-    (_, ca), (_, cb) = load(db(a)), load(db(b))
-    r = sorted(cb[k]["time_ms"] / ca[k]["time_ms"] for k in ca if k in cb)
-    q = lambda p: r[min(len(r) - 1, int(p * len(r)))]
-    j = json.loads(subprocess.check_output([sys.executable, "tests/tuner/noise_agree.py", db(a), db(b)]))
-    print("%s vs %s: %d cells, time ratio %.3f (median), %.3f to %.3f (p10-p90); winners agree within noise on %d of %d shapes, the same on %d"
-          % (b, a, len(r), statistics.median(r), q(0.1), q(0.9), j["agree"], j["shapes"], j["same_winner"]))
-PY
+python3 bench/cold/pairs.py "$tmp" matmul_host flush1:flush2 flush1:evict flush2:evict

@@ -375,6 +375,7 @@ static rt_status open_device(rt_device *d, const char *arch, int want, strbuf *e
 		size_t bytes = 2 * (size_t)d->info.l2_bytes;
 		CU_TRY(cu.MemAlloc(&d->flush, bytes), false);
 		d->flush_words = bytes / 4;
+		d->info.flush_bytes = bytes;
 	}
 	return RT_OK;
 }

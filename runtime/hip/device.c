@@ -480,6 +480,7 @@ static rt_status open_device(rt_device *d, const char *arch, int index, strbuf *
 		size_t bytes = 2 * (size_t)d->info.l2_bytes;
 		HIP_TRY(hip.Malloc(&d->flush, bytes), false);
 		d->flush_words = bytes / 4;
+		d->info.flush_bytes = bytes;
 	}
 	return RT_OK;
 }

@@ -445,6 +445,7 @@ static rt_status host_open(rt_device **out, const char *arch, int index, strbuf 
 	if (fb && atol(fb) > 0)
 		d->flush_size = (size_t)atol(fb) < d->page ? d->page : (size_t)atol(fb);
 	d->flush_size = (d->flush_size + 63) / 64 * 64;
+	d->info.flush_bytes = d->flush_size;
 	d->flush = aligned_alloc(64, d->flush_size);
 	if (!d->flush) {
 		strbuf_printf(err, "cannot allocate a %zu-byte cache-flush buffer", d->flush_size);

@@ -70,6 +70,12 @@ if "$aotc" tune $src --arch gfx90a --db "$tmp/db" --shapes "$tmp/shapes.json" -j
 else
 	bad "stand-in: tune" "$(tail -20 "$tmp/log")"
 fi
+# A GPU's timed launches rotate over copies of the buffers (method
+# "cold_cache": "rotate"), as many as twice the stand-in's 1 MiB L2 takes.
+grep -q "% of the timed launches on rotated copies" "$tmp/log" &&
+	[ "$(json "$tmp"/db/axpy.*.json 'd["method"]["cold_cache"]')" = rotate ] &&
+	ok "stand-in: timed launches on rotated copies, method rotate" ||
+	bad "stand-in: no rotation" "$(grep 'measurements taken' "$tmp/log")"
 # The statuses of the stand-in's variants in database $1 (wrong, out_of_bounds, fault for
 # the three broken ones, ok elsewhere; or, with "all-wrong" as $2, wrong for every variant
 # that ran): no output and exit 0 when so.
