@@ -65,6 +65,8 @@ static sampling driver_sampling(const options *o)
 		sp.max_samples = o->samples;
 		sp.min_samples = o->samples < sp.min_samples ? o->samples : sp.min_samples;
 	}
+	if (o->checks > 0)
+		sp.min_checks = o->checks;
 	if (o->warmup >= 0)
 		sp.warmup = o->warmup;
 	if (o->cell_time_s > 0)

@@ -79,6 +79,7 @@ static const option_doc option_docs[] = {
 	{OPTB_SAMPLING, "--warmup N", "untimed launches before a cell's timing (default 1)"},
 	{OPTB_SAMPLING, "--cell-time T", "a cell's timing stops past T, after 5 samples (default 100ms)"},
 	{OPTB_SAMPLING, "--screen F", "stop a variant after 3 samples when F x slower than the best (default 3; 0: never)"},
+	{OPTB_SAMPLING, "--checks N", "checked launches per cell, at least (default 20; 1: the first only, as Kernel Tuner)"},
 	{OPTB_SAMPLING, "--quick", "a first look: 5 samples, 20ms a cell, screen at 2x, no alternation"},
 	{OPTB_DUMP, "--dump STAGE", "print configs (search order), compile or schedule as JSON lines"},
 	{OPTB_MAX_VARIANTS, "--max-variants N", "variants the dispatch may choose among (default 16; how many of them, cross-validation decides)"},
@@ -280,7 +281,7 @@ static int bad_arch(const options_for *f, const char *arch)
 enum { OPT_KERNEL = 256, OPT_ARCH, OPT_DB, OPT_SHAPES, OPT_BUDGET, OPT_SEED,
        OPT_QUIET, OPT_VERBOSE, OPT_HELP, OPT_VERSION, OPT_MAX_VARIANTS, OPT_GOAL,
        OPT_COMPILE_ONLY, OPT_INCLUDE_AS, OPT_SEARCH, OPT_SHARD, OPT_DUMP, OPT_FORMAT,
-       OPT_ALTERNATE, OPT_DEVICES, OPT_SAMPLES, OPT_WARMUP, OPT_CELL_TIME, OPT_SCREEN, OPT_QUICK };
+       OPT_ALTERNATE, OPT_DEVICES, OPT_SAMPLES, OPT_WARMUP, OPT_CELL_TIME, OPT_SCREEN, OPT_QUICK, OPT_CHECKS };
 
 static const struct option longopts[] = {
 	{"kernel", required_argument, NULL, OPT_KERNEL},
@@ -304,6 +305,7 @@ static const struct option longopts[] = {
 	{"alternate", required_argument, NULL, OPT_ALTERNATE},
 	{"devices", required_argument, NULL, OPT_DEVICES},
 	{"samples", required_argument, NULL, OPT_SAMPLES},
+	{"checks", required_argument, NULL, OPT_CHECKS},
 	{"warmup", required_argument, NULL, OPT_WARMUP},
 	{"cell-time", required_argument, NULL, OPT_CELL_TIME},
 	{"screen", required_argument, NULL, OPT_SCREEN},
@@ -324,6 +326,7 @@ static const struct { int c; unsigned bit; const char *name; } option_bits[] = {
 	{OPT_SHARD, OPTB_SHARD, "--shard"}, {OPT_DUMP, OPTB_DUMP, "--dump"},
 	{OPT_FORMAT, OPTB_FORMAT, "--format"}, {OPT_ALTERNATE, OPTB_ALTERNATE, "--alternate"},
 	{OPT_DEVICES, OPTB_DEVICES, "--devices"}, {OPT_SAMPLES, OPTB_SAMPLING, "--samples"},
+	{OPT_CHECKS, OPTB_SAMPLING, "--checks"},
 	{OPT_WARMUP, OPTB_SAMPLING, "--warmup"}, {OPT_CELL_TIME, OPTB_SAMPLING, "--cell-time"},
 	{OPT_SCREEN, OPTB_SAMPLING, "--screen"}, {OPT_QUICK, OPTB_SAMPLING, "--quick"},
 };
@@ -453,6 +456,13 @@ static bool parse_value(options *o, const options_for *f, int c, const char *arg
 		}
 		o->samples = (int)n;
 		return true;
+	case OPT_CHECKS:
+		if (!parse_int(arg, 1, 100, &n)) {
+			fprintf(f->err, "aotc %s: --checks needs a number of checked launches from 1 to 100, not '%s'\n", cmd, arg);
+			return false;
+		}
+		o->checks = (int)n;
+		return true;
 	case OPT_WARMUP:
 		if (!parse_int(arg, 0, 100, &n)) {
 			fprintf(f->err, "aotc %s: --warmup needs a number of launches from 0 to 100, not '%s'\n", cmd, arg);
@@ -551,7 +561,7 @@ static int take_option(options *o, const options_for *f, int c, const char *arg,
 		return -1;
 	case 'j': case OPT_BUDGET: case OPT_SEED: case OPT_MAX_VARIANTS: case OPT_GOAL:
 	case OPT_SHARD: case OPT_SEARCH: case OPT_DUMP: case OPT_FORMAT: case OPT_ALTERNATE: case OPT_DEVICES:
-	case OPT_SAMPLES: case OPT_WARMUP: case OPT_CELL_TIME: case OPT_SCREEN:
+	case OPT_SAMPLES: case OPT_WARMUP: case OPT_CELL_TIME: case OPT_SCREEN: case OPT_CHECKS:
 		return parse_value(o, f, c, arg) ? -1 : AOTC_USAGE;
 	case OPT_INCLUDE_AS:
 		/* It is written between the quotes of an #include: nothing
@@ -630,7 +640,7 @@ static int take_inputs(options *o, const options_for *f, int argc, char **argv)
 
 int options_parse(options *o, const options_for *f, int argc, char **argv)
 {
-	*o = (options){.out_dir = ".", .db_dir = "aotc-db", .seed = 1, .alternate = -1, .samples = -1, .warmup = -1,
+	*o = (options){.out_dir = ".", .db_dir = "aotc-db", .seed = 1, .alternate = -1, .samples = -1, .checks = -1, .warmup = -1,
 	               .cell_time_s = -1, .screen = -1};
 	o->includes = xcalloc((size_t)argc + 1, sizeof *o->includes);
 	o->defines = xcalloc((size_t)argc + 1, sizeof *o->defines);

@@ -51,6 +51,7 @@ typedef struct options {
 	int alternate;         /* tune, compile, eval: --alternate N (-1: not given) */
 	/* tune, compile, eval: how each cell is timed (-1: not given) */
 	int samples;           /* --samples N */
+	int checks;            /* --checks N */
 	int warmup;            /* --warmup N */
 	double cell_time_s;    /* --cell-time DURATION */
 	double screen;         /* --screen F (0: off) */
@@ -95,7 +96,7 @@ enum {
 	OPTB_QUIET = 1u << 18,       /* --quiet, --verbose */
 	OPTB_ALTERNATE = 1u << 19,
 	OPTB_DEVICES = 1u << 20,
-	OPTB_SAMPLING = 1u << 21,    /* --samples, --warmup, --cell-time, --screen, --quick */
+	OPTB_SAMPLING = 1u << 21,    /* --samples, --checks, --warmup, --cell-time, --screen, --quick */
 };
 
 /* A subcommand as the parser and the help see it. */

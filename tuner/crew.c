@@ -78,19 +78,18 @@ static double shape_size(const tune_run *r, int s)
 	return v;
 }
 
-/* The x (timed_ms) of a cell of shape s without a prediction: the shape's
- * own so far, else a power law in the shapes' sizes fitted to those of the
- * shapes measured (log x = k + e log size; e = 1 with one size), else the
- * average so far. */
-static double shape_x_guess(const tune_run *r, int s, double mx)
+/* Value v at shape s: its own where known[s], else a power law in the
+ * shapes' sizes fitted to the shapes where it is known (log v = k + e log
+ * size; e = 1 with one size, within 0 to 3), else fallback. */
+static double shape_guess(const tune_run *r, int s, const double *v, const bool *known, double fallback)
 {
-	if (r->shape_n[s])
-		return r->shape_x[s] / r->shape_n[s];
+	if (known[s])
+		return v[s];
 	double n = 0, sx = 0, sy = 0, sxx = 0, sxy = 0;
 	for (int t = 0; t < r->ss.count; t++) {
-		if (!r->shape_n[t] || !(r->shape_x[t] > 0))
+		if (!known[t])
 			continue;
-		double x = log(shape_size(r, t)), y = log(r->shape_x[t] / r->shape_n[t]);
+		double x = log(shape_size(r, t)), y = log(v[t]);
 		n++;
 		sx += x;
 		sy += y;
@@ -98,7 +97,7 @@ static double shape_x_guess(const tune_run *r, int s, double mx)
 		sxy += x * y;
 	}
 	if (n == 0)
-		return mx;
+		return fallback;
 	double var = sxx / n - (sx / n) * (sx / n);
 	double e = var > 1e-9 ? (sxy / n - (sx / n) * (sy / n)) / var : 1;
 	e = e < 0 ? 0 : e > 3 ? 3 : e;
@@ -111,47 +110,100 @@ static double estimate_left(tune_run *r, bool *capped)
 {
 	*capped = false;
 	const schedule *sc = &r->sc;
-	if (r->measured < 5 || r->fit_n < 5) /* one slow first cell is no pace */
+	int ns = r->ss.count;
+	/* A cell of shape s costs a_s + b x seconds, x the ms its timed
+	 * launches take: b from the cells of each shape (pooled: how a cell's
+	 * cost grows with its timed ms), a_s what is left of the shape's
+	 * cells' cost (the worker's round trips, the checks, the cold cache:
+	 * they grow with the buffers, not with x), guessed from the other
+	 * shapes' by a power law in size where none of its cells is measured
+	 * yet. x from the cost model's prediction of the cell's time where the
+	 * search has one (the promising cells come first, so the ones left are
+	 * the slower ones), else the shape's own cells' or a power law over
+	 * the other shapes'. Each visit of a shape costs its setup and the
+	 * alternation that ends it (what they cost per visit so far): one more
+	 * visit per open shape in an exhaustive search (two while its sample
+	 * is not measured), as many as the rounds it has left in the model
+	 * search. The devices share the work; waiting for compiles is counted
+	 * as the compiling left, which measuring cannot outrun. */
+	cost_sums all = {0};
+	double wxx = 0, wxy = 0;
+	for (int s = 0; s < 2 * ns; s++) {
+		const cost_sums *c = &r->shape_cost[s];
+		all.n += c->n;
+		all.x += c->x;
+		all.y += c->y;
+		all.xx += c->xx;
+		all.xy += c->xy;
+		if (c->n >= 2) {
+			wxx += c->xx - c->x * c->x / c->n;
+			wxy += c->xy - c->x * c->y / c->n;
+		}
+	}
+	if (r->measured < 5 || all.n < 5) /* one slow first cell is no pace */
 		return NAN;
-	/* A cell costs a + b x seconds, x the ms its timed launches take (a:
-	 * the worker's round trips, the checks, the cold cache; fitted to the
-	 * cells measured), x from the cost model's prediction of its time
-	 * where the search has one (the promising cells come first, so the
-	 * ones left are the slower ones), else the average so far; shape
-	 * setups and alternation add what they cost per cell so far. The
-	 * devices share the work; waiting for compiles is counted as the
-	 * compiling left, which measuring cannot outrun. */
-	double n = r->fit_n, mx = r->fit_x / n, my = r->fit_y / n;
-	double var = r->fit_xx / n - mx * mx, b = var > 1e-12 ? (r->fit_xy / n - mx * my) / var : 0;
+	double mx = all.x / all.n, my = all.y / all.n, var = all.xx / all.n - mx * mx;
+	double b = wxx > 1e-12 ? wxy / wxx : var > 1e-12 ? (all.xy / all.n - mx * my) / var : 0;
 	b = b > 0 ? b : 0;
-	double a = my - b * mx;
-	a = a > 0 ? a : 0;
-	double extra = r->other_s / r->fit_n, left = 0;
+	/* Cells measured while variants were compiling cost more (on the
+	 * host the compilers take the cores): f, what the shapes measured
+	 * both ways show, brings those to what the cells left will cost. */
+	double qy = 0, by = 0;
+	for (int s = 0; s < ns; s++) {
+		const cost_sums *q = &r->shape_cost[s], *c = &r->shape_cost[ns + s];
+		if (q->n >= 3 && c->n >= 3) {
+			qy += q->y / q->n;
+			by += c->y / c->n;
+		}
+	}
+	double f = by > 0 && qy < by ? qy / by : 1;
+	double *xv = xmalloc(2 * (size_t)ns * sizeof *xv + 1), *av = xv + ns;
+	bool *xk = xmalloc(2 * (size_t)ns * sizeof *xk + 1), *ak = xk + ns;
+	for (int s = 0; s < ns; s++) {
+		const cost_sums *q = &r->shape_cost[s], *c = &r->shape_cost[ns + s];
+		double n = q->n + c->n;
+		xv[s] = n ? (q->x + c->x) / n : 0;
+		if (q->n >= 3 || (q->n > 0 && c->n == 0))
+			av[s] = (q->y - b * q->x) / q->n;
+		else
+			av[s] = c->n ? f * (c->y - b * c->x) / c->n : 0;
+		xk[s] = n > 0 && xv[s] > 0;
+		ak[s] = n > 0 && av[s] > 0;
+	}
+	double a_all = my - b * mx > 0 ? my - b * mx : 0;
+	double per_visit = r->visits ? r->other_s / r->visits : 0, left = 0;
 	/* the cost model's bias, as the cells measured since it predicted show */
 	double bias = r->pred_n >= 20 && r->pred_x > 0 ? r->pred_actual / r->pred_x : 1;
 	for (int s = 0; s < r->ss.count; s++) {
 		if (sc->closed[s])
 			continue;
 		int open = 0, sample = 0;
-		double cost = 0, guess = shape_x_guess(r, s, mx);
+		double cost = 0, guess = shape_guess(r, s, xv, xk, mx);
+		double a = r->shape_cost[s].n + r->shape_cost[ns + s].n > 0 ? (ak[s] ? av[s] : 0)
+		                                                             : shape_guess(r, s, av, ak, f * a_all);
 		for (int c = 0; c < r->cf.n; c++) {
 			int cell = schedule_cell(sc, c, s);
 			if (sc->state[cell] != CELL_PENDING || schedule_deprioritised(sc, c))
 				continue;
 			open++;
-			cost += a + b * (isfinite(sc->pred[cell]) ? bias * timed_ms(r, s, exp(sc->pred[cell])) : guess) + extra;
+			cost += a + b * (isfinite(sc->pred[cell]) ? bias * timed_ms(r, s, exp(sc->pred[cell])) : guess);
 		}
 		for (int i = 0; i < sc->nsample; i++)
 			sample += sc->state[schedule_cell(sc, sc->order[i], s)] == CELL_PENDING;
+		int visits = open ? 1 + (sample > 0 && open > sample) : 0;
 		if (sc->kind == SEARCH_MODEL && open) {
-			int more = sample + (SEARCH_PATIENCE - sc->stale[s]) * SEARCH_BATCH;
+			int rounds = SEARCH_PATIENCE - sc->stale[s], more = sample + rounds * SEARCH_BATCH;
+			visits = (sample > 0) + (rounds > 1 ? rounds : 1);
 			if (more < open) {
 				cost *= (double)more / open;
 				open = more;
 			}
 		}
+		cost += visits * per_visit;
 		left += cost / r->nms;
 	}
+	free(xv);
+	free(xk);
 	pool *p = &r->p;
 	int built = pool_done(p), jobs = p->on_demand ? p->nwanted : p->njobs;
 	if (built > 0 && jobs > built && p->nthreads > 0) {
@@ -288,13 +340,14 @@ static aotc_status measure_cell(tune_run *r, measurer *ms, int c, int s)
 		double x = 0;
 		for (int i = 0; i < mm.nsamples; i++)
 			x += mm.samples[i];
-		r->fit_n++;
-		r->fit_x += x;
-		r->fit_y += took;
-		r->fit_xx += x * x;
-		r->fit_xy += x * took;
-		r->shape_x[s] += x;
-		r->shape_n[s]++;
+		pool *p = &r->p;
+		bool compiling = pool_done(p) < (p->on_demand ? p->nwanted : p->njobs);
+		cost_sums *cs = &r->shape_cost[compiling ? r->ss.count + s : s];
+		cs->n++;
+		cs->x += x;
+		cs->y += took;
+		cs->xx += x * x;
+		cs->xy += x * took;
 		if (isfinite(pred_x)) {
 			r->pred_x += pred_x;
 			r->pred_actual += x;
@@ -517,6 +570,7 @@ static aotc_status visit_shape(crew *cw, measurer *ms, const visit *v)
 	double took = monotonic_s() - t0;
 	run_lock(r);
 	r->other_s += took;
+	r->visits++;
 	if (sr == SHAPE_REFUSED) {
 		/* Too large for this machine: every cell says so. */
 		for (int c = 0; c < r->cf.n && !status; c++) {
@@ -675,8 +729,7 @@ aotc_status tune_measure_stage(tune_run *r)
 	           .open = xcalloc((size_t)r->ss.count + 1, sizeof *cw.open),
 	           .measured = xcalloc((size_t)r->ss.count + 1, sizeof *cw.measured)};
 	r->alt_done = xcalloc((size_t)r->ss.count + 1, sizeof *r->alt_done);
-	r->shape_x = xcalloc((size_t)r->ss.count + 1, sizeof *r->shape_x);
-	r->shape_n = xcalloc((size_t)r->ss.count + 1, sizeof *r->shape_n);
+	r->shape_cost = xcalloc(2 * (size_t)r->ss.count + 1, sizeof *r->shape_cost);
 	pthread_mutex_init(&r->mu, NULL);
 	aotc_status status = AOTC_OK;
 	int n;

@@ -9,9 +9,9 @@
 #include "proc.h"
 
 const sampling SAMPLING_DEFAULT = {.warmup = 1, .min_samples = 5, .max_samples = 25, .screen_samples = 3,
-                                   .screen_factor = 3.0, .budget_ms = 100.0};
+                                   .screen_factor = 3.0, .budget_ms = 100.0, .min_checks = 20};
 const sampling SAMPLING_QUICK = {.warmup = 1, .min_samples = 3, .max_samples = 5, .screen_samples = 3,
-                                 .screen_factor = 2.0, .budget_ms = 20.0};
+                                 .screen_factor = 2.0, .budget_ms = 20.0, .min_checks = 20};
 
 /* How long one measurement may take before the variant counts as hung:
  * 30 s, or $AOTC_MEASURE_TIMEOUT seconds. */
@@ -31,24 +31,27 @@ double warmup_ms(const arch_info *arch)
 
 /* How a timed launch finds the caches (tuner/worker.c cold_cache,
  * cold_launch): the host evicts the buffers' lines ("evict"), a GPU
- * rotates copies of them ("rotate"); $AOTC_COLD_CACHE "flush", "evict" or
- * "rotate" sets it (bench/cold/ compares them; the driver refuses other
- * values). Where one cannot apply, the worker flushes in full. */
+ * flushes its L2 ("flush": rotating copies of the buffers, "rotate", made
+ * its cells no cheaper on an H100 and some bandwidth-bound ones slower,
+ * docs/PERFORMANCE.md); $AOTC_COLD_CACHE "flush", "evict" or "rotate" sets
+ * it (bench/cold/ compares them; options.c refuses other values). Where
+ * one cannot apply, the worker flushes in full. */
 static const char *cold_cache_method(const arch_info *arch)
 {
 	const char *e = getenv("AOTC_COLD_CACHE");
 	if (e && (!strcmp(e, "flush") || !strcmp(e, "evict") || !strcmp(e, "rotate")))
 		return e;
-	return arch->kind == ARCH_HOST ? "evict" : "rotate";
+	return arch->kind == ARCH_HOST ? "evict" : "flush";
 }
 
 json_t *method_json(const arch_info *arch, const sampling *sp, int alt_rounds)
 {
-	return json_pack("{s:s, s:s, s:b, s:s, s:i, s:i, s:f, s:i, s:i, s:f, s:s, s:f, s:{s:i, s:i, s:f}}",
+	return json_pack("{s:s, s:s, s:b, s:s, s:i, s:i, s:f, s:i, s:i, s:f, s:i, s:s, s:f, s:{s:i, s:i, s:f}}",
 		"timer", arch->kind != ARCH_HOST ? "device events around each launch" : "CLOCK_MONOTONIC around each call",
 		"statistic", "median", "cache_flush", 1, "cold_cache", cold_cache_method(arch), "warmup", sp->warmup,
 		"screen_samples", sp->screen_samples, "screen_factor", sp->screen_factor,
 		"min_samples", sp->min_samples, "max_samples", sp->max_samples, "budget_ms", sp->budget_ms,
+		"min_checks", sp->min_checks,
 		"inputs", "fresh per shape from a seeded generator, restored before each checked run",
 		"warmup_ms", warmup_ms(arch), "alternation", "group", ALT_GROUP, "rounds", alt_rounds,
 		"min_noise", ALT_MIN_NOISE);

@@ -26,10 +26,12 @@ typedef struct sampling {
 	int screen_samples;           /* after these, a variant slower than */
 	double screen_factor;         /* screen_factor x the best is stopped (0: never) */
 	double budget_ms;             /* timing stops past this, after min_samples */
+	int min_checks;               /* checked launches a cell (within the checks' share); 1: the first only */
 } sampling;
 
 /* Today's defaults, and --quick's: 1 warm-up, 5 to 25 samples, 100 ms a
- * cell, screened at 3x after 3; 1, 3 to 5, 20 ms, 2x after 3. */
+ * cell, screened at 3x after 3, 20 checked launches; 1, 3 to 5, 20 ms, 2x
+ * after 3, 20. */
 extern const sampling SAMPLING_DEFAULT, SAMPLING_QUICK;
 
 typedef struct measurer {

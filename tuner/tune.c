@@ -279,8 +279,7 @@ static void run_finish(tune_run *r)
 	free(r->ms);
 	free(r->warmed);
 	free(r->busy);
-	free(r->shape_x);
-	free(r->shape_n);
+	free(r->shape_cost);
 	schedule_finish(&r->sc);
 	free(r->abs);
 	free((void *)r->req.libs);

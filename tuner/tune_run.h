@@ -49,6 +49,11 @@ typedef struct progress {
 } progress;
 
 /* One tune of one kernel: the stages' results, in the order they fill. */
+/* Sums over cells for a least-squares line of y against x. */
+typedef struct cost_sums {
+	double n, x, y, xx, xy;
+} cost_sums;
+
 typedef struct tune_run {
 	const aotc_module *m;
 	const kernel *k;
@@ -84,14 +89,15 @@ typedef struct tune_run {
 	unsigned char *busy;  /* per schedule cell: a device is measuring it */
 	aotc_status failed;   /* a device's error: the others stop */
 	double t0;
-	/* What measuring costs, for the time left (estimate_left): per cell,
-	 * wall seconds y against the ms its timed launches took x (sums for a
-	 * least-squares line); the rest (shape setups, alternation) apart. */
-	double fit_n, fit_x, fit_y, fit_xx, fit_xy, other_s;
+	/* What measuring costs, for the time left (estimate_left): per shape,
+	 * its cells' wall seconds y against the ms their timed launches took
+	 * x (sums for least squares); the rest (shape setups, alternation)
+	 * apart. */
+	cost_sums *shape_cost; /* [s]: cells measured with no compile pending; [count + s]: while compiling */
+	double other_s;       /* shape setups and alternations */
+	int visits;           /* shape setups */
 	double pred_x, pred_actual; /* the predicted x of cells measured that had one, and their x */
 	int pred_n;
-	double *shape_x;      /* per shape: the x of its cells measured, added */
-	int *shape_n;         /* and how many */
 	int measured, reused;
 	bool out_of_budget, lost_shapes;
 	progress pr;

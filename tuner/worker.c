@@ -63,6 +63,17 @@ typedef struct guarded {
  * result cached from an earlier call, is wrong. */
 enum { NSETS = 2 };
 
+/* Every timed launch is checked while the checks so far took at most
+ * CHECK_SHARE of the time of the timed launches so far (so that checking
+ * adds at most a quarter to what a measurement costs), and at least every
+ * CHECK_EVERY-th and the last one whatever they cost; untimed checked
+ * launches follow until there are MIN_CHECKS (the method's min_checks,
+ * --checks), within the same bound. A variant wrong on some of its calls
+ * is caught there (one wrong on 30% of them passes 20 checks once in
+ * 1250), not only one right on its first call alone. min_checks 1 checks
+ * the first launch only, as Kernel Tuner does (bench/kerneltuner/). */
+enum { CHECK_EVERY = 5, MIN_CHECKS = 20 };
+
 typedef struct wbuf {
 	const buffer *b;
 	aotc_dtype t;
@@ -112,6 +123,7 @@ typedef struct wstate {
 	uint64_t seed;
 	/* method */
 	int warmup, screen, min_samples, max_samples;
+	int min_checks;       /* checked launches a cell; 1: the first only */
 	double screen_factor, budget_ms;
 	bool evict;           /* method "cold_cache": "evict" (cold_cache) */
 	bool rotate;          /* method "cold_cache": "rotate" (rotation) */
@@ -675,6 +687,8 @@ static json_t *do_init(wstate *w, const json_t *req)
 	w->max_samples = (int)json_integer_value(json_object_get(method, "max_samples"));
 	w->screen_factor = json_number_value(json_object_get(method, "screen_factor"));
 	w->budget_ms = json_number_value(json_object_get(method, "budget_ms"));
+	const json_t *checks = json_object_get(method, "min_checks");
+	w->min_checks = json_is_integer(checks) ? (int)json_integer_value(checks) : MIN_CHECKS;
 	const char *cold = json_string_value(json_object_get(method, "cold_cache"));
 	w->evict = cold && !strcmp(cold, "evict");
 	w->rotate = cold && !strcmp(cold, "rotate");
@@ -1092,15 +1106,6 @@ static json_t *verdict_reply(verdict v, double error, const char *note)
 	return o;
 }
 
-/* Every timed launch is checked while the checks so far took at most
- * CHECK_SHARE of the time of the timed launches so far (so that checking
- * adds at most a quarter to what a measurement costs), and at least every
- * CHECK_EVERY-th and the last one whatever they cost; untimed checked
- * launches follow until there are MIN_CHECKS, within the same bound. A
- * variant wrong on some of its calls is caught there (one wrong on 30% of
- * them passes 20 checks once in 1250), not only one right on its first
- * call alone. */
-enum { CHECK_EVERY = 5, MIN_CHECKS = 20 };
 static const double CHECK_SHARE = 0.25;
 
 /* A measure request, read: its fields or, where one is missing or
@@ -1185,7 +1190,7 @@ static rt_status timed_launches(wstate *w, measuring *ms, double best, json_t **
 	ms->start = now_ms();
 	while (ms->n < max - 1) {
 		double timing = now_ms() - ms->start - ms->checking;
-		if (ms->checking <= CHECK_SHARE * timing || (ms->n + 1) % CHECK_EVERY == 0) {
+		if (w->min_checks > 1 && (ms->checking <= CHECK_SHARE * timing || (ms->n + 1) % CHECK_EVERY == 0)) {
 			if ((rs = checked_run(w, ms->f, ms->dims, 0, false, &ms->samples[ms->n], &v, &e, &ms->note,
 			                      &ms->spent)) != RT_OK)
 				return rs;
@@ -1220,6 +1225,11 @@ static rt_status last_timed_launch(wstate *w, measuring *ms, json_t **out)
 	rt_status rs;
 	verdict v;
 	double e;
+	if (w->min_checks <= 1) { /* --checks 1: the first launch was the check */
+		if ((rs = cold_launch(w, ms->f, ms->dims, false, &ms->samples[ms->n])) == RT_OK)
+			ms->n++;
+		return rs;
+	}
 	if ((rs = checked_run(w, ms->f, ms->dims, 1, true, &ms->samples[ms->n], &v, &e, &ms->note,
 	                      &ms->spent)) != RT_OK)
 		return rs;
@@ -1246,7 +1256,7 @@ static rt_status checks_after_timing(wstate *w, measuring *ms, json_t **out)
 	double e;
 	double timed = now_ms() - ms->start - ms->checking, cost = ms->spent;
 	int x = 0;
-	for (; ms->nchecked < MIN_CHECKS && ms->checking + cost <= CHECK_SHARE * timed; x++) {
+	for (; ms->nchecked < w->min_checks && ms->checking + cost <= CHECK_SHARE * timed; x++) {
 		double t0 = now_ms();
 		if ((rs = checked_run(w, ms->f, ms->dims, x % NSETS, false, NULL, &v, &e, &ms->note,
 		                      &ms->spent)) != RT_OK)
@@ -1461,9 +1471,10 @@ static rt_status contender_ready(wstate *w, contender *c, const char **why)
  * the close contenders of the current shape timed again in turn (A B C A B
  * C ...), each launch on input set 0 restored, after a cache flush, timed
  * as a measure's; the last round's launches are checked (input set 1, every
- * guard zone), so a variant that fails there gets its verdict, never a
- * time. At least ALT_MIN_ROUNDS rounds, then up to rounds while they
- * took less than budget_ms (flushes included, as a measure's budget). */
+ * guard zone; not with min_checks 1), so a variant that fails there gets
+ * its verdict, never a time. At least ALT_MIN_ROUNDS rounds, then up to
+ * rounds while they took less than budget_ms (flushes included, as a
+ * measure's budget). */
 enum { ALT_MIN_ROUNDS = 5, ALT_MAX_VARIANTS = 8 };
 
 static json_t *do_alternate(wstate *w, const json_t *req)
@@ -1518,7 +1529,7 @@ static json_t *do_alternate(wstate *w, const json_t *req)
 			double *ms = &c->samples[c->n];
 			if ((rs = contender_ready(w, c, &why)) != RT_OK)
 				goto fail;
-			if (last) {
+			if (last && w->min_checks > 1) {
 				verdict v;
 				double e, spent;
 				note.len = 0;

@@ -11,19 +11,22 @@
 # kernel_tuner==1.5.0, installed into a virtual environment in a temp dir
 # (pip needs the network; the install is not timed).
 #
-# Four tunes:
+# Five tunes:
 #   aligned   both tools 7 timed runs per cell (Kernel Tuner's default
 #             `iterations`), no untimed warm-up run (Kernel Tuner's C backend
-#             has none; its check runs first, as aotc's does), the buffers'
+#             has none; its check runs first, as aotc's does), one checked run
+#             per cell (Kernel Tuner's verify; aotc --checks 1), the buffers'
 #             cache lines evicted (clflush) before every timed run: aotc's
 #             default, done in harness.cpp for Kernel Tuner, whose C backend
 #             leaves timing, and so any flush, to the function it calls;
-#             aotc --samples 7 --warmup 0 --screen 0 --alternate 0 --cell-time 60s.
+#             aotc --samples 7 --warmup 0 --screen 0 --alternate 0 --cell-time 60s --checks 1.
+#   aligned-checks  aotc as aligned but with its own checks (up to 20 a cell).
 #   defaults  aotc as it comes (up to 25 samples, screening, alternation,
 #             eviction); Kernel Tuner as it comes (7 iterations) with a harness
 #             that only times (no eviction).
 # AOTC_KT_FLUSH=1 adds aotc aligned with AOTC_COLD_CACHE=flush (600 MB written
-# before every timed call here: several minutes more).
+# before every timed call here: several minutes more); AOTC_KT_DEFAULTS=0 leaves
+# out the two tunes at the defaults (about 8 minutes less).
 set -eu
 aotc=${1:-build/aotc}
 every=${2:-1}
@@ -60,18 +63,23 @@ run_kt() {
 	"$tmp/venv/bin/python" -W ignore "$here/kt.py" "$tmp/shapes.json" "$2" "$3" "$tmp/kt-$1.json" >"$tmp/kt-$1.log" 2>&1 || { cat "$tmp/kt-$1.log"; exit 1; }
 	echo "Kernel Tuner $1: $(since "$t") s wall; $(tail -1 "$tmp/kt-$1.log")"
 }
-aligned="--samples 7 --warmup 0 --screen 0 --alternate 0 --cell-time 60s"
+aligned="--samples 7 --warmup 0 --screen 0 --alternate 0 --cell-time 60s --checks 1"
 tune="$aotc tune templates/matmul_host.cpp --arch host --shapes $tmp/shapes.json"
 
-echo "== aligned: 7 timed runs per cell, no warm-up run, buffers evicted before each"
+echo "== aligned: 7 timed runs per cell, no warm-up run, one checked run, buffers evicted before each"
 run_aotc aligned $tune $aligned
+run_aotc aligned-checks $tune ${aligned% --checks 1}
 run_kt aligned 7 1
 [ "${AOTC_KT_FLUSH:-0}" = 1 ] && run_aotc aligned-flush AOTC_COLD_CACHE=flush $tune $aligned
-echo "== defaults: aotc as it comes; Kernel Tuner's 7 iterations, no eviction"
-run_aotc defaults $tune
-run_kt defaults 7 0
+pairs=aligned:aligned
+if [ "${AOTC_KT_DEFAULTS:-1}" != 0 ]; then
+	echo "== defaults: aotc as it comes; Kernel Tuner's 7 iterations, no eviction"
+	run_aotc defaults $tune
+	run_kt defaults 7 0
+	pairs="$pairs defaults:defaults"
+fi
 
-for pair in aligned:aligned defaults:defaults; do
+for pair in $pairs; do
 	a=${pair%:*} k=${pair#*:}
 	echo "== aotc $a against Kernel Tuner $k"
 	python3 "$here/agree.py" "$tmp/$a"/matmul_host.*.json "$tmp/kt-$k.json"

@@ -1,7 +1,6 @@
 #!/bin/sh
 # Timed launches on rotated copies of the buffers (method "cold_cache":
-# "rotate", a GPU's default; docs/database.md), run on the host with
-# AOTC_COLD_CACHE=rotate: recorded; most timed launches on copies; every
+# "rotate", docs/database.md), run on the host with AOTC_COLD_CACHE=rotate: recorded; most timed launches on copies; every
 # status as with the full flush (an in-place kernel right although each
 # copy's values grow, one writing past its buffer out_of_bounds); buffers
 # as large as the flush not rotated; a bad AOTC_COLD_CACHE a usage error.

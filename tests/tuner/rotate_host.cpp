@@ -1,5 +1,5 @@
 // Host kernels for tests/tuner/rotate.sh (method "cold_cache": "rotate",
-// a GPU's default, run on the host with AOTC_COLD_CACHE=rotate):
+// run on the host with AOTC_COLD_CACHE=rotate):
 // axpy<U, MODE> updates y in place (y = 2 y + x, an inout buffer whose
 // values grow with every launch on a copy), MODE 0 right, MODE 1 writing
 // one element past y's end on every call.
