@@ -104,6 +104,9 @@ static double shape_guess(const tune_run *r, int s, const double *v, const bool 
 	return exp(sy / n + e * (log(shape_size(r, s)) - sx / n));
 }
 
+/* The cells a shape needs measured for its own slope of cost on x. */
+enum { SHAPE_SLOPE_CELLS = 10 };
+
 /* Seconds left: what the cells the search still means to measure will
  * cost, or what is left of the budget when that is less (*capped). */
 static double estimate_left(tune_run *r, bool *capped)
@@ -111,9 +114,10 @@ static double estimate_left(tune_run *r, bool *capped)
 	*capped = false;
 	const schedule *sc = &r->sc;
 	int ns = r->ss.count;
-	/* A cell of shape s costs a_s + b x seconds, x the ms its timed
-	 * launches take: b from the cells of each shape (pooled: how a cell's
-	 * cost grows with its timed ms), a_s what is left of the shape's
+	/* A cell of shape s costs a_s + b_s x seconds, x the ms its timed
+	 * launches take: b_s from the shape's cells (how a cell's cost grows
+	 * with its timed ms; pooled over the shapes where it has fewer than
+	 * SHAPE_SLOPE_CELLS), a_s what is left of the shape's
 	 * cells' cost (the worker's round trips, the checks, the cold cache:
 	 * they grow with the buffers, not with x), guessed from the other
 	 * shapes' by a power law in size where none of its cells is measured
@@ -157,16 +161,25 @@ static double estimate_left(tune_run *r, bool *capped)
 		}
 	}
 	double f = by > 0 && qy < by ? qy / by : 1;
-	double *xv = xmalloc(2 * (size_t)ns * sizeof *xv + 1), *av = xv + ns;
+	/* A shape's own slope where it has cells enough: how a cell's cost
+	 * grows with x differs between shapes (the budget may be spent
+	 * evicting large buffers, a screened cell has few launches). */
+	double *xv = xmalloc(3 * (size_t)ns * sizeof *xv + 1), *av = xv + ns, *bv = av + ns;
 	bool *xk = xmalloc(2 * (size_t)ns * sizeof *xk + 1), *ak = xk + ns;
 	for (int s = 0; s < ns; s++) {
 		const cost_sums *q = &r->shape_cost[s], *c = &r->shape_cost[ns + s];
-		double n = q->n + c->n;
+		double n = q->n + c->n, sxx = 0, sxy = 0;
+		for (const cost_sums *g = q; g; g = g == q ? c : NULL)
+			if (g->n >= 2) {
+				sxx += g->xx - g->x * g->x / g->n;
+				sxy += g->xy - g->x * g->y / g->n;
+			}
+		bv[s] = n >= SHAPE_SLOPE_CELLS && sxx > 1e-12 ? (sxy > 0 ? sxy / sxx : 0) : b;
 		xv[s] = n ? (q->x + c->x) / n : 0;
 		if (q->n >= 3 || (q->n > 0 && c->n == 0))
-			av[s] = (q->y - b * q->x) / q->n;
+			av[s] = (q->y - bv[s] * q->x) / q->n;
 		else
-			av[s] = c->n ? f * (c->y - b * c->x) / c->n : 0;
+			av[s] = c->n ? f * (c->y - bv[s] * c->x) / c->n : 0;
 		xk[s] = n > 0 && xv[s] > 0;
 		ak[s] = n > 0 && av[s] > 0;
 	}
@@ -186,7 +199,7 @@ static double estimate_left(tune_run *r, bool *capped)
 			if (sc->state[cell] != CELL_PENDING || schedule_deprioritised(sc, c))
 				continue;
 			open++;
-			cost += a + b * (isfinite(sc->pred[cell]) ? bias * timed_ms(r, s, exp(sc->pred[cell])) : guess);
+			cost += a + bv[s] * (isfinite(sc->pred[cell]) ? bias * timed_ms(r, s, exp(sc->pred[cell])) : guess);
 		}
 		for (int i = 0; i < sc->nsample; i++)
 			sample += sc->state[schedule_cell(sc, sc->order[i], s)] == CELL_PENDING;
