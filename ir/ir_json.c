@@ -972,6 +972,12 @@ aotc_module *ir_from_json(const char *text, size_t len, const char *path, diags 
 	aotc_module *m = NULL;
 	reader r = {.d = d, .path = path, .where = ""};
 	const json_t *ver = json_object_get(root, "aotc_ir");
+	if (json_is_integer(ver) && json_integer_value(ver) > AOTC_IR_VERSION) {
+		diag_error(d, (aotc_loc){path, 0, 0},
+		           "written by a newer aotc (IR version %lld; aotc " AOTC_VERSION_STRING " reads version %d): "
+		           "parse the kernel again with this aotc", (long long)json_integer_value(ver), AOTC_IR_VERSION);
+		goto done;
+	}
 	if (!json_is_integer(ver) || json_integer_value(ver) != AOTC_IR_VERSION) {
 		diag_error(d, (aotc_loc){path, 0, 0}, "not an aotc IR document of version %d",
 		           AOTC_IR_VERSION);

@@ -10,6 +10,7 @@
 #include <time.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <unistd.h>
 
 #define XXH_INLINE_ALL
 #include <xxhash.h>
@@ -297,6 +298,12 @@ double monotonic_s(void)
 	struct timespec ts;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+bool term_redraws(int fd)
+{
+	const char *term = getenv("TERM");
+	return isatty(fd) && term && term[0] && strcmp(term, "dumb") != 0;
 }
 
 int edit_distance(const char *a, const char *b)

@@ -74,6 +74,10 @@ void hash_hex(const void *data, size_t len, char out[33]);
 /* Seconds on CLOCK_MONOTONIC (for durations). */
 double monotonic_s(void);
 
+/* Whether fd is a terminal that can redraw a line ("\r\033[K"): a
+ * terminal whose $TERM is set and not "dumb". Others get plain lines. */
+bool term_redraws(int fd);
+
 /* Edit distance of a and b (insertions, deletions, substitutions and
  * transpositions of neighbours count 1; case is ignored); names of 64 bytes
  * or more are 64 apart from anything. */

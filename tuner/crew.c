@@ -729,7 +729,7 @@ static void plan_alternation(crew *cw)
 /* Rounds until the schedule is done or the budget is spent. */
 aotc_status tune_measure_stage(tune_run *r)
 {
-	r->pr = (progress){.tty = isatty(2), .quiet = r->o->quiet, .every = 15};
+	r->pr = (progress){.tty = term_redraws(2), .quiet = r->o->quiet, .every = 15};
 	const char *every = getenv("AOTC_PROGRESS_SECONDS");
 	if (r->pr.tty)
 		r->pr.every = 0.25;

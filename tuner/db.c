@@ -664,8 +664,15 @@ static int load_document(tune_db *db, bool *not_db, diags *d)
 	const json_t *ver = json_object_get(root, "aotc_db");
 	if (not_db)
 		*not_db = !ver;
+	if (json_is_integer(ver) && json_integer_value(ver) > AOTC_DB_VERSION) {
+		/* docs/database.md, "Versions": a newer schema is never guessed at */
+		bad(&r, "written by a newer aotc (database schema %lld; aotc " AOTC_VERSION_STRING
+		        " reads schema %d): tune again, or use the aotc that wrote it",
+		    (long long)json_integer_value(ver), AOTC_DB_VERSION);
+		goto done;
+	}
 	if (!json_is_integer(ver) || json_integer_value(ver) != AOTC_DB_VERSION) {
-		bad(&r, "not an aotc database of schema version 1");
+		bad(&r, "not an aotc database of schema version %d", AOTC_DB_VERSION);
 		goto done;
 	}
 	const char *kernel = json_string_value(json_object_get(root, "kernel"));

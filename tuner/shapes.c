@@ -262,6 +262,11 @@ static bool read_record(const kernel *k, json_t *root, aotc_loc at, shape_set *s
 {
 	json_t *version = json_object_get(root, "aotc_record");
 	json_t *kernels = json_object_get(root, "kernels");
+	if (json_is_integer(version) && json_integer_value(version) > 1) {
+		diag_error(d, at, "record file: written by a newer aotc (\"aotc_record\" %lld; aotc " AOTC_VERSION_STRING
+		           " reads version 1)", (long long)json_integer_value(version));
+		return false;
+	}
 	if (!json_is_integer(version) || json_integer_value(version) != 1) {
 		diag_error(d, at, "record file: \"aotc_record\" must be 1 (this aotc reads version 1)");
 		return false;

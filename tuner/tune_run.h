@@ -48,11 +48,12 @@ typedef struct progress {
 	double every;   /* seconds between lines: 0.25 on a terminal, else 15 or $AOTC_PROGRESS_SECONDS */
 } progress;
 
-/* One tune of one kernel: the stages' results, in the order they fill. */
 /* Sums over cells for a least-squares line of y against x. */
 typedef struct cost_sums {
 	double n, x, y, xx, xy;
 } cost_sums;
+
+/* One tune of one kernel: the stages' results, in the order they fill. */
 
 typedef struct tune_run {
 	const aotc_module *m;

@@ -53,7 +53,8 @@ prefix=$(meson introspect --buildoptions "$build" |
 mv "$tmp/stage$prefix" "$tmp/aotc"
 dest=$tmp/aotc
 missing=
-for f in bin/aotc include/aotc.h share/man/man1/aotc.1; do
+for f in bin/aotc include/aotc.h share/man/man1/aotc.1 share/doc/aotc/LICENSE share/doc/aotc/README.md \
+	share/doc/aotc/cli.md share/doc/aotc/database.md; do
 	[ -f "$dest/$f" ] || missing="$missing $f"
 done
 pc=$(find "$dest" -name aotc.pc)
@@ -66,6 +67,13 @@ if [ -z "$missing" ] && "$dest/bin/aotc" --version >"$tmp/version" 2>&1 && grep 
 else
 	bad "installed files: missing$missing" "$tmp/version"
 fi
+
+# SEE ALSO names the docs where they were installed, and they are there.
+seen=$(sed -n '/^SEE ALSO$/,$p' "$dest/share/man/man1/aotc.1" | grep -o "$prefix/share/doc/aotc/[a-zA-Z]*\.md" | sort -u)
+absent=
+for f in $seen; do [ -f "$dest/${f#"$prefix"/}" ] || absent="$absent $f"; done
+[ -n "$seen" ] && [ -z "$absent" ] && ok "man page: SEE ALSO names the installed docs ($(echo "$seen" | wc -l))" ||
+	bad "man page SEE ALSO: named '$(echo $seen)', not installed:$absent" "$(sed -n '/^SEE ALSO$/,$p' "$dest/share/man/man1/aotc.1")"
 
 export PKG_CONFIG_PATH="$(dirname "$pc")"
 pc_aotc=$(pkg-config --variable=aotc aotc 2>"$tmp/pc.err")

@@ -66,4 +66,31 @@ END
 	check "an ok measurement with $what: refused (exit 3, file named)" $? 3 "$(basename "$doc").*(time_ms|samples)"
 	rm -rf "$tmp/neg"
 done
+
+# A database of a newer schema: named as a newer aotc's, not as "not a
+# database"; one of no schema number stays "not an aotc database".
+for v in 2 '"x"'; do
+	mkdir -p "$tmp/ver"
+	python3 - "$doc" "$tmp/ver/$(basename "$doc")" "$v" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+d["aotc_db"] = json.loads(sys.argv[3])
+json.dump(d, open(sys.argv[2], "w"))
+PY
+	"$aotc" report "$tmp/ver/$(basename "$doc")" >"$tmp/log" 2>&1
+	st=$?
+	if [ "$v" = 2 ]; then
+		check "schema 2: written by a newer aotc (exit 3)" $st 3 "written by a newer aotc \(database schema 2; aotc [0-9.]+ reads schema 1\)"
+	else
+		check "schema \"x\": not an aotc database (exit 3)" $st 3 "not an aotc database of schema version 1"
+	fi
+	rm -rf "$tmp/ver"
+done
+# The IR and the record file likewise (docs/database.md, "Versions").
+echo '{"aotc_ir": 9}' >"$tmp/new.ir.json"
+"$aotc" tune "$tmp/new.ir.json" --arch host --db "$tmp/v" >"$tmp/log" 2>&1
+check "IR version 9: written by a newer aotc (exit 1, an input error)" $? 1 "written by a newer aotc \(IR version 9; aotc [0-9.]+ reads version 1\)"
+echo '{"aotc_record": 3, "kernels": {}}' >"$tmp/rec.json"
+"$aotc" tune "$k" --arch host --shapes "$tmp/rec.json" --db "$tmp/v" >"$tmp/log" 2>&1
+check "record file version 3: written by a newer aotc (exit 1, an input error)" $? 1 "record file: written by a newer aotc"
 finish
