@@ -127,7 +127,9 @@ expect 1 'invalid IR' parse "$tmp/bad.json"
 printf '{"aotc_ir": 1, "file": "x.cu", "source_hash"' >"$tmp/trunc.json"
 expect 1 'invalid JSON' parse "$tmp/trunc.json"
 printf '{"aotc_ir": 99}' >"$tmp/v99.json"
-expect 1 'not an aotc IR document' parse "$tmp/v99.json"
+expect 1 'written by a newer aotc \(IR version 99; aotc [0-9.]* reads version 1\)' parse "$tmp/v99.json"
+printf '{"aotc_ir": "1"}' >"$tmp/vstr.json"
+expect 1 'not an aotc IR document of version 1' parse "$tmp/vstr.json"
 
 # Empty paths are usage errors naming the option: -o '' is no directory,
 # --db '' would put the database in /.

@@ -11,6 +11,8 @@
 # The programs run everywhere: without a GPU they check the dispatch only,
 # the host one computes and checks a matmul.
 # Usage: install.sh BUILD_DIR REPO_ROOT
+# With AOTC_INSTALLED=PREFIX the aotc installed there is tested instead of a
+# staged `meson install` of BUILD_DIR (tools/deb-check.sh: the package's /usr).
 # With AOTC_KEEP_PROGRAMS=DIR the programs built are copied there, cmake_app
 # and meson_app and so on (tools/device-integration.sh runs them on a GPU).
 build=$1
@@ -42,38 +44,48 @@ done
 # their own place). This is docs/integration.md's `meson install -C build`
 # with --destdir: whatever prefix the build directory has (meson configure
 # sets it there) is found below, and the build under test keeps its own.
-if meson install -C "$build" --no-rebuild --quiet --destdir "$tmp/stage" >"$tmp/install.log" 2>&1; then
-	ok "meson install"
+if [ -n "${AOTC_INSTALLED:-}" ]; then
+	# An aotc installed already (tools/deb-check.sh: the Debian package's /usr).
+	dest=$AOTC_INSTALLED
+	prefix=$AOTC_INSTALLED
+	ok "installed in $dest"
 else
-	bad "meson install" "$tmp/install.log"
-	finish
+	if meson install -C "$build" --no-rebuild --quiet --destdir "$tmp/stage" >"$tmp/install.log" 2>&1; then
+		ok "meson install"
+	else
+		bad "meson install" "$tmp/install.log"
+		finish
+	fi
+	prefix=$(meson introspect --buildoptions "$build" |
+		python3 -c 'import json, sys; print(next(o["value"] for o in json.load(sys.stdin) if o["name"] == "prefix"))')
+	mv "$tmp/stage$prefix" "$tmp/aotc"
+	dest=$tmp/aotc
 fi
-prefix=$(meson introspect --buildoptions "$build" |
-	python3 -c 'import json, sys; print(next(o["value"] for o in json.load(sys.stdin) if o["name"] == "prefix"))')
-mv "$tmp/stage$prefix" "$tmp/aotc"
-dest=$tmp/aotc
+# The man page as installed (a package gzips it).
+manpage() { if [ -f "$dest/share/man/man1/aotc.1" ]; then cat "$dest/share/man/man1/aotc.1"; else zcat "$dest/share/man/man1/aotc.1.gz"; fi; }
 missing=
-for f in bin/aotc include/aotc.h share/man/man1/aotc.1 share/doc/aotc/LICENSE share/doc/aotc/README.md \
+for f in bin/aotc include/aotc.h share/doc/aotc/LICENSE share/doc/aotc/README.md \
 	share/doc/aotc/cli.md share/doc/aotc/database.md; do
 	[ -f "$dest/$f" ] || missing="$missing $f"
 done
-pc=$(find "$dest" -name aotc.pc)
-cmakedir=$(dirname "$(find "$dest" -name aotcConfig.cmake)")
+manpage >/dev/null 2>&1 || missing="$missing share/man/man1/aotc.1"
+pc=$(find "$dest/lib" "$dest/share" -name aotc.pc 2>/dev/null | head -1)
+cmakedir=$(dirname "$(find "$dest/lib" "$dest/share" -name aotcConfig.cmake 2>/dev/null | head -1)")
 [ -n "$pc" ] || missing="$missing aotc.pc"
 [ -f "$cmakedir/aotcConfigVersion.cmake" ] || missing="$missing aotcConfig.cmake/aotcConfigVersion.cmake"
-if [ -z "$missing" ] && "$dest/bin/aotc" --version >"$tmp/version" 2>&1 && grep -q "^\.TH AOTC 1" "$dest/share/man/man1/aotc.1" &&
-   grep -A1 "^\.SH" "$dest/share/man/man1/aotc.1" | grep -q "^OPTIONS$"; then
+if [ -z "$missing" ] && "$dest/bin/aotc" --version >"$tmp/version" 2>&1 && manpage | grep -q "^\.TH AOTC 1" &&
+   manpage | grep -A1 "^\.SH" | grep -q "^OPTIONS$"; then
 	ok "installed files, aotc runs ($(head -1 "$tmp/version"))"
 else
 	bad "installed files: missing$missing" "$tmp/version"
 fi
 
 # SEE ALSO names the docs where they were installed, and they are there.
-seen=$(sed -n '/^SEE ALSO$/,$p' "$dest/share/man/man1/aotc.1" | grep -o "$prefix/share/doc/aotc/[a-zA-Z]*\.md" | sort -u)
+seen=$(manpage | sed -n '/^SEE ALSO$/,$p' | grep -o "$prefix/share/doc/aotc/[a-zA-Z]*\.md" | sort -u)
 absent=
 for f in $seen; do [ -f "$dest/${f#"$prefix"/}" ] || absent="$absent $f"; done
 [ -n "$seen" ] && [ -z "$absent" ] && ok "man page: SEE ALSO names the installed docs ($(echo "$seen" | wc -l))" ||
-	bad "man page SEE ALSO: named '$(echo $seen)', not installed:$absent" "$(sed -n '/^SEE ALSO$/,$p' "$dest/share/man/man1/aotc.1")"
+	bad "man page SEE ALSO: named '$(echo $seen)', not installed:$absent" "$(manpage | sed -n '/^SEE ALSO$/,$p')"
 
 export PKG_CONFIG_PATH="$(dirname "$pc")"
 pc_aotc=$(pkg-config --variable=aotc aotc 2>"$tmp/pc.err")
