@@ -24,7 +24,7 @@ src=$tmp/aotc-$version
 mkdir "$src"
 git archive --format=tar HEAD | tar -x -C "$src"
 echo "deb-check: HEAD ($(git rev-parse --short HEAD)) unpacked in $src"
-if ! (cd "$src" && DEB_BUILD_OPTIONS="nocheck parallel=$(nproc)" dpkg-buildpackage -b -us -uc) >"$tmp/build.log" 2>&1; then
+if ! (cd "$src" && DEB_BUILD_OPTIONS="nocheck noautodbgsym parallel=$(nproc)" dpkg-buildpackage -b -us -uc) >"$tmp/build.log" 2>&1; then
 	tail -40 "$tmp/build.log"
 	echo "FAIL deb: dpkg-buildpackage"
 	exit 1

@@ -15,7 +15,8 @@ cd "$(dirname "$0")/.."
 # docs/examples/slurm-tune.sh on a single-node Slurm it starts with its own
 # munge key and socket, ports and files; the services these packages start
 # (or fail to start: there is no /etc/slurm/slurm.conf) do not meet it.
-pkgs="meson ninja-build pkg-config gcc g++ clang libclang-rt-dev python3 libclang-16-dev libjansson-dev libxxhash-dev cmake chromium hipcc hyperfine slurmctld slurmd slurm-client munge"
+# debhelper: tools/deb-check.sh builds the Debian package (debian/).
+pkgs="meson ninja-build pkg-config gcc g++ clang libclang-rt-dev python3 libclang-16-dev libjansson-dev libxxhash-dev cmake chromium hipcc hyperfine slurmctld slurmd slurm-client munge debhelper"
 missing=
 for p in $pkgs; do
 	dpkg -s "$p" >/dev/null 2>&1 || missing="$missing $p"

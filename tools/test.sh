@@ -19,7 +19,9 @@
 #      once, where it checks the most: aotc's own code under the sanitizers.
 #      (`meson test -C build` still runs every suite on the normal build.)
 #   3. tools/tarball-check.sh: a `git archive` of HEAD builds elsewhere, a few
-#      suites pass there and softmax emitted from it is byte-identical.
+#      suites pass there and softmax emitted from it is byte-identical;
+#      tools/deb-check.sh: the Debian package built from it, installed, and
+#      the downstream projects built against it (about a minute).
 #   4. tools/fuzz.sh: each input surface under libFuzzer for
 #      AOTC_FUZZ_SECONDS (default 8: that the targets run and find nothing
 #      quickly; tools/fuzz.sh 600 searches; 0 skips it), on every core.
@@ -68,6 +70,7 @@ if [ "$shared_status" -ne 0 ] || [ "$alone_status" -ne 0 ]; then
 fi
 
 tools/tarball-check.sh
+tools/deb-check.sh
 
 fuzz_secs=${AOTC_FUZZ_SECONDS:-8}
 if [ "$fuzz_secs" -gt 0 ]; then
