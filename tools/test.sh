@@ -36,7 +36,7 @@ meson compile -C build
 # shellcheck disable=SC2086
 meson test -C build --print-errorlogs $user_suites
 
-[ -f build-asan/build.ninja ] || meson setup build-asan -Db_sanitize=address,undefined -Db_lundef=false
+[ -f build-asan/build.ninja ] || meson setup build-asan -Dbuildtype=debugoptimized -Db_sanitize=address,undefined -Db_lundef=false
 meson compile -C build-asan
 # asan_test [nice] ARGS: meson test on the sanitized build, every suite
 # step 1 did not run.
