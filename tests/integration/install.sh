@@ -171,6 +171,9 @@ fi
 # is CALL fails with PATTERN in its output (lines joined: CMake wraps).
 expect_configure() {
 	name=$1 pattern=$2 call=$3
+	# The package's CMake files are the staged install's: their argument
+	# checks are tested there (integration-install), not again here.
+	[ -n "${AOTC_INSTALLED:-}" ] && return 0
 	p=$tmp/neg/$(echo "$name" | tr -c 'A-Za-z0-9\n' _)
 	mkdir -p "$p"
 	cp -r "$kernels" "$p/kernels"
