@@ -96,9 +96,10 @@ typedef struct traces {
 } traces;
 
 /* Copies of the working buffers that timed launches take in turn (method
- * "cold_cache": "rotate", a GPU's): ncopies of them back to back in one
- * guarded allocation, so many that a copy's data has left the last-level
- * cache by the time its turn comes again, without a flush per launch. */
+ * "cold_cache": "rotate", AOTC_COLD_CACHE=rotate): ncopies of them back to
+ * back in one guarded allocation, so many that a copy's data has left the
+ * last-level cache by the time its turn comes again, without a flush per
+ * launch. */
 typedef struct rotation {
 	guarded arena;        /* ncopies copies of chunk bytes */
 	size_t chunk;         /* one copy: every buffer, each 256-byte aligned */
@@ -915,6 +916,9 @@ static rt_status cold_cache(wstate *w)
 	return rs;
 }
 
+/* A buffer's place in a rotated copy: its bytes, 256-byte aligned. */
+static size_t rot_span(size_t bytes) { return (bytes + 255) / 256 * 256; }
+
 /* Lays the copies out for the buffers' sizes now, where they can rotate:
  * r->ready says whether they do. */
 static rt_status rot_layout(wstate *w)
@@ -925,7 +929,7 @@ static rt_status rot_layout(wstate *w)
 	size_t chunk = 0;
 	for (int i = 0; i < k->nbuffers; i++) {
 		r->bytes[i] = w->bufs[i].bytes;
-		chunk += (w->bufs[i].bytes + 255) / 256 * 256;
+		chunk += rot_span(w->bufs[i].bytes);
 	}
 	if (chunk >= w->flush_bytes)
 		return RT_OK;
@@ -963,7 +967,7 @@ static rt_status rot_fill(wstate *w)
 		rs = b->b->role == ROLE_OUT
 			? w->ops->memset8(w->dev, r->arena.data + off, elem_poison_byte(b->t), b->bytes, &w->err)
 			: w->ops->copy(w->dev, r->arena.data + off, b->pristine[0].data, b->bytes, &w->err);
-		off += (b->bytes + 255) / 256 * 256;
+		off += rot_span(b->bytes);
 	}
 	/* the first copy into the others, doubling */
 	size_t n = (size_t)r->ncopies;
@@ -991,10 +995,11 @@ static void rot_begin(wstate *w)
  * and poisoned outputs, as the first timed launch finds its buffers. A
  * copy's turn comes again after the others' data, at least the full
  * flush's bytes, went through the cache; a variant that touches only part
- * of its buffers evicts less, which is why rotation is a GPU's (whose
- * kernels read what they are given) and bench/cold/ compares it with the
- * flush. Buffers as large as the flush, or copies the device has no
- * memory for, do not rotate: the flush it is. */
+ * of its buffers evicts less, and on an H100 rotated times were up to 20%
+ * slower than flushed ones on bandwidth-bound cells, which is why it is
+ * not a default (bench/cold/ compares the two). Buffers as large as the
+ * flush, or copies the device has no memory for, do not rotate: the flush
+ * it is. */
 static rt_status rot_ready(wstate *w, bool *on)
 {
 	rotation *r = &w->rot;
@@ -1037,7 +1042,7 @@ static rt_status cold_launch(wstate *w, rt_function *f, const rt_launch *dims, b
 	r->next = (r->next + 1) % r->ncopies;
 	for (int i = 0; i < w->k->nbuffers; i++) {
 		w->slots[w->k->buffers[i].param] = at;
-		at += (w->bufs[i].bytes + 255) / 256 * 256;
+		at += rot_span(w->bufs[i].bytes);
 	}
 	rs = run_launch(w, f, dims, ms);
 	for (int i = 0; i < w->k->nbuffers; i++)
